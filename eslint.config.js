@@ -1,0 +1,25 @@
+// Type-aware lint: floating promises matter because an unawaited rejection in a worker vanishes
+// silently under piscina's atomics:'sync' (node-perf-style note, M7).
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'coverage/**', 'node_modules/**', 'src/ui/static/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['workers/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**', '../src/*', '../../src/*'], message: 'workers/ must not import the HTTP layer in src/' }] }],
+      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'kernels draw from workers/lib/prng.ts only' }],
+    },
+  },
+);

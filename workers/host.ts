@@ -1,0 +1,33 @@
+/**
+ * The only Piscina entry. Dispatches a task by kind; kernels are pure and synchronous, so the
+ * handler never leaves a floating promise behind (lost silently under atomics:'sync').
+ */
+import { workerData } from 'node:worker_threads';
+import { runKernelTask } from './run-kernel.js';
+import type { Task, TaskResult } from './tasks.js';
+
+const diagnostics = Boolean((workerData as { diagnostics?: boolean } | undefined)?.diagnostics);
+
+function busyWait(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // spin: a kernel stuck in a loop, for deadline tests
+  }
+}
+
+export default function handle(task: Task): TaskResult<unknown> {
+  switch (task.kind) {
+    case 'kernel':
+      return runKernelTask(task);
+    case 'probe':
+      return { ok: true, value: { pid: process.pid, at: performance.now() }, stats: { runMs: 0 } };
+    case 'diag':
+      if (!diagnostics) return { ok: false, error: { code: 'BAD_TASK', msg: 'diagnostics disabled' }, stats: { runMs: 0 } };
+      if (task.op === 'spin') busyWait(task.ms ?? 1000);
+      if (task.op === 'exit') process.exit(3);
+      if (task.op === 'throw') throw new Error('diagnostic throw');
+      return { ok: true, value: null, stats: { runMs: task.ms ?? 0 } };
+    default:
+      return { ok: false, error: { code: 'BAD_TASK', msg: 'unknown task kind' }, stats: { runMs: 0 } };
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The contract every kernel fulfils. A kernel is a pure, synchronous function of its validated
+ * parameters and a seeded PRNG; the main thread uses the same definition to register the route
+ * and validate, the worker host uses it to execute.
+ */
+import type { ObjectSchema } from 'joi';
+import { Joi, seed, type Schema } from './lib/params.js';
+import type { RngStreams } from './lib/prng.js';
+
+export const API_PREFIX = '/api/svc/v1';
+
+/** A cross-parameter rule that failed; becomes a 422 `value_error` naming `param`. */
+export interface ConstraintViolation {
+  param: string;
+  msg: string;
+}
+
+export interface KernelOutput {
+  /** Kernel-specific fields. */
+  result: Record<string, unknown>;
+  /** The kernel's own residuals for its invariants. Informative only; tests recompute. */
+  checks?: Record<string, unknown>;
+  /** Fixed internal sizes and hyper-parameters the computation used. */
+  constants?: Record<string, unknown>;
+}
+
+export interface KernelDef<P extends Record<string, unknown> = Record<string, any>> {
+  /** Route id below the API prefix, e.g. `ssm/scan`; also the PRNG stream prefix. */
+  id: string;
+  /** Full path when it differs from `${API_PREFIX}/${id}`. */
+  path?: string;
+  /** Bumped whenever the same parameters would give a different body. */
+  version: number;
+  /** `query`: parameters are query keys. `request`: they live in the JSON `request` query value (design 3). */
+  input: 'query' | 'request';
+  /** One-line description for README and OpenAPI. */
+  summary: string;
+  /** Short name of the technique. */
+  technique: string;
+  /** arXiv ids, RFCs or DOIs of the technique. */
+  references: string[];
+  /** One sentence: what is real (the algorithm) and what is synthetic (the data). */
+  honesty: string;
+  /** Parameter schemas in the order of the kernel note's table, without `seed` (added for every kernel). */
+  params: Record<string, Schema>;
+  /** Cross-parameter rules, checked on the main thread after the per-key schemas pass. */
+  constraints?(params: P): ConstraintViolation[];
+  /** Run on the main thread instead of the pool: only for kernels measured under ~0.3 ms at their bounds. */
+  inline?: boolean;
+  run(params: P, rng: RngStreams): KernelOutput;
+}
+
+export function defineKernel<P extends Record<string, unknown>>(def: KernelDef<P>): KernelDef<P> {
+  return def;
+}
+
+export function kernelPath(def: KernelDef): string {
+  return def.path ?? `${API_PREFIX}/${def.id}`;
+}
+
+/** The full parameter schema of a kernel: `seed` first, then its own keys; unknown keys are refused. */
+export function kernelParamsSchema(def: KernelDef): ObjectSchema {
+  return Joi.object({ seed: seed(), ...def.params }).unknown(false);
+}
+
+/** Effective params in declaration order, so the same query always serialises to the same bytes. */
+export function orderParams(def: KernelDef, value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { seed: value.seed };
+  for (const key of Object.keys(def.params)) out[key] = value[key];
+  return out;
+}

@@ -1,0 +1,5 @@
+/** Kernels of slice c1 (kernels-c.md §1–§11), in note order. Imported by workers/registry.ts. */
+import type { KernelDef } from '../kernel-def.js';
+import ssmScan from './ssm-scan.js';
+
+export const SLICE: readonly KernelDef[] = [ssmScan];

@@ -1,0 +1,5 @@
+/** Kernels of slice c2 (kernels-c.md §12–§23), in note order. Imported by workers/registry.ts. */
+import type { KernelDef } from '../kernel-def.js';
+import ternaryQuantize from './ternary-quantize.js';
+
+export const SLICE: readonly KernelDef[] = [ternaryQuantize];

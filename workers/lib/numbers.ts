@@ -1,0 +1,62 @@
+/**
+ * Serialisation rules for kernel bodies (one rule for the whole project, design section 3):
+ * every float is rounded once, at serialisation, to 12 significant digits; -0 becomes 0;
+ * a non-finite number is a kernel bug and throws (the front end answers 500, never `null`).
+ */
+import { createHash } from 'node:crypto';
+
+export const SIGNIFICANT_DIGITS = 12;
+
+export class NonFiniteError extends Error {
+  constructor(readonly path: string) {
+    super(`non-finite number at ${path}`);
+  }
+}
+
+export function roundNumber(x: number, path = '$'): number {
+  if (!Number.isFinite(x)) throw new NonFiniteError(path);
+  if (Number.isInteger(x) && Math.abs(x) <= Number.MAX_SAFE_INTEGER) return x === 0 ? 0 : x;
+  const r = Number(x.toPrecision(SIGNIFICANT_DIGITS));
+  return r === 0 ? 0 : r;
+}
+
+/** Deep copy with every number rounded; typed arrays become plain arrays. */
+export function roundDeep(value: unknown, path = '$'): unknown {
+  if (typeof value === 'number') return roundNumber(value, path);
+  if (value === null || typeof value !== 'object') return value;
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+    return Array.from(value as unknown as ArrayLike<number>, (v, i) => roundNumber(v, `${path}[${i}]`));
+  }
+  if (Array.isArray(value)) return value.map((v, i) => roundDeep(v, `${path}[${i}]`));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v !== undefined) out[k] = roundDeep(v, `${path}.${k}`);
+  }
+  return out;
+}
+
+/** Canonical JSON (RFC 8785 for the ASCII-keyed finite data used here): sorted keys, no whitespace. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (ArrayBuffer.isView(value)) return canonicalJson(Array.from(value as unknown as ArrayLike<number>));
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/**
+ * Long series in a body: at most `cap` entries sampled at evenly spaced indices (always including
+ * the last), with the indices and the SHA-256 of the full rounded series (kernels-c C3).
+ */
+export function sampleSeries(series: ArrayLike<number>, cap = 256): { values: number[]; index: number[]; digest: string; length: number } {
+  const full = Array.from(series, (v, i) => roundNumber(v, `series[${i}]`));
+  const n = full.length;
+  const index = n <= cap ? full.map((_, i) => i) : Array.from({ length: cap }, (_, k) => Math.floor(((k + 1) * n) / cap) - 1);
+  return { values: index.map((i) => full[i]!), index, digest: sha256Hex(canonicalJson(full)), length: n };
+}

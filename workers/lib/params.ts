@@ -1,0 +1,74 @@
+/**
+ * Parameter schemas for kernels. Query values arrive as strings and are parsed strictly
+ * (kernels-a 0.2): integers are plain decimals (no `1.0`, `1e3`, blanks), numbers are finite
+ * decimals, booleans are pydantic's set. Inside a JSON `request` object the same schemas accept
+ * JSON numbers and booleans. Every numeric parameter has bounds: out of range is 422, never clamped.
+ */
+import JoiBase from 'joi';
+
+const INT_RE = /^[+-]?\d+$/;
+const NUM_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const TRUE_WORDS = new Set(['true', '1', 'yes', 'on', 't', 'y']);
+const FALSE_WORDS = new Set(['false', '0', 'no', 'off', 'f', 'n']);
+
+export const Joi = JoiBase.extend(
+  (joi) => ({
+    type: 'qint',
+    base: joi.number().integer().unsafe(), // huge values fail the bound, not a parse rule
+    messages: { 'qint.parse': 'must be an integer' },
+    // prepare runs before the base type's lenient coercion (which would accept `1.0` and ` 5`)
+    prepare(value: unknown, helpers) {
+      if (typeof value !== 'string') return { value };
+      if (!INT_RE.test(value)) return { errors: [helpers.error('qint.parse')] };
+      return { value: Number(value) };
+    },
+  }),
+  (joi) => ({
+    type: 'qnum',
+    base: joi.number(),
+    messages: { 'qnum.parse': 'must be a number' },
+    prepare(value: unknown, helpers) {
+      if (typeof value !== 'string') return { value };
+      const n = Number(value);
+      if (!NUM_RE.test(value) || !Number.isFinite(n)) return { errors: [helpers.error('qnum.parse')] };
+      return { value: n };
+    },
+  }),
+  (joi) => ({
+    type: 'qbool',
+    base: joi.boolean(),
+    messages: { 'qbool.parse': 'must be a boolean' },
+    prepare(value: unknown, helpers) {
+      if (typeof value !== 'string') return { value };
+      const v = value.toLowerCase();
+      if (TRUE_WORDS.has(v)) return { value: true };
+      if (FALSE_WORDS.has(v)) return { value: false };
+      return { errors: [helpers.error('qbool.parse')] };
+    },
+  }),
+);
+
+export type Schema = JoiBase.Schema;
+
+/** Integer parameter in [min, max] with a default. */
+export function int(min: number, max: number, dflt: number): Schema {
+  return Joi.qint().min(min).max(max).default(dflt);
+}
+
+/** Finite number parameter in [min, max] with a default. */
+export function num(min: number, max: number, dflt: number): Schema {
+  return Joi.qnum().min(min).max(max).default(dflt);
+}
+
+export function bool(dflt: boolean): Schema {
+  return Joi.qbool().default(dflt);
+}
+
+/** String parameter of 0..maxLen characters with a default. */
+export function str(maxLen: number, dflt: string): Schema {
+  return Joi.string().allow('').max(maxLen).default(dflt);
+}
+
+/** The seed every kernel takes: uint32, default 42 (maps one-to-one onto the PRNG state). */
+export const SEED_MAX = 4294967295;
+export const seed = (): Schema => int(0, SEED_MAX, 42);

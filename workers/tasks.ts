@@ -1,0 +1,36 @@
+/**
+ * Messages between the main thread and the worker host. Results are envelopes: errors never
+ * cross the thread boundary as exceptions (their class and fields would be lost).
+ */
+
+export interface KernelTask {
+  kind: 'kernel';
+  id: string;
+  params: Record<string, unknown>;
+  requestLabel?: string | null;
+}
+
+/** Answers at once: lets readiness checks prove a worker is alive without running a kernel. */
+export interface ProbeTask {
+  kind: 'probe';
+}
+
+/** Test-only faults, refused unless the pool was started with diagnostics enabled. */
+export interface DiagnosticTask {
+  kind: 'diag';
+  op: 'spin' | 'exit' | 'throw';
+  ms?: number;
+}
+
+export type Task = KernelTask | ProbeTask | DiagnosticTask;
+
+export interface TaskStats {
+  /** Wall time of the run inside the worker, in milliseconds. */
+  runMs: number;
+}
+
+export type TaskFailureCode = 'UNKNOWN_KERNEL' | 'KERNEL_FAULT' | 'BAD_TASK';
+
+export type TaskResult<T = string> =
+  | { ok: true; value: T; stats: TaskStats }
+  | { ok: false; error: { code: TaskFailureCode; msg: string }; stats: TaskStats };
