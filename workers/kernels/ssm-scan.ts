@@ -194,6 +194,7 @@ export default defineKernel<{ seed: number; seq_len: number; state_dim: number }
   references: ['arXiv:2312.00752', 'arXiv:2206.11893', 'CMU-CS-90-190'],
   honesty: 'The scan algorithms are real; the input sequence and projection weights are seeded synthetic draws, not a trained model.',
   params: { seq_len: int(1, 4096, 64), state_dim: int(1, 32, 8) },
+  worstCase: { seq_len: 4096, state_dim: 32 },
   run({ seq_len: L, state_dim: N }, rng) {
     const inp = makeInputs(L, N, rng.stream('x'), rng.stream('weights'));
     const seq = scanSequential(inp);

@@ -47,6 +47,7 @@ export default defineKernel<{ seed: number; n_params: number; eps: number }>({
   references: ['arXiv:2402.17764', 'arXiv:2310.11453'],
   honesty: 'The quantiser and the add/subtract product are real; the weights and activations are seeded Gaussian draws, not a trained model.',
   params: { n_params: int(64, 262144, 4096), eps: num(0, 0.1, 1e-5) },
+  worstCase: { n_params: 262144 },
   run({ n_params: n, eps }, rng) {
     // draw order: weights (stream `w`), then activations token by token (stream `x`)
     const w = rng.stream('w').normals(n, WEIGHT_SD);

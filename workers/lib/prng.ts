@@ -132,7 +132,13 @@ export class RngStreams {
     readonly kernelId: string,
   ) {}
 
+  /** The stream `<kernel id>/<label>` of this call. */
   stream(label: string): Rng {
-    return new Rng(fmix32((this.seed >>> 0) ^ fnv1a32(`${this.kernelId}/${label}`)));
+    return this.shared(`${this.kernelId}/${label}`);
+  }
+
+  /** A stream several kernels share by full name (e.g. `fgbrain/graph`, so they all see one graph). */
+  shared(fullLabel: string): Rng {
+    return new Rng(fmix32((this.seed >>> 0) ^ fnv1a32(fullLabel)));
   }
 }
