@@ -4,7 +4,7 @@
  * string, and it is a pure function of (kernel, params): no timings, no clocks.
  */
 import type { KernelDef, KernelOutput } from '../kernel-def.js';
-import { roundDeep } from './numbers.js';
+import { canonicalJson, roundDeep, sha256Hex } from './numbers.js';
 
 export const KERNEL_SCHEMA = 'svc.kernel/v1';
 
@@ -25,7 +25,8 @@ export function buildEnvelope({ def, params, requestLabel, output }: EnvelopeInp
     references: def.references,
     seed: params.seed,
     params,
-    ...(def.input === 'request' ? { request_label: requestLabel ?? null } : {}),
+    // request kernels name their computation by the hash of the effective params (kernels-a 0.3)
+    ...(def.input === 'request' ? { request_label: requestLabel ?? null, request_sha256: sha256Hex(canonicalJson(params)) } : {}),
     data_kind: 'computed',
     synthetic_inputs: true,
     ...(output.constants ? { constants: roundDeep(output.constants, '$.constants') } : {}),
