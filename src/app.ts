@@ -1,0 +1,89 @@
+/**
+ * buildApp(config) → { app, services, routes, close }. No listen, no module-level state: tests
+ * build a fresh app per file. Features are wired here, in one list, each returning its routes.
+ */
+import type Koa from 'koa';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from './config/schema.js';
+import { effectiveThreads } from './config/schema.js';
+import { projectRoot } from './config/load.js';
+import { coreRoutes } from './core/core.routes.js';
+import { HealthRegistry } from './core/health.js';
+import { docsRoutes } from './docs/docs.routes.js';
+import { createKoaApp } from './http/koa-app.js';
+import type { RouteDef } from './http/route.js';
+import { kernelRoutes } from './kernels/kernels.routes.js';
+import { WorkerPool } from './kernels/pool.js';
+import { EventLoopMonitor } from './observability/event-loop.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { Metrics } from './observability/metrics.js';
+import { Ring, type TraceRecord } from './observability/traces.js';
+import type { Services } from './services.js';
+
+export interface BuiltApp {
+  app: Koa;
+  services: Services;
+  routes: readonly RouteDef[];
+  close(): Promise<void>;
+}
+
+export interface BuildOptions {
+  log?: Logger;
+}
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+
+export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}): Promise<BuiltApp> {
+  const log = opts.log ?? createLogger(config.log.level);
+  const eventLoop = new EventLoopMonitor();
+  const metrics = new Metrics(eventLoop);
+  const pool = new WorkerPool(config.pool, effectiveThreads(config), log);
+  metrics.observePool(() => pool.snapshot());
+  const health = new HealthRegistry();
+  const services: Services = {
+    config,
+    log,
+    metrics,
+    eventLoop,
+    pool,
+    traces: new Ring<TraceRecord>(config.http.traceRingSize),
+    health,
+    startedAt: new Date(),
+    releaseId: `${PACKAGE_VERSION}+${process.env.SVC_RELEASE_ID ?? 'local'}`,
+    enforcement: () => ({ from_refresh_at: null, claims: {} }),
+  };
+
+  health.register('worker-pool:utilization', () => {
+    const snap = pool.snapshot();
+    return {
+      componentType: 'component',
+      observedValue: snap.utilization,
+      observedUnit: 'ratio',
+      status: snap.threads === 0 ? 'fail' : snap.queueSize >= snap.maxQueue ? 'warn' : 'pass',
+      output: `${snap.threads} threads, queue ${snap.queueSize}/${snap.maxQueue}`,
+    };
+  });
+  health.register('event-loop:delay', () => {
+    const p99 = eventLoop.delaySeconds(99) * 1000;
+    return { componentType: 'system', observedValue: Math.round(p99 * 1000) / 1000, observedUnit: 'ms', status: p99 > 100 ? 'warn' : 'pass' };
+  });
+
+  const routes: RouteDef[] = [];
+  routes.push(...coreRoutes(services), ...kernelRoutes({ pool, metrics }), ...docsRoutes(() => routes));
+
+  const app = createKoaApp({ routes, jsonLimitBytes: config.http.jsonLimitBytes, log, metrics, traces: services.traces });
+
+  let closed = false;
+  return {
+    app,
+    services,
+    routes,
+    async close() {
+      if (closed) return;
+      closed = true;
+      eventLoop.close();
+      await pool.close();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/** The one config schema, validated at start-up. Every key has a default here or in config/default.json. */
+import Joi from 'joi';
+import { availableParallelism } from 'node:os';
+
+export interface Config {
+  env: string;
+  server: { port: number; host: string; publicBaseUrl: string | null; shutdownTimeoutMs: number; keepAliveTimeoutMs: number };
+  log: { level: string };
+  http: { jsonLimitBytes: number; xmlLimitBytes: number; traceRingSize: number };
+  pool: {
+    /** 0 means one thread per available core. */
+    threads: number;
+    maxQueue: number;
+    taskDeadlineMs: number;
+    idleTimeoutMs: number;
+    maxOldGenerationSizeMb: number;
+    retryAfterS: number;
+    /** Accept test-only fault tasks (spin, exit, throw). Never in production. */
+    diagnostics: boolean;
+  };
+}
+
+export const configSchema = Joi.object<Config>({
+  env: Joi.string().valid('development', 'production', 'test').default('development'),
+  server: Joi.object({
+    port: Joi.number().integer().min(0).max(65535).required(),
+    host: Joi.string().hostname().required(),
+    publicBaseUrl: Joi.string().uri({ scheme: ['http', 'https'] }).allow(null).required(),
+    shutdownTimeoutMs: Joi.number().integer().min(100).max(60000).required(),
+    keepAliveTimeoutMs: Joi.number().integer().min(1000).max(120000).required(),
+  }).required(),
+  log: Joi.object({
+    level: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').required(),
+  }).required(),
+  http: Joi.object({
+    jsonLimitBytes: Joi.number().integer().min(1024).max(16 * 1024 * 1024).required(),
+    xmlLimitBytes: Joi.number().integer().min(1024).max(1024 * 1024).required(),
+    traceRingSize: Joi.number().integer().min(1).max(10000).required(),
+  }).required(),
+  pool: Joi.object({
+    threads: Joi.number().integer().min(0).max(64).required(),
+    maxQueue: Joi.number().integer().min(1).max(100000).required(),
+    taskDeadlineMs: Joi.number().integer().min(1).max(60000).required(),
+    idleTimeoutMs: Joi.number().integer().min(1000).required(),
+    maxOldGenerationSizeMb: Joi.number().integer().min(32).max(4096).required(),
+    retryAfterS: Joi.number().integer().min(1).max(3600).required(),
+    diagnostics: Joi.boolean().required(),
+  }).required(),
+}).required();
+
+export function effectiveThreads(config: Config): number {
+  return config.pool.threads > 0 ? config.pool.threads : Math.max(1, availableParallelism());
+}

@@ -1,0 +1,52 @@
+/** Liveness, doctrine and the Prometheus scrape. */
+import { defineRoute, type RouteDef } from '../http/route.js';
+import type { Services } from '../services.js';
+import { API_VERSION, doctrineDocument } from './doctrine.js';
+
+export function coreRoutes(s: Services): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/svc/v1/health',
+      summary: 'Liveness and passive component checks (IETF health-check format); 503 when a check fails',
+      tag: 'core',
+      errors: [503],
+      handler({ ctx }) {
+        const { status, checks } = s.health.run();
+        ctx.status = status === 'fail' ? 503 : 200;
+        ctx.set('Cache-Control', 'no-store');
+        return {
+          status,
+          version: API_VERSION,
+          releaseId: s.releaseId,
+          serviceId: 'svc',
+          uptime_s: Math.round((Date.now() - s.startedAt.getTime()) / 10) / 100,
+          pool: s.pool.snapshot(),
+          checks,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/svc/v1/doctrine',
+      summary: 'Doctrine: honesty rules, service rules, limits, crypto and their live enforcement status',
+      tag: 'core',
+      handler() {
+        return doctrineDocument(s.enforcement());
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/metrics',
+      summary: 'Prometheus text exposition: process, HTTP, pool, kernel and event-loop metrics',
+      tag: 'core',
+      produces: 'text/plain',
+      async handler({ ctx }) {
+        const { contentType, body } = await s.metrics.render();
+        ctx.type = contentType;
+        ctx.set('Cache-Control', 'no-store');
+        return body;
+      },
+    }),
+  ];
+}

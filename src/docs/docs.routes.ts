@@ -1,0 +1,76 @@
+/** /openapi.json and /docs (Swagger UI served from the installed package: no CDN). */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import Joi from 'joi';
+import { defineRoute, type RouteDef } from '../http/route.js';
+import { Errors } from '../http/errors.js';
+import { buildOpenApi } from './openapi.js';
+
+const require = createRequire(import.meta.url);
+const SWAGGER_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css',
+  'swagger-ui-bundle.js': 'application/javascript',
+};
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Drone Intelligence Service API</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/init.js"></script></body></html>`;
+
+// an external file, not an inline script, so the page runs under a strict CSP
+const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });`;
+
+/** `table` is read lazily: it holds every route, this one included. */
+export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
+  let spec: string | null = null;
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/openapi.json',
+      summary: 'OpenAPI 3.1 description generated from the route table',
+      tag: 'docs',
+      handler({ ctx }) {
+        spec ??= JSON.stringify(buildOpenApi(table()));
+        ctx.type = 'application/json';
+        return spec;
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/docs',
+      summary: 'Interactive API documentation (Swagger UI, served locally)',
+      tag: 'docs',
+      produces: 'text/html',
+      html: true,
+      handler({ ctx }) {
+        ctx.type = 'text/html; charset=utf-8';
+        return PAGE;
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/docs/assets/:file',
+      summary: 'Swagger UI assets',
+      tag: 'docs',
+      params: Joi.object({ file: Joi.string().max(64).required() }),
+      produces: 'application/javascript',
+      errors: [404],
+      async handler({ params, ctx }) {
+        const file = (params as { file: string }).file;
+        ctx.set('Cache-Control', 'public, max-age=86400');
+        if (file === 'init.js') {
+          ctx.type = 'application/javascript';
+          return INIT;
+        }
+        const type = ASSETS[file];
+        if (!type) throw Errors.itemNotFound('asset', file);
+        ctx.type = type;
+        return readFile(join(SWAGGER_DIR, file));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,26 @@
+/** The Koa application around a route table: middleware chain, router, 404/405 handling. */
+import Koa from 'koa';
+import Router from '@koa/router';
+import { errorMapper, requestContext, type ContextDeps } from './middleware.js';
+import { mountRoutes, type RouteDef } from './route.js';
+
+export interface KoaAppOptions extends ContextDeps {
+  routes: readonly RouteDef[];
+  jsonLimitBytes: number;
+}
+
+export function createKoaApp({ routes, jsonLimitBytes, log, metrics, traces }: KoaAppOptions): Koa {
+  const app = new Koa({ proxy: false });
+  const router = new Router();
+  mountRoutes(router, routes, { jsonLimitBytes });
+  app.use(requestContext({ log, metrics, traces }));
+  app.use(errorMapper());
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  // errors our middleware already answered; a client closing a stream is not an error
+  app.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') return;
+    log.error({ err }, 'unhandled koa error');
+  });
+  return app;
+}

@@ -1,0 +1,160 @@
+/**
+ * One route = one declaration: method, path, joi schemas for query/path/body, handler, metric
+ * name. `mountRoutes` wires them into @koa/router with validation, body limits, content-type
+ * checks and an AbortSignal tied to the client connection; the same table feeds /openapi.json.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { ObjectSchema } from 'joi';
+import { AppError, Errors, type ValidationIssue } from './errors.js';
+import { throwIfIssues, validatePart } from './validation.js';
+import type { Logger } from '../observability/logger.js';
+
+export type Method = 'GET' | 'POST';
+
+export interface RouteInput<Q, P, B> {
+  query: Q;
+  params: P;
+  body: B;
+  ctx: Context;
+  /** Aborted when the client disconnects before the response is written. */
+  signal: AbortSignal;
+  log: Logger;
+}
+
+export interface RouteDef<Q = any, P = any, B = any> {
+  method: Method;
+  /** @koa/router path (`:name` for path parameters). */
+  path: string;
+  summary: string;
+  /** Feature area, used as the OpenAPI tag. */
+  tag: string;
+  query?: ObjectSchema;
+  params?: ObjectSchema;
+  /** Body schema for JSON bodies; `text` takes the raw body of one of `bodyTypes` as a string. */
+  body?: ObjectSchema | 'text';
+  bodyTypes?: readonly string[];
+  bodyLimitBytes?: number;
+  /** Response media type for the docs (default application/json). */
+  produces?: string;
+  /** Error statuses this route can answer besides 422 (for the docs). */
+  errors?: readonly number[];
+  /** Metric label; defaults to the path template. */
+  metric?: string;
+  /** Served HTML: allows same-origin scripts and styles in the CSP. */
+  html?: boolean;
+  handler(input: RouteInput<Q, P, B>): unknown;
+}
+
+export function defineRoute<Q = any, P = any, B = any>(def: RouteDef<Q, P, B>): RouteDef<Q, P, B> {
+  return def;
+}
+
+export interface MountOptions {
+  jsonLimitBytes: number;
+}
+
+function bodyParser(def: RouteDef, opts: MountOptions) {
+  if (def.body === 'text') {
+    return koaBody({
+      json: false,
+      urlencoded: false,
+      multipart: false,
+      text: true,
+      textTypes: [...(def.bodyTypes ?? ['text/plain'])],
+      textLimit: def.bodyLimitBytes ?? opts.jsonLimitBytes,
+      parsedMethods: [HttpMethodEnum.POST],
+      includeUnparsed: false,
+    });
+  }
+  return koaBody({
+    json: true,
+    jsonStrict: true,
+    jsonLimit: def.bodyLimitBytes ?? opts.jsonLimitBytes,
+    urlencoded: false,
+    multipart: false,
+    text: false,
+    parsedMethods: [HttpMethodEnum.POST],
+  });
+}
+
+function hasBody(ctx: Context): boolean {
+  const len = ctx.get('content-length');
+  return (len !== '' && len !== '0') || ctx.get('transfer-encoding') !== '';
+}
+
+/** koa-body / raw-body failures → our error kinds (413, invalid JSON as a 422 json_invalid). */
+function bodyError(err: unknown, def: RouteDef, opts: MountOptions): AppError {
+  const e = err as { status?: number; statusCode?: number; type?: string; message?: string };
+  const status = e.status ?? e.statusCode;
+  if (status === 413 || e.type === 'entity.too.large') return Errors.payloadTooLarge(def.bodyLimitBytes ?? opts.jsonLimitBytes);
+  if (status === 400 || e.type === 'entity.parse.failed') {
+    const pos = /position (\d+)/.exec(e.message ?? '')?.[1];
+    const issue: ValidationIssue = {
+      type: 'json_invalid',
+      loc: ['body', pos ? Number(pos) : 0],
+      msg: 'JSON decode error',
+      input: {},
+      ctx: { error: (e.message ?? 'invalid JSON').replace(/^.*?:\s*/, '') },
+    };
+    return Errors.validation([issue]);
+  }
+  if (status === 415) return Errors.unsupportedMediaType('', def.bodyTypes ?? ['application/json']);
+  return Errors.internal(err);
+}
+
+export function mountRoutes(router: Router, routes: readonly RouteDef[], opts: MountOptions): void {
+  for (const def of routes) {
+    const parser = def.body ? bodyParser(def, opts) : null;
+    const accepted = def.bodyTypes ?? (def.body === 'text' ? ['text/plain'] : ['application/json']);
+    const handler = async (ctx: Context): Promise<void> => {
+      let body: unknown;
+      if (parser) {
+        if (hasBody(ctx)) {
+          if (!ctx.is(...accepted)) throw Errors.unsupportedMediaType(ctx.get('content-type'), accepted);
+          try {
+            await parser(ctx as never, async () => {});
+          } catch (err) {
+            throw bodyError(err, def, opts);
+          }
+          body = (ctx.request as unknown as { body?: unknown }).body;
+        }
+      }
+      const issues: ValidationIssue[] = [];
+      const params = validatePart(def.params, 'path', ctx.params ?? {});
+      const query = validatePart(def.query, 'query', { ...ctx.query });
+      issues.push(...params.issues, ...query.issues);
+      let bodyValue: unknown = body;
+      if (def.body && def.body !== 'text') {
+        if (body === undefined) issues.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
+        else {
+          const b = validatePart(def.body, 'body', body);
+          issues.push(...b.issues);
+          bodyValue = b.value;
+        }
+      } else if (def.body === 'text' && (body === undefined || body === '')) {
+        issues.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
+      }
+      throwIfIssues(issues);
+
+      const controller = new AbortController();
+      const onClose = (): void => {
+        if (!ctx.res.writableFinished) controller.abort(Errors.clientClosed());
+      };
+      ctx.res.once('close', onClose);
+      ctx.state.metricRoute = def.metric ?? def.path;
+      if (def.html) ctx.state.html = true;
+      const result = await def.handler({
+        query: query.value,
+        params: params.value,
+        body: bodyValue,
+        ctx,
+        signal: controller.signal,
+        log: ctx.state.log as Logger,
+      });
+      if (result !== undefined) ctx.body = result;
+    };
+    router.register(def.path, [def.method], handler as never, { name: def.metric ?? def.path });
+  }
+}

@@ -1,0 +1,60 @@
+/** One GET route per registered kernel, generated from the registry. */
+import { KERNELS } from '../../workers/registry.js';
+import { kernelParamsSchema, kernelPath, type KernelDef } from '../../workers/kernel-def.js';
+import { runKernelTask } from '../../workers/run-kernel.js';
+import { defineRoute, type RouteDef } from '../http/route.js';
+import { Errors } from '../http/errors.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { WorkerPool } from './pool.js';
+import { effectiveParams, requestQuerySchema } from './kernel-params.js';
+
+export interface KernelRouteDeps {
+  pool: WorkerPool;
+  metrics: Metrics;
+}
+
+export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps): RouteDef {
+  const path = kernelPath(def);
+  return defineRoute({
+    method: 'GET',
+    path,
+    summary: def.summary,
+    tag: 'kernels',
+    // query kernels: the full param schema (also used for the docs); request kernels: `request` only
+    query: def.input === 'query' ? kernelParamsSchema(def) : requestQuerySchema,
+    errors: [500, 503, 504],
+    metric: `kernel:${def.id}`,
+    async handler({ query, ctx, signal }) {
+      const { params, requestLabel } = effectiveParams(def, query as Record<string, unknown>, ctx.query as Record<string, unknown>);
+      const task = { kind: 'kernel' as const, id: def.id, params, requestLabel };
+      let body: string;
+      let runMs: number;
+      let waitMs = 0;
+      try {
+        if (def.inline) {
+          const res = runKernelTask(task);
+          if (!res.ok) throw Errors.internal(new Error(`${res.error.code}: ${res.error.msg}`));
+          body = res.value;
+          runMs = res.stats.runMs;
+        } else {
+          const out = await pool.run<string>(task, { signal });
+          body = out.value;
+          runMs = out.stats.runMs;
+          waitMs = out.waitMs;
+        }
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        metrics.kernelRun.observe({ kernel: def.id, outcome: code === 'DEADLINE' ? 'timeout' : code === 'QUEUE_FULL' ? 'shed' : 'error' }, 0);
+        throw err;
+      }
+      metrics.kernelRun.observe({ kernel: def.id, outcome: 'ok' }, runMs / 1000);
+      ctx.set('Server-Timing', `kernel;dur=${runMs.toFixed(3)}, queue;dur=${waitMs.toFixed(3)}`);
+      ctx.type = 'application/json';
+      return body;
+    },
+  });
+}
+
+export function kernelRoutes(deps: KernelRouteDeps): RouteDef[] {
+  return KERNELS.map((def) => kernelRoute(def, deps));
+}

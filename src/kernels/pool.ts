@@ -1,0 +1,112 @@
+/**
+ * The one Piscina pool: fixed size, explicit numeric maxQueue, a deadline on every task (queue
+ * wait included) and an abort when the client goes away. Failures come back as AppErrors:
+ * queue full → 503 + Retry-After, deadline → 504, a crashed worker → 500 (piscina replaces it).
+ */
+import { Piscina } from 'piscina';
+import type { Config } from '../config/schema.js';
+import { AppError, Errors } from '../http/errors.js';
+import type { Logger } from '../observability/logger.js';
+import type { PoolSnapshot } from '../observability/metrics.js';
+import type { Task, TaskResult, TaskStats } from '../../workers/tasks.js';
+
+export interface RunOptions {
+  /** Aborts when the client disconnects. */
+  signal?: AbortSignal;
+  /** Overrides the configured deadline (ms), queue wait included. */
+  deadlineMs?: number;
+}
+
+export interface RunOutcome<T> {
+  value: T;
+  stats: TaskStats;
+  /** Time from submission to the start of the run, as seen from the main thread. */
+  waitMs: number;
+}
+
+function workerEntry(): URL {
+  // tsx runs the .ts sources directly (tests, dev); the build runs dist/workers/host.js
+  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+  return new URL(`../../workers/host.${ext}`, import.meta.url);
+}
+
+export class WorkerPool {
+  private readonly pool: Piscina;
+  private crashes = 0;
+
+  constructor(
+    private readonly cfg: Config['pool'],
+    readonly threads: number,
+    private readonly log: Logger,
+  ) {
+    this.pool = new Piscina({
+      filename: workerEntry().href,
+      minThreads: threads,
+      maxThreads: threads,
+      maxQueue: cfg.maxQueue,
+      idleTimeout: cfg.idleTimeoutMs,
+      concurrentTasksPerWorker: 1,
+      resourceLimits: { maxOldGenerationSizeMb: cfg.maxOldGenerationSizeMb },
+      workerData: { diagnostics: cfg.diagnostics },
+    });
+    // an error outside a task (e.g. a worker dying between tasks) must never crash the process
+    this.pool.on('error', (err: Error) => {
+      this.crashes++;
+      this.log.error({ err }, 'worker pool error');
+    });
+  }
+
+  async run<T = string>(task: Task, opts: RunOptions = {}): Promise<RunOutcome<T>> {
+    const budget = opts.deadlineMs ?? this.cfg.taskDeadlineMs;
+    const deadline = AbortSignal.timeout(budget);
+    const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
+    const started = performance.now();
+    let result: TaskResult<T>;
+    try {
+      result = (await this.pool.run(task, { signal })) as TaskResult<T>;
+    } catch (err) {
+      throw this.classify(err, deadline, opts.signal, budget);
+    }
+    const elapsed = performance.now() - started;
+    if (!result.ok) {
+      this.log.error({ task: task.kind, code: result.error.code, msg: result.error.msg }, 'worker task failed');
+      throw Errors.internal(new Error(`${result.error.code}: ${result.error.msg}`));
+    }
+    return { value: result.value, stats: result.stats, waitMs: Math.max(0, elapsed - result.stats.runMs) };
+  }
+
+  private classify(err: unknown, deadline: AbortSignal, client: AbortSignal | undefined, budget: number): AppError {
+    const e = err as Error;
+    if (e?.message === 'Task queue is at limit') return Errors.queueFull(this.cfg.retryAfterS);
+    if (e?.name === 'AbortError' || deadline.aborted || client?.aborted) {
+      if (deadline.aborted) return Errors.deadline(budget);
+      return Errors.clientClosed();
+    }
+    if (/worker exited with code/.test(e?.message ?? '')) this.crashes++;
+    this.log.error({ err: e }, 'worker task crashed');
+    return Errors.internal(e);
+  }
+
+  snapshot(): PoolSnapshot & { maxQueue: number; crashes: number } {
+    const h = this.pool.histogram;
+    return {
+      threads: this.pool.threads.length,
+      queueSize: this.pool.queueSize,
+      utilization: this.pool.utilization,
+      completed: this.pool.completed,
+      waitP99Ms: h.waitTime?.p99 ?? 0,
+      runP99Ms: h.runTime?.p99 ?? 0,
+      maxQueue: this.cfg.maxQueue,
+      crashes: this.crashes,
+    };
+  }
+
+  /** Finishes running tasks, then stops the threads. */
+  async close(): Promise<void> {
+    await this.pool.close({ force: false });
+  }
+
+  async destroy(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Process entry: load and validate config, build the app, listen, and shut down gracefully on
+ * SIGTERM/SIGINT (stop accepting, let in-flight requests finish, close the pool, exit under 5 s).
+ */
+import { createServer } from 'node:http';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config/load.js';
+import { createLogger } from './observability/logger.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw err;
+  }
+  const log = createLogger(config.log.level);
+  const built = await buildApp(config, { log });
+  const server = createServer(built.app.callback());
+  server.keepAliveTimeout = config.server.keepAliveTimeoutMs;
+  server.on('connection', (socket) => socket.setKeepAlive(true));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.server.port, config.server.host, resolve);
+  });
+  const addr = server.address();
+  log.info({ port: typeof addr === 'object' && addr ? addr.port : config.server.port, host: config.server.host }, 'listening');
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    // hard stop if in-flight work does not finish in time
+    const timer = setTimeout(() => {
+      log.warn('shutdown timeout: closing remaining connections');
+      server.closeAllConnections();
+    }, config.server.shutdownTimeoutMs);
+    timer.unref();
+    server.close(() => {
+      built.close().then(
+        () => {
+          clearTimeout(timer);
+          log.info('stopped');
+        },
+        (err: unknown) => {
+          log.error({ err }, 'error while closing');
+          process.exitCode = 1;
+        },
+      );
+    });
+    // idle keep-alive sockets would hold server.close() open until they time out
+    server.closeIdleConnections();
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`fatal: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exitCode = 1;
+});

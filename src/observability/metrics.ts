@@ -1,0 +1,94 @@
+/**
+ * One prom-client Registry per app (collectDefaultMetrics is not idempotent, and tests build many
+ * apps). Routes are labelled by template, kernels by id: label cardinality stays bounded.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EventLoopMonitor } from './event-loop.js';
+
+/** Latency buckets around the SLO, in seconds (at most ~8 per histogram). */
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+const KERNEL_BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5];
+
+export interface PoolSnapshot {
+  threads: number;
+  queueSize: number;
+  utilization: number;
+  completed: number;
+  waitP99Ms: number;
+  runP99Ms: number;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  readonly httpDuration: Histogram<'method' | 'route'>;
+  readonly kernelRun: Histogram<'kernel' | 'outcome'>;
+  readonly poolRejections: Counter<'reason'>;
+
+  constructor(private readonly eventLoop: EventLoopMonitor) {
+    collectDefaultMetrics({ register: this.registry });
+    const registers = [this.registry];
+    this.httpRequests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route template and status', labelNames: ['method', 'route', 'status'], registers });
+    this.httpDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by route template',
+      labelNames: ['method', 'route'],
+      buckets: HTTP_BUCKETS,
+      registers,
+    });
+    this.kernelRun = new Histogram({
+      name: 'svc_kernel_run_seconds',
+      help: 'Kernel run time reported by the worker (not including queue wait)',
+      labelNames: ['kernel', 'outcome'],
+      buckets: KERNEL_BUCKETS,
+      registers,
+    });
+    this.poolRejections = new Counter({ name: 'svc_pool_rejections_total', help: 'Pool tasks refused or cut short', labelNames: ['reason'], registers });
+    const loop = this.eventLoop;
+    new Gauge({
+      name: 'svc_event_loop_delay_seconds',
+      help: `Event-loop delay since the last scrape, resolution (${10} ms) subtracted`,
+      labelNames: ['quantile'],
+      registers,
+      collect() {
+        this.set({ quantile: '0.5' }, loop.delaySeconds(50));
+        this.set({ quantile: '0.99' }, loop.delaySeconds(99));
+        this.set({ quantile: '1' }, loop.maxDelaySeconds());
+        loop.reset();
+      },
+    });
+    new Gauge({
+      name: 'svc_event_loop_utilization',
+      help: 'Event-loop utilisation (busy ratio) since the last scrape',
+      registers,
+      collect() {
+        this.set(loop.utilization());
+      },
+    });
+  }
+
+  /** Pool gauges read at scrape time from the live pool. */
+  observePool(snapshot: () => PoolSnapshot): void {
+    const registers = [this.registry];
+    const gauge = (name: string, help: string, read: (s: PoolSnapshot) => number): void => {
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read(snapshot()));
+        },
+      });
+    };
+    gauge('svc_pool_threads', 'Worker threads alive', (s) => s.threads);
+    gauge('svc_pool_queue_size', 'Tasks waiting for a worker', (s) => s.queueSize);
+    gauge('svc_pool_utilization', 'Pool utilisation (0..1) as reported by piscina', (s) => s.utilization);
+    gauge('svc_pool_completed_tasks', 'Tasks completed since start', (s) => s.completed);
+    gauge('svc_pool_wait_p99_seconds', 'p99 queue wait since start', (s) => s.waitP99Ms / 1000);
+    gauge('svc_pool_run_p99_seconds', 'p99 run time since start', (s) => s.runP99Ms / 1000);
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

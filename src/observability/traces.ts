@@ -1,0 +1,60 @@
+/**
+ * W3C trace context (interface wire D): an inbound `traceparent` is continued with a new span id,
+ * otherwise a new trace starts. A ring buffer keeps recent traces for the mesh wire board.
+ */
+import { randomBytes } from 'node:crypto';
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+const ZERO_TRACE = '0'.repeat(32);
+const ZERO_SPAN = '0'.repeat(16);
+
+export interface TraceContext {
+  traceId: string;
+  parentId: string | null;
+  spanId: string;
+  flags: string;
+  traceparent: string;
+}
+
+export function continueTrace(header: string | undefined): TraceContext {
+  const m = header ? TRACEPARENT.exec(header.trim().toLowerCase()) : null;
+  const valid = m && m[1] !== ZERO_TRACE && m[2] !== ZERO_SPAN;
+  const traceId = valid ? m[1]! : randomBytes(16).toString('hex');
+  const parentId = valid ? m[2]! : null;
+  const flags = valid ? m[3]! : '01';
+  let spanId = randomBytes(8).toString('hex');
+  while (spanId === ZERO_SPAN) spanId = randomBytes(8).toString('hex');
+  return { traceId, parentId, spanId, flags, traceparent: `00-${traceId}-${spanId}-${flags}` };
+}
+
+export interface TraceRecord {
+  traceparent: string;
+  route: string;
+  status: number;
+  ms: number;
+}
+
+/** Fixed-size ring buffer; oldest entries are overwritten. */
+export class Ring<T> {
+  private readonly items: T[] = [];
+  private next = 0;
+  total = 0;
+
+  constructor(readonly capacity: number) {}
+
+  push(item: T): void {
+    if (this.items.length < this.capacity) this.items.push(item);
+    else this.items[this.next] = item;
+    this.next = (this.next + 1) % this.capacity;
+    this.total++;
+  }
+
+  /** Oldest first. */
+  toArray(): T[] {
+    return this.items.length < this.capacity ? [...this.items] : [...this.items.slice(this.next), ...this.items.slice(0, this.next)];
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+}
