@@ -43,7 +43,10 @@ async function main(): Promise<void> {
       server.closeAllConnections();
     }, config.server.shutdownTimeoutMs);
     timer.unref();
+    // keep-alive sockets become idle as their last response ends: close them as they do
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     server.close(() => {
+      clearInterval(sweep);
       built.close().then(
         () => {
           clearTimeout(timer);
@@ -55,7 +58,6 @@ async function main(): Promise<void> {
         },
       );
     });
-    // idle keep-alive sockets would hold server.close() open until they time out
     server.closeIdleConnections();
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));

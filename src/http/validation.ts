@@ -16,14 +16,17 @@ function rawAt(raw: unknown, path: (string | number)[]): unknown {
   return node;
 }
 
+type Described = { type?: string; rules?: { name: string }[]; keys?: Record<string, Described>; items?: Described[] };
+
+/** Walks the described schema along a value path (array indices step into `items`). */
 function isIntegerSchema(schema: ObjectSchema | undefined, path: (string | number)[]): boolean {
   if (!schema || path.length === 0) return false;
-  try {
-    const desc = schema.extract(path.map(String)).describe() as { type?: string; rules?: { name: string }[] };
-    return desc.type === 'qint' || Boolean(desc.rules?.some((r) => r.name === 'integer'));
-  } catch {
-    return false;
+  let node: Described | undefined = schema.describe() as Described;
+  for (const key of path) {
+    node = typeof key === 'number' ? node?.items?.[0] : node?.keys?.[key];
+    if (!node) return false;
   }
+  return node.type === 'qint' || Boolean(node.rules?.some((r) => r.name === 'integer'));
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;

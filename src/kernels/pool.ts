@@ -33,6 +33,9 @@ function workerEntry(): URL {
 export class WorkerPool {
   private readonly pool: Piscina;
   private crashes = 0;
+  /** Tasks submitted and not yet settled. Piscina 5.3.2 puts abortable tasks in a side queue that
+   * its maxQueue never counts, so the bound (threads running + maxQueue waiting) is enforced here. */
+  private inFlight = 0;
 
   constructor(
     private readonly cfg: Config['pool'],
@@ -57,15 +60,19 @@ export class WorkerPool {
   }
 
   async run<T = string>(task: Task, opts: RunOptions = {}): Promise<RunOutcome<T>> {
+    if (this.inFlight >= this.threads + this.cfg.maxQueue) throw Errors.queueFull(this.cfg.retryAfterS);
     const budget = opts.deadlineMs ?? this.cfg.taskDeadlineMs;
     const deadline = AbortSignal.timeout(budget);
     const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
     const started = performance.now();
     let result: TaskResult<T>;
+    this.inFlight++;
     try {
       result = (await this.pool.run(task, { signal })) as TaskResult<T>;
     } catch (err) {
       throw this.classify(err, deadline, opts.signal, budget);
+    } finally {
+      this.inFlight--;
     }
     const elapsed = performance.now() - started;
     if (!result.ok) {
@@ -91,7 +98,7 @@ export class WorkerPool {
     const h = this.pool.histogram;
     return {
       threads: this.pool.threads.length,
-      queueSize: this.pool.queueSize,
+      queueSize: Math.max(0, this.inFlight - this.threads),
       utilization: this.pool.utilization,
       completed: this.pool.completed,
       waitP99Ms: h.waitTime?.p99 ?? 0,

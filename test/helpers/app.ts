@@ -1,0 +1,53 @@
+/** A fresh app per test file, built with config/test.json plus overrides; always closed after. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import supertest from 'supertest';
+import type TestAgent from 'supertest/lib/agent.js';
+import { buildApp, type BuiltApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+
+export interface TestApp extends BuiltApp {
+  http: TestAgent;
+  server: Server;
+  /** http://127.0.0.1:<port> of the listening test server. */
+  baseUrl: string;
+}
+
+export function testConfig(overrides: Record<string, unknown> = {}) {
+  return loadConfig({ env: { NODE_ENV: 'test' }, overrides });
+}
+
+export async function buildTestApp(overrides: Record<string, unknown> = {}): Promise<TestApp> {
+  const built = await buildApp(testConfig(overrides));
+  // one real listening server per app, so concurrent requests really overlap
+  const server = createServer(built.app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    ...built,
+    server,
+    baseUrl,
+    http: supertest(baseUrl),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await built.close();
+    },
+  };
+}
+
+/** Minimal Prometheus text-format parser: series name → samples. Throws on a malformed line. */
+export function parsePrometheus(text: string): Map<string, { labels: Record<string, string>; value: number }[]> {
+  const out = new Map<string, { labels: Record<string, string>; value: number }[]>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (-?[0-9.eE+-]+|NaN|\+Inf|-Inf)$/.exec(line);
+    if (!m) throw new Error(`malformed exposition line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const pair of (m[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!;
+    const list = out.get(m[1]!) ?? [];
+    list.push({ labels, value: Number(m[4]) });
+    out.set(m[1]!, list);
+  }
+  return out;
+}
