@@ -39,7 +39,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const eventLoop = new EventLoopMonitor();
   const metrics = new Metrics(eventLoop);
   const pool = new WorkerPool(config.pool, effectiveThreads(config), log);
-  metrics.observePool(() => pool.snapshot());
+  metrics.observePool(() => pool.detailedSnapshot());
   const health = new HealthRegistry();
   const services: Services = {
     config,

@@ -21,7 +21,9 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.log.level);
   const built = await buildApp(config, { log });
-  const server = createServer(built.app.callback());
+  const handle = built.app.callback();
+  // Koa's handler settles every request itself; the returned promise carries nothing to await
+  const server = createServer((req, res) => void handle(req, res));
   server.keepAliveTimeout = config.server.keepAliveTimeoutMs;
   server.on('connection', (socket) => socket.setKeepAlive(true));
 

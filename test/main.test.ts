@@ -33,7 +33,7 @@ describe('src/main.ts (process entry)', function () {
     child.kill('SIGTERM');
     const res = await inflight;
     expect(res.status).to.equal(200);
-    expect((await res.json()).kernel).to.equal('ssm/scan');
+    expect(((await res.json()) as { kernel: string }).kernel).to.equal('ssm/scan');
     const [code] = (await once(child, 'exit')) as [number];
     expect(code).to.equal(0);
     const stopMs = Date.now() - t0;

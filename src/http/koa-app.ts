@@ -12,9 +12,10 @@ export interface KoaAppOptions extends ContextDeps {
 export function createKoaApp({ routes, jsonLimitBytes, log, metrics, traces }: KoaAppOptions): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
-  mountRoutes(router, routes, { jsonLimitBytes });
+  const staticRoutes = mountRoutes(router, routes, { jsonLimitBytes });
   app.use(requestContext({ log, metrics, traces }));
   app.use(errorMapper());
+  app.use(staticRoutes);
   app.use(router.routes());
   app.use(router.allowedMethods());
   // errors our middleware already answered; a client closing a stream is not an error

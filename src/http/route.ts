@@ -104,57 +104,101 @@ function bodyError(err: unknown, def: RouteDef, opts: MountOptions): AppError {
   return Errors.internal(err);
 }
 
-export function mountRoutes(router: Router, routes: readonly RouteDef[], opts: MountOptions): void {
-  for (const def of routes) {
-    const parser = def.body ? bodyParser(def, opts) : null;
-    const accepted = def.bodyTypes ?? (def.body === 'text' ? ['text/plain'] : ['application/json']);
-    const handler = async (ctx: Context): Promise<void> => {
-      let body: unknown;
-      if (parser) {
-        if (hasBody(ctx)) {
-          if (!ctx.is(...accepted)) throw Errors.unsupportedMediaType(ctx.get('content-type'), accepted);
-          try {
-            await parser(ctx as never, async () => {});
-          } catch (err) {
-            throw bodyError(err, def, opts);
-          }
-          body = (ctx.request as unknown as { body?: unknown }).body;
-        }
-      }
-      const issues: ValidationIssue[] = [];
-      const params = validatePart(def.params, 'path', ctx.params ?? {});
-      const query = validatePart(def.query, 'query', { ...ctx.query });
-      issues.push(...params.issues, ...query.issues);
-      let bodyValue: unknown = body;
-      if (def.body && def.body !== 'text') {
-        if (body === undefined) issues.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
-        else {
-          const b = validatePart(def.body, 'body', body);
-          issues.push(...b.issues);
-          bodyValue = b.value;
-        }
-      } else if (def.body === 'text' && (body === undefined || body === '')) {
-        issues.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
-      }
-      throwIfIssues(issues);
+type Handler = (ctx: Context) => Promise<void>;
 
-      const controller = new AbortController();
-      const onClose = (): void => {
-        if (!ctx.res.writableFinished) controller.abort(Errors.clientClosed());
-      };
-      ctx.res.once('close', onClose);
-      ctx.state.metricRoute = def.metric ?? def.path;
-      if (def.html) ctx.state.html = true;
-      const result = await def.handler({
-        query: query.value,
-        params: params.value,
-        body: bodyValue,
-        ctx,
-        signal: controller.signal,
-        log: ctx.state.log as Logger,
-      });
-      if (result !== undefined) ctx.body = result;
-    };
-    router.register(def.path, [def.method], handler as never, { name: def.metric ?? def.path });
+/** Compiles one declaration into a Koa handler: body parsing, validation, abort signal, result. */
+function compile(def: RouteDef, opts: MountOptions): Handler {
+  const parser = def.body ? bodyParser(def, opts) : null;
+  const accepted = def.bodyTypes ?? (def.body === 'text' ? ['text/plain'] : ['application/json']);
+  const handler = async (ctx: Context): Promise<void> => {
+    let body: unknown;
+    if (parser) {
+      if (hasBody(ctx)) {
+        if (!ctx.is(...accepted)) throw Errors.unsupportedMediaType(ctx.get('content-type'), accepted);
+        try {
+          await parser(ctx as never, async () => {});
+        } catch (err) {
+          throw bodyError(err, def, opts);
+        }
+        body = (ctx.request as unknown as { body?: unknown }).body;
+      }
+    }
+    const issues: ValidationIssue[] = [];
+    const params = validatePart(def.params, 'path', ctx.params ?? {});
+    const query = validatePart(def.query, 'query', { ...ctx.query });
+    issues.push(...params.issues, ...query.issues);
+    let bodyValue: unknown = body;
+    if (def.body && def.body !== 'text') {
+      if (body === undefined) issues.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
+      else {
+        const b = validatePart(def.body, 'body', body);
+        issues.push(...b.issues);
+        bodyValue = b.value;
+      }
+    } else if (def.body === 'text' && (body === undefined || body === '')) {
+      issues.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
+    }
+    throwIfIssues(issues);
+
+    if (def.html) ctx.state.html = true;
+    let controller: AbortController | undefined;
+    const result = await def.handler({
+      query: query.value,
+      params: params.value,
+      body: bodyValue,
+      ctx,
+      // made on first use: most handlers never wait on anything abortable
+      get signal() {
+        if (!controller) {
+          const c = (controller = new AbortController());
+          const gone = (): void => {
+            if (!ctx.res.writableFinished) c.abort(Errors.clientClosed());
+          };
+          if (ctx.res.closed) gone();
+          else ctx.res.once('close', gone);
+        }
+        return controller.signal;
+      },
+      get log() {
+        return ctx.state.log as Logger;
+      },
+    });
+    if (result !== undefined) ctx.body = result;
+  };
+  return handler;
+}
+
+const isStatic = (path: string): boolean => !/[:*{(]/.test(path);
+
+/**
+ * Static paths (nearly every route) are dispatched by one Map lookup; only parameterised paths go
+ * through @koa/router, whose per-layer regex matching halved throughput at ~100 routes (measured).
+ * Answers 405 with Allow for a static path known under other methods.
+ */
+export function mountRoutes(router: Router, routes: readonly RouteDef[], opts: MountOptions): (ctx: Context, next: () => Promise<void>) => Promise<void> {
+  const table = new Map<string, Map<string, Handler>>();
+  for (const def of routes) {
+    const handler = compile(def, opts);
+    if (isStatic(def.path)) {
+      const byMethod = table.get(def.path) ?? new Map<string, Handler>();
+      if (byMethod.has(def.method)) throw new Error(`route ${def.method} ${def.path} declared twice`);
+      byMethod.set(def.method, handler);
+      table.set(def.path, byMethod);
+    } else {
+      router.register(def.path, [def.method], handler as never, { name: def.metric ?? def.path });
+    }
   }
+  return async function staticDispatch(ctx, next) {
+    const byMethod = table.get(ctx.path);
+    if (!byMethod) return next();
+    const handler = byMethod.get(ctx.method === 'HEAD' ? 'GET' : ctx.method);
+    if (!handler) {
+      const methods = [...byMethod.keys()];
+      ctx.status = 405;
+      ctx.set('Allow', (methods.includes('GET') ? ['HEAD', ...methods] : methods).join(', '));
+      return;
+    }
+    ctx._matchedRoute = ctx.path;
+    await handler(ctx);
+  };
 }

@@ -24,6 +24,15 @@ export interface RunOutcome<T> {
   waitMs: number;
 }
 
+export interface PoolState {
+  threads: number;
+  queueSize: number;
+  utilization: number;
+  completed: number;
+  maxQueue: number;
+  crashes: number;
+}
+
 function workerEntry(): URL {
   // tsx runs the .ts sources directly (tests, dev); the build runs dist/workers/host.js
   const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
@@ -94,18 +103,23 @@ export class WorkerPool {
     return Errors.internal(e);
   }
 
-  snapshot(): PoolSnapshot & { maxQueue: number; crashes: number } {
-    const h = this.pool.histogram;
+  /** Cheap counters, safe on hot paths such as /health. */
+  snapshot(): PoolState {
     return {
       threads: this.pool.threads.length,
       queueSize: Math.max(0, this.inFlight - this.threads),
       utilization: this.pool.utilization,
       completed: this.pool.completed,
-      waitP99Ms: h.waitTime?.p99 ?? 0,
-      runP99Ms: h.runTime?.p99 ?? 0,
       maxQueue: this.cfg.maxQueue,
       crashes: this.crashes,
     };
+  }
+
+  /** Counters plus latency percentiles: piscina summarises its histograms on every read
+   * (~0.5 ms each), so this is for the metrics scrape only. */
+  detailedSnapshot(): PoolSnapshot {
+    const h = this.pool.histogram;
+    return { ...this.snapshot(), waitP99Ms: h.waitTime?.p99 ?? 0, runP99Ms: h.runTime?.p99 ?? 0 };
   }
 
   /** Finishes running tasks, then stops the threads. */

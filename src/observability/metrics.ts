@@ -67,9 +67,33 @@ export class Metrics {
     });
   }
 
+  private readonly requestChildren = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
+
+  /** Hot path: labelled children are cached, so prom-client hashes each label set once. */
+  recordRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let child = this.requestChildren.get(key);
+    if (!child) {
+      child = {
+        count: this.httpRequests.labels({ method, route, status: String(status) }),
+        duration: this.httpDuration.labels({ method, route }),
+      };
+      this.requestChildren.set(key, child);
+    }
+    child.count.inc();
+    child.duration.observe(seconds);
+  }
+
   /** Pool gauges read at scrape time from the live pool. */
-  observePool(snapshot: () => PoolSnapshot): void {
+  observePool(read: () => PoolSnapshot): void {
     const registers = [this.registry];
+    // one snapshot per scrape, shared by the six gauges
+    let cached: { at: number; value: PoolSnapshot } | null = null;
+    const snapshot = (): PoolSnapshot => {
+      const now = performance.now();
+      if (!cached || now - cached.at > 100) cached = { at: now, value: read() };
+      return cached.value;
+    };
     const gauge = (name: string, help: string, read: (s: PoolSnapshot) => number): void => {
       new Gauge({
         name,

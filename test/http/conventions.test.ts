@@ -122,11 +122,13 @@ describe('src/http conventions', () => {
     expect(res.text).to.equal('{"detail":"Internal Server Error"}');
   });
 
-  it('echoes a sane x-request-id, replaces an unsafe one', async () => {
+  it('echoes a sane x-request-id; otherwise the trace id names the request', async () => {
     const a = await http.get('/t/q/abc').set('x-request-id', 'abc-123');
     expect(a.headers['x-request-id']).to.equal('abc-123');
     const b = await http.get('/t/q/abc').set('x-request-id', 'bad id <script>');
-    expect(b.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+    expect(b.headers['x-request-id']).to.equal(b.headers.traceparent.split('-')[1]);
+    const c = await http.get('/t/q/abc');
+    expect(c.headers['x-request-id']).to.match(/^[0-9a-f]{32}$/).and.not.equal(b.headers['x-request-id']);
   });
 
   it('continues an inbound W3C traceparent with a new span, and starts one otherwise', async () => {

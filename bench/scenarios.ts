@@ -1,0 +1,62 @@
+/** Load scenarios. Each returns rows; a ratio compares with a baseline measured in the same run. */
+import { load, warm, type Server, type Summary } from './lib.js';
+
+export interface Servers {
+  koa: Server;
+  bare: Server;
+  svc: Server;
+}
+
+type Row = Summary & { ratio?: number; vs?: string };
+
+export interface Scenario {
+  name: string;
+  title: string;
+  run(s: Servers): Promise<Row[]>;
+}
+
+const ratio = (row: Summary, base: Summary, vs: string): Row => ({ ...row, ratio: row.reqPerSec / base.reqPerSec, vs });
+
+const KERNEL = '/api/svc/v1/ssm/scan';
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'http',
+    title: 'GET /health against bare node:http and bare Koa + @koa/router',
+    async run({ koa, bare, svc }) {
+      await warm(`${bare.base}/`);
+      await warm(`${koa.base}/hello`);
+      await warm(`${svc.base}/api/svc/v1/health`);
+      const b = await load('baseline node:http hello', { url: `${bare.base}/` });
+      const k = await load('baseline koa+router hello', { url: `${koa.base}/hello` });
+      const h = await load('GET /api/svc/v1/health', { url: `${svc.base}/api/svc/v1/health` });
+      return [b, ratio(k, b, 'vs node:http'), ratio(h, k, 'vs koa+router')];
+    },
+  },
+  {
+    name: 'kernels',
+    title: 'a pool kernel at defaults against the koa baseline',
+    async run({ koa, svc }) {
+      await warm(`${svc.base}${KERNEL}`);
+      const k = await load('baseline koa+router hello', { url: `${koa.base}/hello` });
+      const s = await load(`GET ${KERNEL} (defaults)`, { url: `${svc.base}${KERNEL}` });
+      const t = await load('GET /api/svc/v1/ternary/quantize (defaults)', { url: `${svc.base}/api/svc/v1/ternary/quantize` });
+      return [k, ratio(s, k, 'vs koa+router'), ratio(t, k, 'vs koa+router')];
+    },
+  },
+  {
+    name: 'saturation',
+    title: '/health latency idle vs while a heavy kernel saturates the pool (the main thread must stay responsive)',
+    async run({ svc }) {
+      const probe = { url: `${svc.base}/api/svc/v1/health`, connections: 4 };
+      const idle = await load('/health, idle (4 connections)', probe);
+      const heavy = `${svc.base}${KERNEL}?seq_len=2048&state_dim=16`;
+      const [busy, kernel] = await Promise.all([
+        load('/health, pool saturated (4 connections)', probe),
+        load(`${KERNEL} 2048x16 saturating (32 conn)`, { url: heavy, connections: 32 }),
+      ]);
+      const p99Ratio = busy.p99 / Math.max(idle.p99, 0.001);
+      return [idle, { ...busy, ratio: p99Ratio, vs: 'p99 vs idle' }, kernel];
+    },
+  },
+];
