@@ -1,0 +1,149 @@
+import { expect } from 'chai';
+import flower from '../../../workers/kernels/flower-graph.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+const raw = (q: Record<string, unknown> = {}): any => runRaw(flower, q).result;
+const deg = (r: any): number[] => r.neighbors.map((ns: number[]) => ns.length);
+/** Conductance from the adjacency lists: cut/min(vol S, vol S̄), null when a side has no volume. */
+function phi(r: any, S: Set<number>): number | null {
+  const d = deg(r);
+  let cut = 0;
+  let vol = 0;
+  for (const i of S) {
+    vol += d[i]!;
+    for (const j of r.neighbors[i]) if (!S.has(j)) cut++;
+  }
+  const total = d.reduce((a, b) => a + b, 0);
+  const m = Math.min(vol, total - vol);
+  return m > 0 ? cut / m : null;
+}
+function components(r: any): number {
+  const seen = new Set<number>();
+  let c = 0;
+  for (let s = 0; s < r.n; s++) {
+    if (seen.has(s)) continue;
+    c++;
+    const q = [s];
+    seen.add(s);
+    while (q.length) {
+      for (const j of r.neighbors[q.pop()!]) {
+        if (seen.has(j)) continue;
+        seen.add(j);
+        q.push(j);
+      }
+    }
+  }
+  return c;
+}
+/** ARI from the contingency table, written out. */
+function ari(a: number[], b: number[]): number {
+  const c2 = (x: number): number => (x * (x - 1)) / 2;
+  const table: Record<string, number> = {};
+  const ra: Record<number, number> = {};
+  const rb: Record<number, number> = {};
+  a.forEach((x, i) => {
+    table[`${x}|${b[i]}`] = (table[`${x}|${b[i]}`] ?? 0) + 1;
+    ra[x] = (ra[x] ?? 0) + 1;
+    rb[b[i]!] = (rb[b[i]!] ?? 0) + 1;
+  });
+  const idx = Object.values(table).reduce((s, v) => s + c2(v), 0);
+  const sa = Object.values(ra).reduce((s, v) => s + c2(v), 0);
+  const sb = Object.values(rb).reduce((s, v) => s + c2(v), 0);
+  const exp = (sa * sb) / c2(a.length);
+  return (idx - exp) / ((sa + sb) / 2 - exp);
+}
+
+describe('kernel flower/graph', () => {
+  it('Cheeger sandwich for every connected seed: λ₂/2 ≤ every petal and sweep conductance, best sweep ≤ √(2λ₂)', () => {
+    let connected = 0;
+    for (let seed = 0; seed < 20; seed++) {
+      const r = raw({ seed });
+      if (components(r) !== 1) {
+        expect(r.cheeger.applies).to.equal(false);
+        continue;
+      }
+      connected++;
+      const l2 = r.spectrum.lambda2_normalized;
+      const petalPhis = r.petals.map((p: any) => phi(r, new Set(p.nodes)));
+      for (const f of petalPhis) expect(f).to.be.at.least(l2 / 2 - 1e-12);
+      expect(r.cheeger.min_petal_conductance).to.be.closeTo(Math.min(...petalPhis), 1e-12);
+      const sweep = phi(r, new Set(r.cheeger.best_sweep_set));
+      expect(r.cheeger.best_sweep_conductance).to.be.closeTo(sweep!, 1e-12);
+      expect(sweep).to.be.at.least(l2 / 2 - 1e-12);
+      expect(sweep).to.be.at.most(Math.sqrt(2 * l2) + 1e-12);
+      expect(r.cheeger).to.include({ applies: true });
+    }
+    expect(connected).to.be.at.least(15);
+  });
+
+  it('spectrum: eigenvalues in [0, 2], Σλ = n − isolated, Σλ² = ‖ℒ‖²_F, #zeros = #components, λ₂(L) > 0 ⇔ connected', () => {
+    const cases = [{}, { seed: 3, p_out: 0.2 }, { p_in: 0.1, p_out: 0, p_core: 0 }, { p_in: 0, p_out: 0, p_core: 0, core: 1 }, { petals: 12, petal_size: 7, core: 8, seed: 1 }];
+    for (const q of cases) {
+      const r = raw(q);
+      const d = deg(r);
+      const lam = Array.from(r.spectrum.eigenvalues as Float64Array);
+      const iso = d.filter((x) => x === 0).length;
+      expect(r.counts).to.deep.equal({ edges: d.reduce((a, b) => a + b, 0) / 2, components: components(r), isolated: iso });
+      for (const l of lam) expect(l).to.be.within(-1e-9, 2 + 1e-9);
+      expect(lam.reduce((a, b) => a + b, 0)).to.be.closeTo(r.n - iso, 1e-9);
+      let f2 = r.n - iso;
+      r.neighbors.forEach((ns: number[], i: number) => ns.forEach((j) => (f2 += 1 / (d[i]! * d[j]!))));
+      expect(lam.reduce((a, b) => a + b * b, 0)).to.be.closeTo(f2, 1e-9);
+      expect(lam.filter((l) => l <= 1e-9).length).to.equal(components(r));
+      expect(r.spectrum.lambda2_laplacian > 1e-9).to.equal(components(r) === 1);
+      expect(Array.from(r.spectrum.head)).to.deep.equal(lam.slice(0, 8));
+    }
+  });
+
+  it('recomputes densities, bridges, labels, edges and ARI from the adjacency', () => {
+    for (const seed of [0, 1, 2, 42]) {
+      const r = raw({ seed, p_out: 0.05 });
+      const { n } = r;
+      expect(r.labels).to.deep.equal(Array.from({ length: n }, (_, i) => (i < 4 ? -1 : Math.floor((i - 4) / 8))));
+      const edges: number[][] = [];
+      r.neighbors.forEach((ns: number[], i: number) => ns.forEach((j) => i < j && edges.push([i, j])));
+      expect(r.edges).to.deep.equal(edges.slice(0, 256));
+      for (const p of r.petals) {
+        const S = new Set<number>(p.nodes);
+        const internal = edges.filter(([i, j]) => S.has(i!) && S.has(j!)).length;
+        expect(p.internal_edges).to.equal(internal);
+        expect(p.density).to.be.closeTo(internal / 28, 1e-15);
+        expect(p.conductance).to.be.closeTo(phi(r, S)!, 1e-12);
+      }
+      const bridges = r.neighbors
+        .map((ns: number[], id: number) => ({ id, petals: [...new Set(ns.map((j) => r.labels[j]).filter((l: number) => l >= 0))].sort((a: any, b: any) => a - b) }))
+        .filter((b: any) => b.petals.length >= 2);
+      expect(r.bridges).to.deep.equal(bridges);
+      const petalNodes = Array.from({ length: n - 4 }, (_, i) => i + 4);
+      const a = ari(petalNodes.map((i) => r.clustering.assignment[i]), petalNodes.map((i) => r.labels[i]));
+      expect(r.clustering.ari).to.be.closeTo(a, 1e-12);
+      expect(r.clustering.ari).to.be.within(-1, 1);
+      expect(r.clustering.sizes.reduce((x: number, y: number) => x + y, 0)).to.equal(n);
+    }
+  });
+
+  it('trend: petals are recovered at the defaults, and mean ARI over seeds 0–9 drops as p_out grows', () => {
+    expect(raw().clustering.ari).to.equal(1);
+    const mean = (p_out: number): number => [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].reduce((s, seed) => s + raw({ seed, p_out }).clustering.ari, 0) / 10;
+    const [a, b, c] = [mean(0.02), mean(0.1), mean(0.3)];
+    expect(a).to.be.above(0.9);
+    expect(b).to.be.below(a);
+    expect(c).to.be.below(b);
+    // λ₂ falls as the petals separate (fewer cross edges) for the same seed
+    expect(raw({ p_out: 0, p_core: 0.05 }).spectrum.lambda2_normalized).to.be.below(raw({ p_out: 0.3 }).spectrum.lambda2_normalized);
+  });
+
+  it('is deterministic in seed and sensitive to it', () => {
+    expect(runBody(flower, { seed: 9 })).to.equal(runBody(flower, { seed: 9 }));
+    expect(runBody(flower, { seed: 9 })).to.not.equal(runBody(flower, { seed: 10 }));
+  });
+
+  it('refuses out-of-range, malformed and oversized parameters', () => {
+    expect(rejects(flower, { petals: '1' })).to.deep.equal(['petals:number.min']);
+    expect(rejects(flower, { petals: '13', petal_size: '17', core: '9' })).to.deep.equal(['petals:number.max', 'petal_size:number.max', 'core:number.max']);
+    expect(rejects(flower, { petal_size: '2', core: '0' })).to.deep.equal(['petal_size:number.min', 'core:number.min']);
+    expect(rejects(flower, { p_in: '1.1', p_out: '-0.1', p_core: 'x' })).to.deep.equal(['p_in:number.max', 'p_out:number.min', 'p_core:qnum.parse']);
+    expect(rejects(flower, { petals: '12', petal_size: '8', core: '1' })).to.deep.equal(['petal_size:constraint']);
+    expect(rejects(flower, { petals: '11', petal_size: '8', core: '8' })).to.deep.equal([]);
+  });
+});

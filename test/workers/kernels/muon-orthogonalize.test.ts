@@ -1,0 +1,118 @@
+import { expect } from 'chai';
+import muon, { makeGradient, newtonSchulz } from '../../../workers/kernels/muon-orthogonalize.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
+import type { Matrix } from '../../../workers/lib/linalg.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+type M = number[][];
+const mul = (a: M, b: M): M => a.map((row) => b[0]!.map((_, j) => row.reduce((s, v, k) => s + v * b[k]![j]!, 0)));
+const tr = (a: M): M => a[0]!.map((_, j) => a.map((row) => row[j]!));
+const rowsOf = (m: Matrix): M => Array.from({ length: m.rows }, (_, i) => Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols)));
+const fro2 = (a: M): number => a.reduce((s, r) => s + r.reduce((t, v) => t + v * v, 0), 0);
+const trace = (a: M): number => a.reduce((s, r, i) => s + r[i]!, 0);
+const p = (x: number, steps: number): number => {
+  for (let s = 0; s < steps; s++) x = 3.4445 * x - 4.775 * x ** 3 + 2.0315 * x ** 5;
+  return x;
+};
+/** Naive Newton–Schulz on nested arrays, written from the Muon reference code. */
+function refNS(g: M, steps: number): M {
+  const norm = Math.sqrt(fro2(g)) + 1e-7;
+  const tall = g.length > g[0]!.length;
+  let x = (tall ? tr(g) : g).map((r) => r.map((v) => v / norm));
+  for (let s = 0; s < steps; s++) {
+    const A = mul(x, tr(x));
+    const B = A.map((r, i) => r.map((v, j) => -4.775 * v + 2.0315 * mul(A, A)[i]![j]!));
+    const BX = mul(B, x);
+    x = x.map((r, i) => r.map((v, j) => 3.4445 * v + BX[i]![j]!));
+  }
+  return tall ? tr(x) : x;
+}
+const gradient = (seed: number, rows: number, cols: number, decay = 0): Matrix => makeGradient(new RngStreams(seed, 'muon/orthogonalize').stream('G'), rows, cols, decay);
+
+describe('kernel muon/orthogonalize', () => {
+  it('spectral identity: output_sv = p^(steps)(input ratios), and both spectra match trace moments of an independent G and O', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const [rows, cols, steps, decay] = [[8, 12, 5, 0], [12, 8, 3, 0.5], [10, 10, 5, 1], [6, 20, 8, 0]][seed % 4]!;
+      const r = runRaw(muon, { seed, rows, cols, steps, decay }).result as any;
+      const m = Math.min(rows, cols);
+      const x = Array.from(r.input_sv_ratio as Float64Array);
+      const out = Array.from(r.output_sv as Float64Array);
+      const pred = x.map((v) => p(v, steps)).sort((a, b) => a - b);
+      pred.forEach((v, i) => expect(out[i]).to.be.closeTo(v, 1e-10));
+      const G = rowsOf(gradient(seed, rows, cols, decay));
+      const O = refNS(G, steps);
+      const c = Math.sqrt(fro2(G)) + 1e-7;
+      const gram = rows <= cols ? mul(G, tr(G)) : mul(tr(G), G);
+      const ogram = rows <= cols ? mul(O, tr(O)) : mul(tr(O), O);
+      // Σ x² = tr(GGᵀ)/c², Σ x⁴ = tr((GGᵀ)²)/c⁴; Σ σ_out² = ‖O‖², Σ σ_out⁴ = ‖OOᵀ‖²
+      expect(x.reduce((s, v) => s + v * v, 0)).to.be.closeTo(trace(gram) / c ** 2, 1e-10);
+      expect(x.reduce((s, v) => s + v ** 4, 0)).to.be.closeTo(trace(mul(gram, gram)) / c ** 4, 1e-10);
+      expect(out.reduce((s, v) => s + v * v, 0)).to.be.closeTo(fro2(O), 1e-10);
+      expect(out.reduce((s, v) => s + v ** 4, 0)).to.be.closeTo(fro2(ogram), 1e-10);
+      expect(out).to.have.length(m);
+    }
+  });
+
+  it('the kernel iteration equals an independent naive Newton–Schulz', () => {
+    for (const [rows, cols] of [[5, 9], [9, 5], [7, 7]] as const) {
+      const g = gradient(3, rows, cols, 0.3);
+      const O = rowsOf(newtonSchulz(g, 5));
+      const ref = refNS(rowsOf(g), 5);
+      O.forEach((row, i) => row.forEach((v, j) => expect(v).to.be.closeTo(ref[i]![j]!, 1e-12)));
+    }
+  });
+
+  it('band (steps = 5): outputs with input ratio ≥ 0.002 lie in [0.68, 1.21], for seeds 0–9, with or without decay', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const r = runRaw(muon, { seed, decay: seed % 2 ? 1.5 : 0 }).result as any;
+      const x = Array.from(r.input_sv_ratio as Float64Array);
+      const ys = x.filter((v) => v >= 0.002).map((v) => p(v, 5));
+      for (const y of ys) expect(y).to.be.within(0.68, 1.21);
+      expect(r.band.under_converged).to.equal(x.length - ys.length);
+      expect(r.band.min).to.be.closeTo(Math.min(...ys), 1e-12);
+      expect(r.band.min).to.be.at.least(0.68);
+      expect(r.band.max).to.be.at.most(1.21);
+    }
+  });
+
+  it('polar error, orthogonality error and RMS follow from the spectrum', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const r = runRaw(muon, { seed, rows: 16, cols: 24, steps: 1 + (seed % 6) }).result as any;
+      const ys = Array.from(r.output_sv as Float64Array);
+      const x = Array.from(r.input_sv_ratio as Float64Array).map((v) => p(v, 1 + (seed % 6)));
+      expect(r.polar_rel_err).to.be.closeTo(Math.sqrt(x.reduce((s, v) => s + (v - 1) ** 2, 0) / 16), 1e-9);
+      expect(r.orth_err).to.be.closeTo(Math.sqrt(ys.reduce((s, v) => s + (v * v - 1) ** 2, 0)) / 4, 1e-9);
+      expect(r.rms_matched).to.be.closeTo(0.2 * Math.sqrt(ys.reduce((s, v) => s + v * v, 0) / 16), 1e-12);
+    }
+    // more steps converge: polar error at steps 5 is below steps 1 on average
+    const at = (steps: number): number => [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].reduce((s, seed) => s + (runRaw(muon, { seed, steps }).result as any).polar_rel_err, 0);
+    expect(at(5)).to.be.below(at(1));
+  });
+
+  it('symmetries: O(cG) = O(G) up to the ε of the normaliser; O(Gᵀ) = O(G)ᵀ bit-for-bit when rows ≠ cols', () => {
+    const g = gradient(5, 12, 20);
+    const o = newtonSchulz(g, 5);
+    const scale = (c: number): Matrix => newtonSchulz({ ...g, data: g.data.map((v) => v * c) }, 5);
+    // ε = 1e-7 in the normaliser moves the input ratios by ~1e-8 relative at ‖G‖_F ≈ 15
+    scale(37.5).data.forEach((v, i) => expect(v).to.be.closeTo(o.data[i]!, 1e-7));
+    // at large norms ε is negligible and scale invariance is exact to rounding
+    const big = scale(1e6);
+    scale(3e6).data.forEach((v, i) => expect(v).to.be.closeTo(big.data[i]!, 1e-12));
+    const gt: Matrix = { rows: 20, cols: 12, data: Float64Array.from(tr(rowsOf(g)).flat()) };
+    expect(Array.from(newtonSchulz(gt, 5).data)).to.deep.equal(tr(rowsOf(o)).flat());
+  });
+
+  it('is deterministic in seed and sensitive to it', () => {
+    expect(runBody(muon, { seed: 9 })).to.equal(runBody(muon, { seed: 9 }));
+    expect(runBody(muon, { seed: 9 })).to.not.equal(runBody(muon, { seed: 10 }));
+  });
+
+  it('refuses out-of-range and malformed parameters', () => {
+    expect(rejects(muon, { rows: '1' })).to.deep.equal(['rows:number.min']);
+    expect(rejects(muon, { rows: '65', cols: '129' })).to.deep.equal(['rows:number.max', 'cols:number.max']);
+    expect(rejects(muon, { steps: '0' })).to.deep.equal(['steps:number.min']);
+    expect(rejects(muon, { steps: '11', decay: '2.5' })).to.deep.equal(['steps:number.max', 'decay:number.max']);
+    expect(rejects(muon, { decay: '0x1' })).to.deep.equal(['decay:qnum.parse']);
+    expect(rejects(muon, { rows: '64', cols: '128', steps: '10', decay: '2' })).to.deep.equal([]);
+  });
+});

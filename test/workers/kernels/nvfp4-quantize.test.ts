@@ -1,0 +1,170 @@
+import { expect } from 'chai';
+import nvfp4, { makeTensor, nvfp4Quantize, rhtForward, rhtInverse, rhtSigns } from '../../../workers/kernels/nvfp4-quantize.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+const GRID = [0, 0.5, 1, 1.5, 2, 3, 4, 6];
+/** E4M3 by bit decoding: bias 7, subnormals at exponent 0, 0x7f is NaN. */
+const E4M3 = Array.from({ length: 127 }, (_, bits) => {
+  const e = bits >> 3;
+  const m = bits & 7;
+  return { bits, value: e === 0 ? (m / 8) * 2 ** -6 : (1 + m / 8) * 2 ** (e - 7) };
+});
+/** Slow scans: nearest grid point, ties to the even code. */
+function refE4M3(v: number): { bits: number; value: number } {
+  let best = E4M3[0]!;
+  for (const c of E4M3) {
+    const d = Math.abs(v - c.value) - Math.abs(v - best.value);
+    if (d < 0 || (d === 0 && c.bits % 2 === 0 && best.bits % 2 === 1)) best = c;
+  }
+  return best;
+}
+function refE2M1(t: number): number {
+  let best = 0;
+  for (let i = 1; i < 8; i++) {
+    const d = Math.abs(t - GRID[i]!) - Math.abs(t - GRID[best]!);
+    if (d < 0 || (d === 0 && i % 2 === 0)) best = i;
+  }
+  return best;
+}
+/** Independent NVFP4 (rne) reference: codes and block bits. */
+function reference(x: ArrayLike<number>): { codes: number[]; bits: number[]; xhat: number[]; sigma: number[] } {
+  const amax = Math.max(...Array.from(x, Math.abs));
+  const sEnc = amax > 0 ? (6 * 448) / amax : 1;
+  const codes: number[] = [];
+  const bits: number[] = [];
+  const xhat: number[] = [];
+  const sigma: number[] = [];
+  for (let lo = 0; lo < x.length; lo += 16) {
+    const blk = Array.from(x).slice(lo, lo + 16);
+    const bmax = Math.max(...blk.map(Math.abs));
+    const e = refE4M3(Math.min(448, (bmax / 6) * sEnc));
+    const s = e.value / sEnc;
+    bits.push(e.bits);
+    sigma.push(s);
+    for (const v of blk) {
+      const idx = s > 0 ? refE2M1(Math.abs(v) / s) : 0;
+      codes.push(s > 0 ? (v < 0 ? 8 : 0) + idx : 0);
+      xhat.push(s > 0 ? Math.sign(v) * GRID[idx]! * s : 0);
+    }
+  }
+  return { codes, bits, xhat, sigma };
+}
+const unpack = (hex: string, n: number): number[] => {
+  const b = Buffer.from(hex, 'hex');
+  return Array.from({ length: n }, (_, i) => (b[i >> 1]! >> (i & 1 ? 4 : 0)) & 15);
+};
+
+describe('kernel nvfp4/quantize', () => {
+  it('slow reference: every code and every E4M3 block scale matches an independent scan, for 10 seeds', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      for (const n of [64, 50]) {
+        const r = runRaw(nvfp4, { seed, n, outlier_rate: 0.1 }).result as any;
+        const x = Array.from(r.input_head as Float64Array);
+        expect(x).to.have.length(n);
+        const ref = reference(x);
+        expect(unpack(r.codes_hex, n)).to.deep.equal(ref.codes);
+        expect(r.blocks.map((b: any) => b.e4m3_bits)).to.deep.equal(ref.bits);
+        Array.from(r.dequant_head as Float64Array).forEach((v, i) => expect(v).to.be.closeTo(ref.xhat[i]!, 1e-15 * Math.max(1, Math.abs(v))));
+        expect(r.tensor.decode_scale * r.tensor.encode_scale).to.be.closeTo(1, 1e-15);
+        expect(r.tensor.amax).to.equal(Math.max(...x.map(Math.abs)));
+      }
+    }
+  });
+
+  it('grid membership for every seed: x̂/σ_b is an E2M1 point and every scale an E4M3 value ≤ 448', () => {
+    const values = new Set(E4M3.map((e) => e.value));
+    for (let seed = 0; seed < 10; seed++) {
+      const x = makeTensor(new RngStreams(seed, 'nvfp4/quantize').stream('x'), 4096, 0.05, 32);
+      const q = nvfp4Quantize(x, 'rne');
+      q.blocks.forEach((b) => {
+        expect(values.has(b.e4m3_value)).to.equal(true);
+        expect(b.e4m3_value).to.be.at.most(448);
+      });
+      q.dequant.forEach((v, i) => {
+        const s = q.blocks[i >> 4]!.effective_scale;
+        const t = Math.abs(v) / s;
+        expect(GRID.some((g) => Math.abs(t - g) <= 1e-15 * 6)).to.equal(true);
+      });
+    }
+  });
+
+  it('block maximum hits the top code ±6 in every block with a normal E4M3 scale, and |x − x̂| ≤ σ_b', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const x = makeTensor(new RngStreams(seed, 'nvfp4/quantize').stream('x'), 2048, 0.02, 64);
+      const q = nvfp4Quantize(x, 'rne');
+      q.blocks.forEach((b, bi) => {
+        const idx = Array.from({ length: 16 }, (_, k) => bi * 16 + k);
+        const arg = idx.reduce((a, i) => (Math.abs(x[i]!) > Math.abs(x[a]!) ? i : a), idx[0]!);
+        if (b.e4m3_value >= 2 ** -6) expect(q.codes[arg]! & 7).to.equal(7);
+        for (const i of idx) {
+          const t = Math.abs(x[i]!) / b.effective_scale;
+          // half the grid gap around t, or the saturation overshoot above 6
+          const upper = GRID.findIndex((g) => g >= t);
+          const halfGap = upper <= 0 ? 0 : (GRID[upper]! - GRID[upper - 1]!) / 2;
+          const bound = b.effective_scale * (upper < 0 ? t - 6 : halfGap);
+          const slack = 1e-15 * Math.abs(x[i]!); // rounding of x̂ = g·σ_b and of the subtraction
+          expect(Math.abs(x[i]! - q.dequant[i]!)).to.be.at.most(bound + slack);
+          expect(Math.abs(x[i]! - q.dequant[i]!)).to.be.at.most(b.effective_scale + slack);
+        }
+      });
+    }
+  });
+
+  it('stochastic rounding is unbiased (n = 65536, no outliers, no RHT) and RNE is not random', () => {
+    for (const seed of [1, 2, 3]) {
+      const rng = new RngStreams(seed, 'nvfp4/quantize');
+      const x = makeTensor(rng.stream('x'), 65536, 0, 8);
+      const q = nvfp4Quantize(x, 'stochastic', rng.stream('sr'));
+      const d = Array.from(x, (v, i) => q.dequant[i]! - v);
+      const mean = d.reduce((a, b) => a + b, 0) / d.length;
+      const sd = Math.sqrt(d.reduce((a, b) => a + (b - mean) ** 2, 0) / (d.length - 1));
+      expect(Math.abs(mean)).to.be.at.most((5 * sd) / Math.sqrt(d.length));
+    }
+    const a = runRaw(nvfp4, { seed: 4, rounding: 'stochastic' }).result as any;
+    const b = runRaw(nvfp4, { seed: 4, rounding: 'rne' }).result as any;
+    expect(a.codes_hex).to.not.equal(b.codes_hex);
+    expect(a.error.mse).to.be.above(b.error.mse);
+  });
+
+  it('the random Hadamard transform is orthonormal and invertible; its body reports y and ŷ', () => {
+    const rng = new RngStreams(6, 'nvfp4/quantize');
+    const x = makeTensor(rng.stream('x'), 40, 0.1, 8);
+    const signs = rhtSigns(rng.stream('rht'));
+    const y = rhtForward(x, signs);
+    expect(y).to.have.length(48);
+    const n2 = (v: ArrayLike<number>): number => Array.from(v).reduce((s, t) => s + t * t, 0);
+    expect(n2(y)).to.be.closeTo(n2(x), 1e-12);
+    rhtInverse(y, signs, 40).forEach((v, i) => expect(v).to.be.closeTo(x[i]!, 1e-14));
+    const r = runRaw(nvfp4, { seed: 6, n: 40, outlier_rate: 0.1, rht: true }).result as any;
+    expect(Array.from(r.transformed_head.y)).to.deep.equal(Array.from(y));
+    const ref = reference(y);
+    ref.xhat.forEach((v, i) => expect(r.transformed_head.y_hat[i]).to.be.closeTo(v, 1e-15 * Math.max(1, Math.abs(v))));
+    expect(unpack(r.codes_hex, 48)).to.deep.equal(ref.codes);
+  });
+
+  it('regression over seeds 0–19: NVFP4 beats MXFP4 in MSE; storage is 4 + 8/16 + 32/n bits', () => {
+    for (let seed = 0; seed < 20; seed++) {
+      const r = runRaw(nvfp4, { seed }).result as any;
+      expect(r.mxfp4.mse).to.be.above(r.error.mse);
+      expect(r.error.sqnr_db).to.be.above(15);
+      expect(r.bits_per_element).to.equal(4 + 8 / 16 + 32 / 256);
+    }
+    expect((runRaw(nvfp4, { n: 17 }).result as any).bits_per_element).to.be.closeTo((4 * 17 + 16 + 32) / 17, 1e-15);
+  });
+
+  it('is deterministic in seed and sensitive to it', () => {
+    expect(runBody(nvfp4, { seed: 9, rht: 'true', rounding: 'stochastic' })).to.equal(runBody(nvfp4, { seed: 9, rht: 'true', rounding: 'stochastic' }));
+    expect(runBody(nvfp4, { seed: 9 })).to.not.equal(runBody(nvfp4, { seed: 10 }));
+  });
+
+  it('refuses out-of-range and malformed parameters', () => {
+    expect(rejects(nvfp4, { n: '15' })).to.deep.equal(['n:number.min']);
+    expect(rejects(nvfp4, { n: '65537', outlier_rate: '0.6' })).to.deep.equal(['n:number.max', 'outlier_rate:number.max']);
+    expect(rejects(nvfp4, { outlier_scale: '0.5' })).to.deep.equal(['outlier_scale:number.min']);
+    expect(rejects(nvfp4, { rounding: 'floor' })).to.deep.equal(['rounding:any.only']);
+    expect(rejects(nvfp4, { rht: 'maybe' })).to.deep.equal(['rht:qbool.parse']);
+    expect(rejects(nvfp4, { n: '1.5' })).to.deep.equal(['n:qint.parse']);
+    expect(rejects(nvfp4, { n: '65536', rounding: 'stochastic', rht: 'true' })).to.deep.equal([]);
+  });
+});

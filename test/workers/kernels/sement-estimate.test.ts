@@ -1,0 +1,131 @@
+import { expect } from 'chai';
+import est from '../../../workers/kernels/sement-estimate.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+/** Independent re-implementation of the greedy first-member clustering. */
+function recluster(samples: { string: string; embedding: ArrayLike<number> }[], threshold: number): number[][] {
+  const cos = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
+    let d = 0;
+    let na = 0;
+    let nb = 0;
+    for (let i = 0; i < a.length; i++) {
+      d += a[i]! * b[i]!;
+      na += a[i]! ** 2;
+      nb += b[i]! ** 2;
+    }
+    return Math.max(-1, Math.min(1, d / Math.sqrt(na * nb)));
+  };
+  const out: number[][] = [];
+  samples.forEach((s, i) => {
+    for (const c of out) {
+      const f = samples[c[0]!]!;
+      if (f.string === s.string || cos(f.embedding, s.embedding) >= threshold - 1e-12) {
+        c.push(i);
+        return;
+      }
+    }
+    out.push([i]);
+  });
+  return out;
+}
+const H = (counts: number[]): number => {
+  const t = counts.reduce((a, b) => a + b, 0);
+  return -counts.filter((c) => c > 0).reduce((s, c) => s + (c / t) * Math.log(c / t), 0);
+};
+const stringCounts = (samples: { string: string }[]): number[] => {
+  const m = new Map<string, number>();
+  for (const s of samples) m.set(s.string, (m.get(s.string) ?? 0) + 1);
+  return [...m.values()];
+};
+const raw = (q: Record<string, unknown>): any => runRaw(est, q).result;
+
+describe('kernel sement/estimate', () => {
+  it('recomputes: the greedy clustering of the returned samples and every entropy', () => {
+    for (const [seed, K, C, th] of [[42, 40, 5, 0.6], [1, 256, 20, 0.6], [2, 100, 50, 0.3], [3, 77, 8, 0.9]] as const) {
+      const r = raw({ seed, K, n_clusters: C, threshold: th });
+      expect(r.samples).to.have.length(K);
+      const clusters = recluster(r.samples, th);
+      expect(r.clusters).to.deep.equal(clusters);
+      expect(r.cluster_sizes).to.deep.equal(clusters.map((c) => c.length));
+      expect(r.se_discrete).to.be.closeTo(H(r.cluster_sizes), 1e-12);
+      expect(r.se_discrete_mm).to.be.closeTo(H(r.cluster_sizes) + (clusters.length - 1) / (2 * K), 1e-12);
+      expect(r.lexical_entropy).to.be.closeTo(H(stringCounts(r.samples)), 1e-12);
+      const mass = clusters.map((c) => {
+        const uniq = new Map<string, number>();
+        for (const i of c) uniq.set(r.samples[i].string, Math.exp(r.samples[i].loglik));
+        return [...uniq.values()].reduce((a, b) => a + b, 0);
+      });
+      expect(r.se_likelihood).to.be.closeTo(H(mass), 1e-12);
+      expect(r.true_semantic_entropy).to.be.closeTo(-Array.from(r.pi as Float64Array).reduce((s: number, p: number) => s + p * Math.log(p), 0), 1e-12);
+      // loglik = ln(π_c·w_v) with w = (3, 2, 1)/6
+      for (const s of r.samples) expect(s.loglik).to.be.closeTo(Math.log(r.pi[s.meaning] * [3, 2, 1][s.paraphrase]! / 6), 1e-12);
+    }
+  });
+
+  it('bounds for every seed: 0 ≤ SE_d ≤ ln(found) ≤ ln K, SE_d ≤ H_lex, SE_ℓ ≤ ln(found), ARI and purity in range', () => {
+    for (let seed = 0; seed < 20; seed++) {
+      const r = raw({ seed });
+      expect(r.se_discrete).to.be.at.least(0);
+      expect(r.se_discrete).to.be.at.most(Math.log(r.n_clusters_found) + 1e-12);
+      expect(Math.log(r.n_clusters_found)).to.be.at.most(r.max_entropy + 1e-12);
+      expect(r.se_discrete).to.be.at.most(r.lexical_entropy + 1e-12);
+      expect(r.se_likelihood).to.be.within(0, Math.log(r.n_clusters_found) + 1e-12);
+      expect(r.ari).to.be.within(-1, 1);
+      expect(r.purity).to.be.within(0, 1);
+    }
+  });
+
+  it('extremes: threshold −1 gives one cluster (SE 0); threshold 1 gives one cluster per distinct string (SE = H_lex)', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const lo = raw({ seed, threshold: -1 });
+      expect(lo.n_clusters_found).to.equal(1);
+      expect(lo.se_discrete).to.equal(0);
+      const hi = raw({ seed, threshold: 1 });
+      expect(hi.n_clusters_found).to.equal(new Set(hi.samples.map((s: any) => s.string)).size);
+      expect(hi.se_discrete).to.be.closeTo(hi.lexical_entropy, 1e-12);
+    }
+  });
+
+  it('consistency identity: when clusters are the true meanings with all paraphrases seen, SE_ℓ = H(π | observed)', () => {
+    let hits = 0;
+    for (let seed = 0; seed < 40; seed++) {
+      const r = raw({ seed, K: 256, n_clusters: 3 });
+      const meanings = [...new Set<number>(r.samples.map((s: any) => s.meaning))];
+      const strings = new Set<string>(r.samples.map((s: any) => s.string));
+      const exact = r.purity === 1 && r.n_clusters_found === meanings.length && meanings.every((m) => [0, 1, 2].every((v) => strings.has(`c${m}-v${v}`)));
+      if (!exact) continue;
+      hits++;
+      expect(r.se_likelihood).to.be.closeTo(H(meanings.map((m) => r.pi[m])), 1e-12);
+    }
+    expect(hits).to.be.at.least(10);
+  });
+
+  it('trend over seeds 0–19: mean SE_d at n_clusters 1 < 5 < 20, and clusters recover meanings at the defaults', () => {
+    const mean = (C: number): number => {
+      let s = 0;
+      for (let seed = 0; seed < 20; seed++) s += raw({ seed, n_clusters: C }).se_discrete;
+      return s / 20;
+    };
+    const [m1, m5, m20] = [mean(1), mean(5), mean(20)];
+    expect(m1).to.be.below(m5);
+    expect(m5).to.be.below(m20);
+    let ari = 0;
+    for (let seed = 0; seed < 20; seed++) ari += raw({ seed }).ari;
+    expect(ari / 20).to.be.above(0.8);
+  });
+
+  it('is deterministic in seed and sensitive to it', () => {
+    expect(runBody(est, { seed: 9 })).to.equal(runBody(est, { seed: 9 }));
+    expect(runBody(est, { seed: 9 })).to.not.equal(runBody(est, { seed: 10 }));
+  });
+
+  it('refuses out-of-range and malformed parameters', () => {
+    expect(rejects(est, { K: '1' })).to.deep.equal(['K:number.min']);
+    expect(rejects(est, { K: '257', n_clusters: '51' })).to.deep.equal(['K:number.max', 'n_clusters:number.max']);
+    expect(rejects(est, { n_clusters: '0' })).to.deep.equal(['n_clusters:number.min']);
+    expect(rejects(est, { threshold: '1.01' })).to.deep.equal(['threshold:number.max']);
+    expect(rejects(est, { threshold: '-1.5' })).to.deep.equal(['threshold:number.min']);
+    expect(rejects(est, { threshold: 'NaN' })).to.deep.equal(['threshold:qnum.parse']);
+    expect(rejects(est, { K: '2', n_clusters: '50' })).to.deep.equal([]);
+  });
+});

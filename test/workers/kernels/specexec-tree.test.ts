@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import spec, { makeModels, type MarkovModels } from '../../../workers/kernels/specexec-tree.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+const modelsFor = (seed: number, V: number, sharpness = 2, noise = 1): MarkovModels => makeModels(new RngStreams(seed, 'specexec/tree').stream('models'), V, sharpness, noise);
+const raw = (q: Record<string, unknown>): any => runRaw(spec, q).result;
+
+/** Token sequence of every tree node (root path). */
+function paths(tree: any[]): number[][] {
+  const out: number[][] = [];
+  for (const n of tree) out.push(n.parent < 0 ? [n.token] : [...out[n.parent]!, n.token]);
+  return out;
+}
+/** Cumulative log-probability of a sequence after the prompt under a table. */
+function seqLogp(m: MarkovModels, table: Float64Array, seq: number[]): number {
+  let [a, b] = m.prompt;
+  let s = 0;
+  for (const t of seq) {
+    s += table[(a * m.V + b) * m.V + t]!;
+    [a, b] = [b, t];
+  }
+  return s;
+}
+
+describe('kernel specexec/tree', () => {
+  it('is the optimal prefix-closed tree: brute force over all 340 sequences (V = 4, D = 4) for 10 seeds', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const m = modelsFor(seed, 4);
+      const all: { seq: number[]; lp: number }[] = [];
+      const grow = (seq: number[]): void => {
+        if (seq.length) all.push({ seq, lp: seqLogp(m, m.draftLogp, seq) });
+        if (seq.length < 4) for (let t = 0; t < 4; t++) grow([...seq, t]);
+      };
+      grow([]);
+      expect(all).to.have.length(340);
+      all.sort((x, y) => y.lp - x.lp);
+      for (const B of [1, 7, 30, 100]) {
+        const r = raw({ seed, vocab: 4, max_depth: 4, budget: B });
+        const got = paths(r.tree).map((p) => p.join(','));
+        expect(new Set(got)).to.deep.equal(new Set(all.slice(0, B).map((x) => x.seq.join(','))));
+        // prefix closed, and the reported log-probabilities recompute from the tables
+        r.tree.forEach((n: any, i: number) => {
+          const p = paths(r.tree)[i]!;
+          if (p.length > 1) expect(got).to.include(p.slice(0, -1).join(','));
+          expect(n.draft_logp).to.be.closeTo(seqLogp(m, m.draftLogp, p), 1e-12);
+          expect(n.target_logp).to.be.closeTo(seqLogp(m, m.targetLogp, p), 1e-12);
+          expect(n.depth).to.equal(p.length);
+        });
+      }
+    }
+  });
+
+  it('expected_accepted equals an independent recursion E(node) = Σ_children p(t)·(1 + E(child)), and Monte Carlo agrees within 5 stderr for 10 seeds', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const r = raw({ seed, trials: 512 });
+      const m = modelsFor(seed, 16);
+      const kids = new Map<number, any[]>();
+      for (const n of r.tree) kids.set(n.parent, [...(kids.get(n.parent) ?? []), n]);
+      const E = (id: number, a: number, b: number): number =>
+        (kids.get(id) ?? []).reduce((s, c) => s + Math.exp(m.targetLogp[(a * 16 + b) * 16 + c.token]!) * (1 + E(c.id, b, c.token)), 0);
+      expect(r.expected_accepted).to.be.closeTo(E(-1, m.prompt[0], m.prompt[1]), 1e-12);
+      expect(r.prompt).to.deep.equal(m.prompt);
+      expect(Math.abs(r.mc.mean - r.expected_accepted)).to.be.at.most(5 * r.mc.stderr);
+      expect(r.mc.histogram.reduce((a: number, b: number) => a + b, 0)).to.equal(512);
+      expect(r.mc.histogram.reduce((s: number, c: number, k: number) => s + c * k, 0) / 512).to.be.closeTo(r.mc.mean, 1e-12);
+      expect(r.tokens_per_target_call).to.be.closeTo(1 + r.expected_accepted, 1e-12);
+    }
+  });
+
+  it('is strictly increasing in budget with nested trees, and bounded by min(B, depth_reached)', () => {
+    let prev = -1;
+    let prevTree: any[] = [];
+    for (const B of [1, 4, 16, 64, 256]) {
+      const r = raw({ budget: B });
+      expect(r.expected_accepted).to.be.above(prev);
+      expect(r.tree.slice(0, prevTree.length)).to.deep.equal(prevTree);
+      expect(r.expected_accepted).to.be.within(0, Math.min(B, r.depth_reached));
+      for (const n of r.tree) if (n.parent >= 0) expect(n.target_logp).to.be.at.most(r.tree[n.parent].target_logp);
+      prev = r.expected_accepted;
+      prevTree = r.tree;
+    }
+  });
+
+  it('without draft noise the tree is the top-B target paths and draft_mass = expected_accepted', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const r = raw({ seed, draft_noise: 0 });
+      expect(r.draft_mass).to.be.closeTo(r.expected_accepted, 1e-12);
+      const noisy = raw({ seed, draft_noise: 2 });
+      expect(noisy.expected_accepted).to.be.at.most(r.expected_accepted + 1e-12);
+    }
+  });
+
+  it('is deterministic in seed and sensitive to it', () => {
+    expect(runBody(spec, { seed: 9 })).to.equal(runBody(spec, { seed: 9 }));
+    expect(runBody(spec, { seed: 9 })).to.not.equal(runBody(spec, { seed: 10 }));
+  });
+
+  it('refuses out-of-range and malformed parameters', () => {
+    expect(rejects(spec, { vocab: '1' })).to.deep.equal(['vocab:number.min']);
+    expect(rejects(spec, { vocab: '33', budget: '257', max_depth: '17', trials: '2049' })).to.deep.equal(['vocab:number.max', 'budget:number.max', 'max_depth:number.max', 'trials:number.max']);
+    expect(rejects(spec, { budget: '0', trials: '0' })).to.deep.equal(['budget:number.min', 'trials:number.min']);
+    expect(rejects(spec, { draft_noise: '-0.1', sharpness: '7' })).to.deep.equal(['draft_noise:number.min', 'sharpness:number.max']);
+    expect(rejects(spec, { sharpness: 'Infinity' })).to.deep.equal(['sharpness:qnum.parse']);
+    expect(rejects(spec, { vocab: '32', budget: '256', max_depth: '16', trials: '2048' })).to.deep.equal([]);
+  });
+});
