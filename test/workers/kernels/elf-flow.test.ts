@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import elf from '../../../workers/kernels/elf-flow.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+const shannon = (p: number[]): number => -p.reduce((s, q) => s + (q > 0 ? q * Math.log(q) : 0), 0);
+
+/** Independent Euler integration with the posterior written directly as π_v·N(z; t e_v, (1−t)²I). */
+function referenceFlow(E: number[][], pi: number[], z0: number[], steps: number): { z1: number[]; w: number[] } {
+  let z = z0.slice();
+  let w: number[] = [];
+  for (let k = 0; k < steps; k++) {
+    const t = k / steps;
+    const logs = E.map((e, v) => Math.log(pi[v]!) - e.reduce((s, ei, i) => s + (z[i]! - t * ei) ** 2, 0) / (2 * (1 - t) ** 2));
+    const mx = Math.max(...logs);
+    const un = logs.map((l) => Math.exp(l - mx));
+    const tot = un.reduce((a, b) => a + b, 0);
+    w = un.map((u) => u / tot);
+    const xhat = z.map((_, i) => E.reduce((s, e, v) => s + w[v]! * e[i]!, 0));
+    z = z.map((zi, i) => zi + ((1 / steps) * (xhat[i]! - zi)) / (1 - t));
+  }
+  return { z1: z, w };
+}
+
+describe('kernel elf/flow', () => {
+  it('one Euler step collapses every particle to the prior mean Σ π_v e_v', () => {
+    const r = runRaw(elf, { steps: 1, seed: 3 }).result as any;
+    const mean = r.embeddings[0].map((_: number, i: number) => r.embeddings.reduce((s: number, e: number[], v: number) => s + r.pi[v] * e[i], 0));
+    for (const p of r.particles) p.z1.forEach((x: number, i: number) => expect(x).to.be.closeTo(mean[i], 1e-12));
+    r.one_step_point.forEach((x: number, i: number) => expect(x).to.be.closeTo(mean[i], 1e-12));
+  });
+
+  it('the last step lands on the posterior mean of final_weights; an independent integration reproduces z1 and the token', () => {
+    for (const [seed, steps, dim, targets] of [[42, 8, 6, 4], [7, 5, 10, 9], [11, 16, 3, 20]] as const) {
+      const r = runRaw(elf, { seed, steps, dim, targets, particles: 12 }).result as any;
+      const E: number[][] = r.embeddings.map((e: Float64Array) => Array.from(e));
+      E.forEach((e) => expect(Math.hypot(...e)).to.be.closeTo(Math.sqrt(dim), 1e-12));
+      expect(r.pi.reduce((a: number, b: number) => a + b, 0)).to.be.closeTo(1, 1e-12);
+      for (const p of r.particles) {
+        const w = Array.from(p.final_weights as Float64Array);
+        expect(w.every((x) => x >= 0)).to.equal(true);
+        expect(w.reduce((a, b) => a + b, 0)).to.be.closeTo(1, 1e-12);
+        p.z1.forEach((x: number, i: number) => expect(x).to.be.closeTo(E.reduce((s, e, v) => s + w[v]! * e[i]!, 0), 1e-12));
+        const ref = referenceFlow(E, Array.from(r.pi), Array.from(p.z0), steps);
+        ref.z1.forEach((x, i) => expect(p.z1[i]).to.be.closeTo(x, 1e-9));
+        const dists = E.map((e) => Math.hypot(...e.map((ei, i) => ref.z1[i]! - ei)));
+        const tok = dists.indexOf(Math.min(...dists));
+        expect(p.token).to.equal(tok);
+        expect(p.dist).to.be.closeTo(dists[tok]!, 1e-9);
+      }
+      expect(r.token_counts.reduce((a: number, b: number) => a + b, 0)).to.equal(12);
+    }
+  });
+
+  it('starts with the prior entropy: at t = 0 the posterior is π whatever z is', () => {
+    for (const seed of [1, 2, 3]) {
+      const r = runRaw(elf, { seed, targets: 12 }).result as any;
+      expect(r.entropy_by_step[0]).to.be.closeTo(shannon(Array.from(r.pi)), 1e-12);
+      expect(r.entropy_by_step[r.entropy_by_step.length - 1]).to.be.below(r.entropy_by_step[0]);
+    }
+  });
+
+  it('mean final distance is non-increasing in steps (seeds 0…9, same noise)', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const d = [1, 2, 4, 8, 16, 32].map((steps) => (runRaw(elf, { seed, steps }).result as any).mean_final_distance);
+      for (let i = 1; i < d.length; i++) expect(d[i]).to.be.at.most(d[i - 1] + 1e-12);
+      expect(d[5]).to.be.below(0.01);
+    }
+  });
+
+  it('decoded tokens follow the prior: TV ≤ 0.15 at 256 particles and 32 steps (seeds 0…9); TV and χ² recompute', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const r = runRaw(elf, { seed, particles: 256, steps: 32 }).result as any;
+      const counts = new Array(r.pi.length).fill(0);
+      for (const t of r.tokens) counts[t]++;
+      expect(r.token_counts).to.deep.equal(counts);
+      const tv = counts.reduce((s: number, c: number, v: number) => s + Math.abs(c / 256 - r.pi[v]), 0) / 2;
+      expect(r.tv_vs_prior).to.be.closeTo(tv, 1e-12);
+      expect(r.chi2).to.be.closeTo(counts.reduce((s: number, c: number, v: number) => s + (c - 256 * r.pi[v]) ** 2 / (256 * r.pi[v]), 0), 1e-9);
+      expect(tv).to.be.at.most(0.15);
+    }
+  });
+
+  it('is deterministic in seed and sensitive to it', () => {
+    expect(runBody(elf, { seed: 4 })).to.equal(runBody(elf, { seed: 4 }));
+    expect(runBody(elf, { seed: 4 })).to.not.equal(runBody(elf, { seed: 5 }));
+  });
+
+  it('refuses out-of-range and malformed parameters', () => {
+    expect(rejects(elf, { dim: '1', targets: '1', particles: '0', steps: '0' })).to.deep.equal(['dim:number.min', 'targets:number.min', 'particles:number.min', 'steps:number.min']);
+    expect(rejects(elf, { dim: '33', targets: '33', particles: '257', steps: '33' })).to.deep.equal(['dim:number.max', 'targets:number.max', 'particles:number.max', 'steps:number.max']);
+    expect(rejects(elf, { steps: 'eight' })).to.deep.equal(['steps:qint.parse']);
+    expect(rejects(elf, { dim: '32', targets: '32', particles: '256', steps: '32' })).to.deep.equal([]);
+  });
+});

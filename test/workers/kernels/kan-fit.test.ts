@@ -1,0 +1,151 @@
+import { expect } from 'chai';
+import kan, { bsplineBasis, epochsFor, initKan, lossAndGradAt } from '../../../workers/kernels/kan-fit.js';
+import { Rng } from '../../../workers/lib/prng.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+/** Cox–de Boor recursion for B_{i,3} on knots t_j = lo + (j − 3)h, j = 0…G+6. */
+function coxDeBoor(x: number, i: number, lo: number, hi: number, G: number): number {
+  const h = (hi - lo) / G;
+  const t = (j: number): number => lo + (j - 3) * h;
+  const rec = (j: number, p: number): number => {
+    if (p === 0) {
+      // half-open intervals, with the right end of the domain closed onto the last interval
+      if (x === hi) return j === G + 2 ? 1 : 0;
+      return t(j) <= x && x < t(j + 1) ? 1 : 0;
+    }
+    const a = ((x - t(j)) / (t(j + p) - t(j))) * rec(j, p - 1);
+    const b = ((t(j + p + 1) - x) / (t(j + p + 1) - t(j + 1))) * rec(j + 1, p - 1);
+    return a + b;
+  };
+  return rec(i, 3);
+}
+
+const silu = (x: number): number => x / (1 + Math.exp(-x));
+
+/** Independent forward pass from the returned parameters (full basis sums, Cox–de Boor). */
+function kanForward(params: any, G: number, x: number, y: number): number {
+  const W = params.layer2.w_base.length;
+  const spline = (coef: ArrayLike<number>, v: number, lo: number, hi: number): number => {
+    if (v < lo || v > hi) return 0;
+    let s = 0;
+    for (let i = 0; i < G + 3; i++) s += coef[i]! * coxDeBoor(v, i, lo, hi, G);
+    return s;
+  };
+  let out = 0;
+  for (let j = 0; j < W; j++) {
+    let h = 0;
+    [x, y].forEach((v, k) => (h += params.layer1.w_base[k][j] * silu(v) + spline(params.layer1.coef[k][j], v, -1, 1)));
+    out += params.layer2.w_base[j] * silu(h) + spline(params.layer2.coef[j], h, -3, 3);
+  }
+  return out;
+}
+
+describe('kernel kan/fit', () => {
+  it('the uniform cubic basis equals Cox–de Boor and is a partition of unity on the domain', () => {
+    for (const [lo, hi, G] of [[-1, 1, 2], [-1, 1, 12], [-3, 3, 7]] as const) {
+      for (let s = 0; s <= 200; s++) {
+        const x = lo + ((hi - lo) * s) / 200;
+        const b = bsplineBasis(x, lo, hi, G);
+        let sum = 0;
+        for (let i = 0; i < G + 3; i++) {
+          const expected = coxDeBoor(x, i, lo, hi, G);
+          const got = i >= b.i && i < b.i + 4 ? b.b[i - b.i]! : 0;
+          expect(got).to.be.closeTo(expected, 1e-12);
+          sum += got;
+        }
+        expect(sum).to.be.closeTo(1, 1e-12);
+      }
+    }
+    expect(bsplineBasis(1.0001, -1, 1, 5).i).to.equal(-1);
+  });
+
+  it('the returned parameters reproduce test_rmse through an independent forward pass', () => {
+    for (const [seed, grid, width, samples] of [[42, 12, 16, 128], [3, 5, 4, 40]] as const) {
+      const r = runRaw(kan, { seed, grid, width, samples }).result as any;
+      let s = 0;
+      for (const [x, y, f] of r.test_points) {
+        expect(f).to.be.closeTo(Math.exp(Math.sin(Math.PI * x) + y * y), 1e-12);
+        s += (kanForward(r.params, grid, x, y) - f) ** 2;
+      }
+      expect(Math.sqrt(s / r.test_points.length)).to.be.closeTo(r.test_rmse, 1e-9);
+      expect(r.epochs).to.equal(Math.min(150, Math.floor(245760 / (samples * width))));
+      expect(r.params.layer1.coef[0][0]).to.have.length(grid + 3);
+    }
+  });
+
+  it('analytic gradients match central finite differences at initialisation', () => {
+    const rng = new Rng(5);
+    for (const [G, W] of [[4, 3], [12, 5]] as const) {
+      const model = initKan(G, W, rng);
+      // push some layer-1 outputs into the layer-2 spline domain as well
+      const xs = Float64Array.from({ length: 10 }, () => rng.uniform(-1, 1));
+      const ys = Float64Array.from({ length: 10 }, () => rng.uniform(-1, 1));
+      const f = xs.map((x, i) => Math.exp(Math.sin(Math.PI * x) + ys[i]! ** 2));
+      const { grad } = lossAndGradAt(model, xs, ys, f);
+      const params = (): any => {
+        const n = G + 3;
+        const th = model.theta;
+        return {
+          layer1: { coef: [0, 1].map((k) => Array.from({ length: W }, (_, j) => th.subarray((k * W + j) * n, (k * W + j + 1) * n))), w_base: [0, 1].map((k) => th.subarray(2 * W * n + k * W, 2 * W * n + (k + 1) * W)) },
+          layer2: { coef: Array.from({ length: W }, (_, j) => th.subarray(2 * W * n + 2 * W + j * n, 2 * W * n + 2 * W + (j + 1) * n)), w_base: th.subarray(2 * W * n + 2 * W + W * n) },
+        };
+      };
+      const loss = (): number => {
+        let s = 0;
+        for (let p = 0; p < 10; p++) s += (kanForward(params(), G, xs[p]!, ys[p]!) - f[p]!) ** 2;
+        return s / 10;
+      };
+      let checked = 0;
+      for (let p = 0; p < model.theta.length; p++) {
+        if (grad[p] === 0) continue;
+        const h = 1e-6;
+        const keep = model.theta[p]!;
+        model.theta[p] = keep + h;
+        const up = loss();
+        model.theta[p] = keep - h;
+        const down = loss();
+        model.theta[p] = keep;
+        const fd = (up - down) / (2 * h);
+        expect(Math.abs(fd - grad[p]!) / Math.max(Math.abs(fd), 1e-3)).to.be.below(1e-5);
+        checked++;
+      }
+      expect(checked).to.be.greaterThan(10);
+    }
+  });
+
+  it('learns the target at the defaults: loss falls below 5% of the start and test R² > 0.99', () => {
+    const r = runRaw(kan).result as any;
+    expect(r.final_loss).to.be.below(0.05 * r.initial_loss);
+    expect(r.r2_test).to.be.greaterThan(0.99);
+    expect(r.test_rmse).to.be.below(r.baseline_rmse / 5);
+    // the curve holds the loss before each epoch plus the final loss, evenly subsampled to ≤ 50 points
+    expect(r.loss_curve.length).to.be.at.most(50);
+    expect(r.loss_curve_epochs[r.loss_curve_epochs.length - 1]).to.equal(r.epochs);
+    expect(r.loss_curve[r.loss_curve.length - 1]).to.be.closeTo(r.final_loss, 1e-11 * r.final_loss);
+    expect(r.train_rmse).to.be.closeTo(Math.sqrt(r.final_loss), 1e-15);
+  });
+
+  it('a finer grid fits better: mean test RMSE over seeds 0…4 at grid 3 exceeds grid 12', () => {
+    let coarse = 0;
+    let fine = 0;
+    for (let seed = 0; seed < 5; seed++) {
+      coarse += (runRaw(kan, { seed, grid: 3 }).result as any).test_rmse;
+      fine += (runRaw(kan, { seed, grid: 12 }).result as any).test_rmse;
+    }
+    expect(coarse / 5).to.be.greaterThan(fine / 5);
+    expect(epochsFor(128, 16)).to.equal(120);
+  });
+
+  it('is deterministic in seed and sensitive to it', () => {
+    const q = { grid: 5, samples: 32, width: 4 };
+    expect(runBody(kan, { ...q, seed: 6 })).to.equal(runBody(kan, { ...q, seed: 6 }));
+    expect(runBody(kan, { ...q, seed: 6 })).to.not.equal(runBody(kan, { ...q, seed: 7 }));
+  });
+
+  it('refuses out-of-range and malformed parameters', () => {
+    expect(rejects(kan, { grid: '1', samples: '15', width: '0' })).to.deep.equal(['grid:number.min', 'samples:number.min', 'width:number.min']);
+    expect(rejects(kan, { grid: '49', samples: '513', width: '33' })).to.deep.equal(['grid:number.max', 'samples:number.max', 'width:number.max']);
+    expect(rejects(kan, { grid: ' 12' })).to.deep.equal(['grid:qint.parse']);
+    expect(rejects(kan, { grid: '48', samples: '512', width: '32' })).to.deep.equal([]);
+  });
+});

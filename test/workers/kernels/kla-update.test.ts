@@ -1,0 +1,146 @@
+import { expect } from 'chai';
+import kla, { drawData, runRule } from '../../../workers/kernels/kla-update.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+const EPS = 1e-6;
+
+/** Independent replay of one rule on row vectors: S ← S + β_t·kᵀ(v − kS). */
+function replay(keys: number[][], values: number[][], Strue: number[][], beta: (kk: number) => number) {
+  const d = keys[0]!.length;
+  const S = Array.from({ length: d }, () => new Array<number>(d).fill(0));
+  const kS = (k: number[]): number[] => Array.from({ length: d }, (_, j) => k.reduce((acc, ki, i) => acc + ki * S[i]![j]!, 0));
+  const out = { pre: [] as number[], post: [] as number[], err: [] as number[], beta: [] as number[], kk: [] as number[] };
+  keys.forEach((k, t) => {
+    const r = values[t]!.map((v, j) => v - kS(k)[j]!);
+    const kk = k.reduce((a, x) => a + x * x, 0);
+    const b = beta(kk);
+    for (let i = 0; i < d; i++) for (let j = 0; j < d; j++) S[i]![j] = S[i]![j]! + b * k[i]! * r[j]!;
+    out.pre.push(Math.hypot(...r));
+    out.post.push(Math.hypot(...values[t]!.map((v, j) => v - kS(k)[j]!)));
+    out.err.push(Math.sqrt(S.reduce((acc, row, i) => acc + row.reduce((a2, x, j) => a2 + (x - Strue[i]![j]!) ** 2, 0), 0)));
+    out.beta.push(b);
+    out.kk.push(kk);
+  });
+  return out;
+}
+
+/** ‖(I − P)S*‖_F with P the projector on span{k_1..k_t}, by classical Gram–Schmidt with re-orthogonalisation. */
+function floorAt(keys: number[][], Strue: number[][], t: number): number {
+  const d = Strue.length;
+  const Q: number[][] = [];
+  for (const k of keys.slice(0, t)) {
+    let w = k.slice();
+    for (let pass = 0; pass < 2; pass++) for (const q of Q) {
+      const c = q.reduce((a, x, i) => a + x * w[i]!, 0);
+      w = w.map((x, i) => x - c * q[i]!);
+    }
+    const n = Math.hypot(...w);
+    if (n > 1e-9 * Math.hypot(...k)) Q.push(w.map((x) => x / n));
+  }
+  let f = 0;
+  for (let j = 0; j < d; j++) {
+    let col = Strue.map((row) => row[j]!);
+    for (const q of Q) {
+      const c = q.reduce((a, x, i) => a + x * col[i]!, 0);
+      col = col.map((x, i) => x - c * q[i]!);
+    }
+    f += col.reduce((a, x) => a + x * x, 0);
+  }
+  return Math.sqrt(f);
+}
+
+const rows = (x: Float64Array[]): number[][] => x.map((r) => Array.from(r));
+
+describe('kernel kla/update', () => {
+  it('replays both rules from the returned keys and values; every KLA step is the exact Kaczmarz projection', () => {
+    for (const [seed, T, d] of [[42, 64, 8], [3, 20, 4], [4, 100, 12]] as const) {
+      const r = runRaw(kla, { seed, seq_len: T, d_state: d }).result as any;
+      const keys = rows(r.keys);
+      const values = rows(r.values);
+      const Strue = rows(r.S_true);
+      keys.forEach((k, t) => values[t]!.forEach((v, j) => expect(v).to.be.closeTo(k.reduce((a, ki, i) => a + ki * Strue[i]![j]!, 0), 1e-12)));
+      const a = replay(keys, values, Strue, (kk) => 1 / (kk + EPS));
+      const b = replay(keys, values, Strue, () => 0.5);
+      expect(r.index).to.deep.equal(Array.from({ length: T }, (_, t) => t));
+      for (let t = 0; t < T; t++) {
+        expect(r.kla.pre_residual[t]).to.be.closeTo(a.pre[t]!, 1e-11 * Math.max(1, a.pre[t]!));
+        expect(r.kla.err_to_truth[t]).to.be.closeTo(a.err[t]!, 1e-11 * Math.max(1, a.err[t]!));
+        expect(r.baseline.pre_residual[t]).to.be.closeTo(b.pre[t]!, 1e-9 * Math.max(1, b.pre[t]!));
+        expect(r.baseline.err_to_truth[t]).to.be.closeTo(b.err[t]!, 1e-9 * Math.max(1, b.err[t]!));
+        // post = pre·ε/(‖k‖² + ε), up to cancellation at the scale of v (series are rounded to 12 digits)
+        const expected = (r.kla.pre_residual[t] * EPS) / (a.kk[t]! + EPS);
+        expect(Math.abs(r.kla.post_residual[t] - expected)).to.be.at.most(1e-9 * r.kla.pre_residual[t] + 1e-11 * Math.max(1, Math.hypot(...values[t]!)));
+        expect(r.key_norms[t]).to.be.closeTo(Math.sqrt(a.kk[t]!), 1e-11 * Math.sqrt(a.kk[t]!));
+      }
+      expect(r.overshoot_steps).to.equal(a.kk.filter((kk) => 0.5 * kk > 2).length);
+    }
+  });
+
+  it('error to truth obeys ‖E_t‖² = ‖E_{t−1}‖² − β(2 − β‖k‖²)‖r‖², so it never increases on the noiseless system', () => {
+    const r = runRaw(kla, { seed: 42 }).result as any;
+    const keys = rows(r.keys);
+    const Strue = rows(r.S_true);
+    let prev = Math.sqrt(Strue.flat().reduce((a, x) => a + x * x, 0));
+    r.kla.err_to_truth.forEach((e: number, t: number) => {
+      const kk = keys[t]!.reduce((a, x) => a + x * x, 0);
+      const beta = 1 / (kk + EPS);
+      const expected = prev ** 2 - beta * (2 - beta * kk) * r.kla.pre_residual[t] ** 2;
+      expect(e ** 2).to.be.closeTo(expected, 1e-8 * Math.max(1, prev ** 2));
+      expect(e).to.be.at.most(prev + 1e-12);
+      prev = e;
+    });
+  });
+
+  it('never goes below the unexplored-subspace floor, which is positive while T < d', () => {
+    for (const [seed, T, d] of [[42, 64, 8], [5, 6, 10], [6, 30, 16]] as const) {
+      const r = runRaw(kla, { seed, seq_len: T, d_state: d }).result as any;
+      const keys = rows(r.keys);
+      const Strue = rows(r.S_true);
+      r.floor.forEach((f: number, t: number) => {
+        expect(f).to.be.closeTo(floorAt(keys, Strue, t + 1), 1e-9);
+        expect(r.kla.err_to_truth[t]).to.be.at.least(f - 1e-9);
+      });
+      if (T < d) expect(r.kla.err_to_truth[T - 1]).to.be.at.least(r.floor[T - 1]).and.greaterThan(0);
+    }
+  });
+
+  it('KLA predictions are invariant to key scale (ε = 0) while the fixed-step rule overshoots and diverges', () => {
+    const T = 40;
+    const d = 6;
+    const data = drawData(T, d, new RngStreams(7, 'kla/update').stream('stream'));
+    const scaled = data.keys.map((k) => 10 * k);
+    const scaledValues = data.values.map((v) => 10 * v);
+    const a = runRule(data.keys, data.values, T, d, (kk) => 1 / kk, null, []);
+    const b = runRule(scaled, data.values, T, d, (kk) => 1 / kk, null, []);
+    for (let t = 0; t < T; t++) expect(b.pre[t]).to.be.closeTo(a.pre[t]!, 1e-9 * Math.max(1, a.pre[t]!));
+    for (let i = 0; i < d * d; i++) expect(b.S[i]! * 10).to.be.closeTo(a.S[i]!, 1e-9);
+    const base = runRule(data.keys, data.values, T, d, () => 0.5, data.Strue, []);
+    const big = runRule(scaled, scaledValues, T, d, () => 0.5, data.Strue, []);
+    expect(big.overshoot).to.be.greaterThan(0);
+    expect(big.err[T - 1]!).to.be.greaterThan(1000 * base.err[T - 1]!);
+  });
+
+  it('converges linearly on the noiseless system: relative error < 1e-3 at T = 512, d = 8 (seeds 0…9)', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const r = runRaw(kla, { seed, seq_len: 512, d_state: 8 }).result as any;
+      expect(r.final.kla_rel_err).to.be.below(1e-3);
+      expect(r.final.kla_noisy_rel_err).to.be.greaterThan(r.final.kla_rel_err);
+      expect(r.lists_omitted).to.equal(true);
+      expect(r.checkpoints.map((c: any) => c.t)).to.deep.equal([64, 128, 192, 256, 320, 384, 448, 512]);
+      for (let c = 1; c < 8; c++) expect(r.checkpoints[c].kla_recall).to.be.at.most(r.checkpoints[c - 1].kla_recall * 1.5 + 1e-9);
+    }
+  });
+
+  it('is deterministic in seed and sensitive to it', () => {
+    expect(runBody(kla, { seed: 20 })).to.equal(runBody(kla, { seed: 20 }));
+    expect(runBody(kla, { seed: 20 })).to.not.equal(runBody(kla, { seed: 21 }));
+  });
+
+  it('refuses out-of-range and malformed parameters', () => {
+    expect(rejects(kla, { seq_len: '0', d_state: '0' })).to.deep.equal(['seq_len:number.min', 'd_state:number.min']);
+    expect(rejects(kla, { seq_len: '1025', d_state: '33' })).to.deep.equal(['seq_len:number.max', 'd_state:number.max']);
+    expect(rejects(kla, { d_state: 'NaN' })).to.deep.equal(['d_state:qint.parse']);
+    expect(rejects(kla, { seq_len: '1024', d_state: '32' })).to.deep.equal([]);
+  });
+});
