@@ -20,6 +20,13 @@ import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { Ring, type TraceRecord } from './observability/traces.js';
 import type { Services } from './services.js';
+import type { Feature } from './feature.js';
+import { adsbFeature } from './adsb/adsb.feature.js';
+import { cotFeature } from './cot/cot.feature.js';
+import { fleetFeature } from './fleet/fleet.feature.js';
+import { securityFeature } from './security/security.feature.js';
+import { evidenceFeature } from './evidence/evidence.feature.js';
+import { energyFeature } from './energy/energy.feature.js';
 
 export interface BuiltApp {
   app: Koa;
@@ -69,8 +76,12 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     return { componentType: 'system', observedValue: Math.round(p99 * 1000) / 1000, observedUnit: 'ms', status: p99 > 100 ? 'warn' : 'pass' };
   });
 
+  // order matters: later features read what earlier ones publish on `services`
+  const features: Feature[] = [];
+  for (const build of [adsbFeature, cotFeature, fleetFeature, securityFeature, evidenceFeature, energyFeature]) features.push(build(services));
+
   const routes: RouteDef[] = [];
-  routes.push(...coreRoutes(services), ...kernelRoutes({ pool, metrics }), ...docsRoutes(() => routes));
+  routes.push(...coreRoutes(services), ...kernelRoutes({ pool, metrics }), ...features.flatMap((f) => f.routes), ...docsRoutes(() => routes));
 
   const app = createKoaApp({ routes, jsonLimitBytes: config.http.jsonLimitBytes, log, metrics, traces: services.traces });
 
@@ -82,6 +93,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     async close() {
       if (closed) return;
       closed = true;
+      for (const f of [...features].reverse()) await f.close?.();
       eventLoop.close();
       await pool.close();
     },

@@ -11,6 +11,43 @@ import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { Ring, TraceRecord } from './observability/traces.js';
 
+/** Published by the ADS-B feature, read by health, posture and evidence views. */
+export interface AdsbStatus {
+  live: boolean;
+  /** Age of the snapshot being served, null before the first successful fetch. */
+  snapshotAgeS: number | null;
+  aircraft: number;
+  providers: {
+    name: string;
+    url: string;
+    breaker: 'closed' | 'open' | 'half-open';
+    consecutiveFailures: number;
+    lastOkAt: string | null;
+    lastError: string | null;
+    lastStatus: number | null;
+  }[];
+}
+
+/** Published by the ledger feature. */
+export interface LedgerStatus {
+  size(): number;
+  maxNodes: number;
+  /** Hex RFC 9162 root over the node digests, null when empty. */
+  root(): string | null;
+  /** Recomputes the whole chain and Merkle root from the stored receipts. */
+  verifyIntegrity(): { verified: boolean; nodes: number; root: string | null; reason: string };
+  /** Re-verifies the newest receipt's signature with the public key; null when empty. */
+  verifyNewest(): { index: number; verified: boolean; reason: string } | null;
+  keyid: string;
+  ephemeralKey: boolean;
+}
+
+/** Published by the CoT feature. */
+export interface CotStatus {
+  tracksTotal(): number;
+  tracksCotValid(): number;
+}
+
 export interface Services {
   config: Readonly<Config>;
   log: Logger;
@@ -22,6 +59,10 @@ export interface Services {
   startedAt: Date;
   /** Identifies this build: package version plus git commit when known. */
   releaseId: string;
-  /** Doctrine enforcement status from the last evidence refresh. */
+  /** Doctrine enforcement status from the last evidence refresh (the evidence feature replaces it). */
   enforcement(): Enforcement;
+  /** Set by features as they are built (ledger first, then ADS-B, CoT); read at request time. */
+  ledger?: LedgerStatus;
+  adsb?: () => AdsbStatus;
+  cot?: CotStatus;
 }

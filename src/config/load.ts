@@ -6,10 +6,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configSchema, type Config } from './schema.js';
+import { FEATURE_CONFIGS, configSchema, type Config } from './schema.js';
 
 /** Environment variable → config key. README's configuration table lists the same pairs. */
-export const ENV_KEYS: Readonly<Record<string, string>> = {
+const CORE_ENV_KEYS: Readonly<Record<string, string>> = {
   NODE_ENV: 'env',
   PORT: 'server.port',
   HOST: 'server.host',
@@ -21,6 +21,11 @@ export const ENV_KEYS: Readonly<Record<string, string>> = {
   SVC_POOL_THREADS: 'pool.threads',
   SVC_POOL_MAX_QUEUE: 'pool.maxQueue',
   SVC_KERNEL_DEADLINE_MS: 'pool.taskDeadlineMs',
+};
+
+export const ENV_KEYS: Readonly<Record<string, string>> = {
+  ...CORE_ENV_KEYS,
+  ...Object.fromEntries(FEATURE_CONFIGS.flatMap((f) => Object.entries(f.env).map(([name, key]) => [name, `${f.key}.${key}`]))),
 };
 
 export class ConfigError extends Error {}

@@ -1,6 +1,15 @@
 /** The one config schema, validated at start-up. Every key has a default here or in config/default.json. */
 import Joi from 'joi';
 import { availableParallelism } from 'node:os';
+import { adsbConfig, type AdsbConfig } from '../adsb/adsb.config.js';
+import { cotConfig, type CotConfig } from '../cot/cot.config.js';
+import { energyConfig, type EnergyConfig } from '../energy/energy.config.js';
+import { ledgerConfig, type LedgerConfig } from '../ledger/ledger.config.js';
+import { streamConfig, type StreamConfig } from '../stream/stream.config.js';
+import type { FeatureConfig } from './feature-config.js';
+
+/** Feature slices: each feature declares its own keys, defaults and env variables next to its code. */
+export const FEATURE_CONFIGS: readonly FeatureConfig[] = [ledgerConfig, streamConfig, adsbConfig, cotConfig, energyConfig];
 
 export interface Config {
   env: string;
@@ -18,6 +27,11 @@ export interface Config {
     /** Accept test-only fault tasks (spin, exit, throw). Never in production. */
     diagnostics: boolean;
   };
+  ledger: LedgerConfig;
+  stream: StreamConfig;
+  adsb: AdsbConfig;
+  cot: CotConfig;
+  energy: EnergyConfig;
 }
 
 export const configSchema = Joi.object<Config>({
@@ -46,6 +60,7 @@ export const configSchema = Joi.object<Config>({
     retryAfterS: Joi.number().integer().min(1).max(3600).required(),
     diagnostics: Joi.boolean().required(),
   }).required(),
+  ...Object.fromEntries(FEATURE_CONFIGS.map((f) => [f.key, f.schema])),
 }).required();
 
 export function effectiveThreads(config: Config): number {

@@ -1,0 +1,12 @@
+/** Config of the adsb feature. Owned by that feature; composed into the one schema in src/config. */
+import Joi from 'joi';
+import type { FeatureConfig } from '../config/feature-config.js';
+
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface AdsbConfig {}
+
+export const adsbConfig: FeatureConfig = {
+  key: 'adsb',
+  schema: Joi.object({}).default(),
+  env: {},
+};

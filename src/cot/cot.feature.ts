@@ -1,0 +1,7 @@
+/** The cot feature: its routes and services. */
+import type { Feature } from '../feature.js';
+import type { Services } from '../services.js';
+
+export function cotFeature(_s: Services): Feature {
+  return { routes: [] };
+}

@@ -1,0 +1,12 @@
+/** Config of the energy feature. Owned by that feature; composed into the one schema in src/config. */
+import Joi from 'joi';
+import type { FeatureConfig } from '../config/feature-config.js';
+
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface EnergyConfig {}
+
+export const energyConfig: FeatureConfig = {
+  key: 'energy',
+  schema: Joi.object({}).default(),
+  env: {},
+};

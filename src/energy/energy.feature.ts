@@ -1,0 +1,7 @@
+/** The energy feature: its routes and services. */
+import type { Feature } from '../feature.js';
+import type { Services } from '../services.js';
+
+export function energyFeature(_s: Services): Feature {
+  return { routes: [] };
+}

@@ -1,0 +1,7 @@
+/** The evidence feature: its routes and services. */
+import type { Feature } from '../feature.js';
+import type { Services } from '../services.js';
+
+export function evidenceFeature(_s: Services): Feature {
+  return { routes: [] };
+}

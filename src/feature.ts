@@ -1,0 +1,7 @@
+/** What a feature module gives the app: its routes, and optionally cleanup on close. */
+import type { RouteDef } from './http/route.js';
+
+export interface Feature {
+  routes: RouteDef[];
+  close?(): Promise<void> | void;
+}

@@ -1,0 +1,7 @@
+/** The security feature: its routes and services. */
+import type { Feature } from '../feature.js';
+import type { Services } from '../services.js';
+
+export function securityFeature(_s: Services): Feature {
+  return { routes: [] };
+}

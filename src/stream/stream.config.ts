@@ -1,0 +1,32 @@
+/** Config of the SSE verdict stream, the simulated flight and the edge scene. */
+import Joi from 'joi';
+import type { FeatureConfig } from '../config/feature-config.js';
+
+export interface StreamConfig {
+  maxViewers: number;
+  heartbeatMs: number;
+  /** Events kept for Last-Event-ID resume. */
+  ringSize: number;
+  /** Simulated flight step (one verdict per drone per tick). */
+  tickMs: number;
+  /** A viewer whose unsent bytes exceed this is dropped (it can resume). */
+  sendBufferBytes: number;
+  /** Recent verdicts the 3-D edge scene is built from. */
+  sceneSize: number;
+  /** Frames accepted in one POST /edge/3d. */
+  maxFramesPerRequest: number;
+}
+
+export const streamConfig: FeatureConfig = {
+  key: 'stream',
+  schema: Joi.object({
+    maxViewers: Joi.number().integer().min(1).max(100_000).default(5000),
+    heartbeatMs: Joi.number().integer().min(100).max(120_000).default(15_000),
+    ringSize: Joi.number().integer().min(1).max(100_000).default(1024),
+    tickMs: Joi.number().integer().min(10).max(60_000).default(1000),
+    sendBufferBytes: Joi.number().integer().min(1024).max(64 * 1024 * 1024).default(256 * 1024),
+    sceneSize: Joi.number().integer().min(1).max(10_000).default(256),
+    maxFramesPerRequest: Joi.number().integer().min(1).max(1000).default(64),
+  }).default(),
+  env: { SVC_STREAM_MAX_VIEWERS: 'maxViewers', SVC_STREAM_TICK_MS: 'tickMs' },
+};
