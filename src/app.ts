@@ -48,6 +48,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const pool = new WorkerPool(config.pool, effectiveThreads(config), log);
   metrics.observePool(() => pool.detailedSnapshot());
   const health = new HealthRegistry();
+  const routes: RouteDef[] = [];
   const services: Services = {
     config,
     log,
@@ -59,6 +60,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     startedAt: new Date(),
     releaseId: `${PACKAGE_VERSION}+${process.env.SVC_RELEASE_ID ?? 'local'}`,
     enforcement: () => ({ from_refresh_at: null, claims: {} }),
+    routeTable: () => routes,
   };
 
   health.register('worker-pool:utilization', () => {
@@ -80,7 +82,6 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const features: Feature[] = [];
   for (const build of [adsbFeature, cotFeature, fleetFeature, securityFeature, evidenceFeature, energyFeature]) features.push(build(services));
 
-  const routes: RouteDef[] = [];
   routes.push(...coreRoutes(services), ...kernelRoutes({ pool, metrics }), ...features.flatMap((f) => f.routes), ...docsRoutes(() => routes));
 
   const app = createKoaApp({ routes, jsonLimitBytes: config.http.jsonLimitBytes, log, metrics, traces: services.traces });

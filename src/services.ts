@@ -3,6 +3,7 @@
  * tests can build as many apps as they like). Features receive this and return their routes.
  */
 import type { Config } from './config/schema.js';
+import type { RouteDef } from './http/route.js';
 import type { HealthRegistry } from './core/health.js';
 import type { Enforcement } from './core/doctrine.js';
 import type { WorkerPool } from './kernels/pool.js';
@@ -61,6 +62,8 @@ export interface Services {
   releaseId: string;
   /** Doctrine enforcement status from the last evidence refresh (the evidence feature replaces it). */
   enforcement(): Enforcement;
+  /** The app's full route table (available once buildApp has assembled it). */
+  routeTable(): readonly RouteDef[];
   /** Set by features as they are built (ledger first, then ADS-B, CoT); read at request time. */
   ledger?: LedgerStatus;
   adsb?: () => AdsbStatus;
