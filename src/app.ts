@@ -22,6 +22,8 @@ import { Ring, type TraceRecord } from './observability/traces.js';
 import type { Services } from './services.js';
 import type { Feature } from './feature.js';
 import { adsbFeature } from './adsb/adsb.feature.js';
+import { ledgerFeature } from './ledger/ledger.feature.js';
+import { loadSigningKey } from './ledger/keys.js';
 import { cotFeature } from './cot/cot.feature.js';
 import { fleetFeature } from './fleet/fleet.feature.js';
 import { securityFeature } from './security/security.feature.js';
@@ -45,7 +47,9 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const log = opts.log ?? createLogger(config.log.level);
   const eventLoop = new EventLoopMonitor();
   const metrics = new Metrics(eventLoop);
-  const pool = new WorkerPool(config.pool, effectiveThreads(config), log);
+  // the key exists before the pool: workers receive it once, at start (ledger-signing note 6.6)
+  const key = loadSigningKey(config.ledger.signingKeyFile);
+  const pool = new WorkerPool(config.pool, effectiveThreads(config), log, key.privateKey);
   metrics.observePool(() => pool.detailedSnapshot());
   const health = new HealthRegistry();
   const routes: RouteDef[] = [];
@@ -79,7 +83,8 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   });
 
   // order matters: later features read what earlier ones publish on `services`
-  const features: Feature[] = [];
+  const ledger = await ledgerFeature(services, key);
+  const features: Feature[] = [ledger];
   for (const build of [adsbFeature, cotFeature, fleetFeature, securityFeature, evidenceFeature, energyFeature]) features.push(build(services));
 
   routes.push(...coreRoutes(services), ...kernelRoutes({ pool, metrics }), ...features.flatMap((f) => f.routes), ...docsRoutes(() => routes));

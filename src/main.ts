@@ -5,6 +5,7 @@
 import { createServer } from 'node:http';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/load.js';
+import { KeyError } from './ledger/keys.js';
 import { createLogger } from './observability/logger.js';
 
 async function main(): Promise<void> {
@@ -20,7 +21,17 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config.log.level);
-  const built = await buildApp(config, { log });
+  let built;
+  try {
+    built = await buildApp(config, { log });
+  } catch (err) {
+    if (err instanceof KeyError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw err;
+  }
   const handle = built.app.callback();
   // Koa's handler settles every request itself; the returned promise carries nothing to await
   const server = createServer((req, res) => void handle(req, res));

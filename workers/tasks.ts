@@ -15,6 +15,12 @@ export interface ProbeTask {
   kind: 'probe';
 }
 
+/** Signs each PAE with the ledger key the pool was started with (ECDSA P-256, SHA-256, DER). */
+export interface SignTask {
+  kind: 'sign';
+  paes: Uint8Array[];
+}
+
 /** Test-only faults, refused unless the pool was started with diagnostics enabled. */
 export interface DiagnosticTask {
   kind: 'diag';
@@ -22,14 +28,14 @@ export interface DiagnosticTask {
   ms?: number;
 }
 
-export type Task = KernelTask | ProbeTask | DiagnosticTask;
+export type Task = KernelTask | SignTask | ProbeTask | DiagnosticTask;
 
 export interface TaskStats {
   /** Wall time of the run inside the worker, in milliseconds. */
   runMs: number;
 }
 
-export type TaskFailureCode = 'UNKNOWN_KERNEL' | 'KERNEL_FAULT' | 'BAD_TASK';
+export type TaskFailureCode = 'UNKNOWN_KERNEL' | 'KERNEL_FAULT' | 'BAD_TASK' | 'NO_SIGNING_KEY';
 
 export type TaskResult<T = string> =
   | { ok: true; value: T; stats: TaskStats }

@@ -3,6 +3,7 @@
  * wait included) and an abort when the client goes away. Failures come back as AppErrors:
  * queue full → 503 + Retry-After, deadline → 504, a crashed worker → 500 (piscina replaces it).
  */
+import type { KeyObject } from 'node:crypto';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import { AppError, Errors } from '../http/errors.js';
@@ -50,6 +51,7 @@ export class WorkerPool {
     private readonly cfg: Config['pool'],
     readonly threads: number,
     private readonly log: Logger,
+    signingKey?: KeyObject,
   ) {
     this.pool = new Piscina({
       filename: workerEntry().href,
@@ -59,7 +61,7 @@ export class WorkerPool {
       idleTimeout: cfg.idleTimeoutMs,
       concurrentTasksPerWorker: 1,
       resourceLimits: { maxOldGenerationSizeMb: cfg.maxOldGenerationSizeMb },
-      workerData: { diagnostics: cfg.diagnostics },
+      workerData: { diagnostics: cfg.diagnostics, signingKey },
     });
     // an error outside a task (e.g. a worker dying between tasks) must never crash the process
     this.pool.on('error', (err: Error) => {

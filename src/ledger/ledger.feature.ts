@@ -1,0 +1,79 @@
+/**
+ * The ledger feature: ledger, batched signer, verdict service, start-up self-test and routes.
+ * Publishes `services.ledger` (status for health and views) and returns the internals the
+ * stream, edge scene and mesh features build on.
+ */
+import { verify } from 'node:crypto';
+import type { Feature } from '../feature.js';
+import type { Services } from '../services.js';
+import { verdictRoutes } from '../verdicts/verdicts.routes.js';
+import { VerdictService } from '../verdicts/verdict-service.js';
+import { pae, PAYLOAD_TYPE, verifySignature } from './dsse.js';
+import type { LedgerState } from './documents.js';
+import type { SigningKey } from './keys.js';
+import { Ledger } from './ledger.js';
+import { ledgerRoutes } from './ledger.routes.js';
+import { Signer } from './signer.js';
+
+export interface LedgerCore {
+  ledger: Ledger;
+  signer: Signer;
+  verdicts: VerdictService;
+  key: SigningKey;
+  state: LedgerState;
+}
+
+/** Signs a throwaway message through the pool and verifies it on this thread; nothing is appended. */
+async function selfTest(signer: Signer, key: SigningKey): Promise<{ ok: boolean; reason: string }> {
+  try {
+    const probe = pae(PAYLOAD_TYPE, Buffer.from(`{"self_test":"${key.keyid}"}`));
+    const sig = await signer.sign(probe);
+    const ok = verify('sha256', probe, key.publicKey, sig);
+    return { ok, reason: ok ? 'signed in the worker pool and verified with the public key' : 'signature from the pool did not verify' };
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message };
+  }
+}
+
+export async function ledgerFeature(s: Services, key: SigningKey): Promise<Feature & { core: LedgerCore }> {
+  const cfg = s.config.ledger;
+  const ledger = new Ledger(cfg.maxNodes);
+  const signer = new Signer(s.pool, cfg.signBatchMax);
+  const verdicts = new VerdictService(ledger, signer, key.keyid, cfg.noFlyZones, s.config.pool.retryAfterS);
+  const state: LedgerState = { ledger, key, selfTest: await selfTest(signer, key) };
+  if (!state.selfTest.ok) s.log.error({ reason: state.selfTest.reason }, 'signing self-test failed: ledger not ready');
+
+  s.ledger = {
+    size: () => ledger.size,
+    maxNodes: cfg.maxNodes,
+    root: () => (ledger.size ? ledger.root().toString('hex') : null),
+    verifyIntegrity: () => {
+      const r = ledger.verifyIntegrity(true);
+      return { ...r, root: ledger.size ? r.root : null };
+    },
+    verifyNewest: () => {
+      const n = ledger.newest();
+      if (!n) return null;
+      const r = verifySignature(pae(PAYLOAD_TYPE, n.payload), n.sig, key.publicKey);
+      return { index: n.index, verified: r.verified, reason: r.verified ? 'newest receipt re-verified with the public key' : 'newest receipt does not verify' };
+    },
+    keyid: key.keyid,
+    ephemeralKey: key.ephemeral,
+  };
+  s.health.register('ledger:nodes', () => ({
+    componentType: 'datastore',
+    observedValue: ledger.size,
+    observedUnit: 'nodes',
+    status: ledger.size >= ledger.maxNodes ? 'warn' : 'pass',
+    output: `cap ${ledger.maxNodes}`,
+  }));
+  s.health.register('ledger:integrity', () => {
+    const r = ledger.verifyIntegrity();
+    return { componentType: 'datastore', observedValue: r.verified, observedUnit: 'boolean', status: r.verified && state.selfTest.ok ? 'pass' : 'fail', output: r.verified ? r.reason : r.reason };
+  });
+
+  return {
+    routes: [...ledgerRoutes(state, s.config.server.publicBaseUrl), ...verdictRoutes(verdicts, ledger, s.config.server.publicBaseUrl)],
+    core: { ledger, signer, verdicts, key, state },
+  };
+}

@@ -1,0 +1,96 @@
+/** Ledger routes: export, readiness, public key, verification and the DAG view. */
+import Joi from 'joi';
+import { defineRoute, type RouteDef } from '../http/route.js';
+import { Errors } from '../http/errors.js';
+import { requestQuerySchema } from '../kernels/kernel-params.js';
+import { exportDocument, publicKeyUrl, readinessDocument, type LedgerState } from './documents.js';
+import { khipuDag } from './khipu-dag.js';
+import { verifyBodySchema, verifyEnvelope } from './verify.js';
+
+export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): RouteDef[] {
+  const { ledger, key } = state;
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/svc/v1/receipt/export',
+      summary: 'Receipt export document (interface 2.1) for the newest node, or node `index`; the signature is re-verified at serve time',
+      tag: 'ledger',
+      query: Joi.object({ index: Joi.number().integer().min(-1).max(Number.MAX_SAFE_INTEGER).default(-1) }),
+      errors: [404],
+      handler({ query, ctx }) {
+        const index = (query as { index: number }).index;
+        const node = index === -1 ? ledger.newest() : ledger.get(index);
+        if (index !== -1 && !node) throw Errors.itemNotFound('receipt', String(index));
+        ctx.set('Cache-Control', 'no-store');
+        return exportDocument(state, node, publicKeyUrl(ctx, publicBaseUrl));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/svc/v1/ledger/readiness',
+      summary: 'Ledger readiness object (interface 2.2); a read-only probe: 200 when ready, 503 (same body) when not',
+      tag: 'ledger',
+      errors: [503],
+      handler({ ctx }) {
+        const doc = readinessDocument(state);
+        ctx.status = doc.ready ? 200 : 503;
+        ctx.set('Cache-Control', 'no-store');
+        return doc;
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/svc/v1/edge/pubkey',
+      summary: 'The published ledger signing key: keyid, algorithm, SPKI PEM, JWK and its URL',
+      tag: 'ledger',
+      handler({ ctx }) {
+        return {
+          schema: 'svc.edge-pubkey/v1',
+          alg: 'ECDSA-P256-SHA256',
+          sig_encoding: 'DER',
+          keyid: key.keyid,
+          keyid_derivation: 'hex SHA-256 of the DER SubjectPublicKeyInfo',
+          public_key_pem: key.spkiPem,
+          public_key_url: publicKeyUrl(ctx, publicBaseUrl),
+          jwk: key.jwk,
+          ephemeral: key.ephemeral,
+          created_at: key.createdAt,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/svc/v1/edge/pubkey.pem',
+      summary: 'The SubjectPublicKeyInfo PEM that public_key_url names',
+      tag: 'ledger',
+      produces: 'application/x-pem-file',
+      handler({ ctx }) {
+        ctx.type = 'application/x-pem-file';
+        return key.spkiPem;
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/khipu/verify',
+      summary: 'Verify a DSSE envelope (or an export document) against the published key; 200 with verified true/false',
+      tag: 'ledger',
+      body: verifyBodySchema,
+      bodyLimitBytes: 64 * 1024,
+      errors: [413, 415],
+      handler({ body, ctx }) {
+        return verifyEnvelope(body as Record<string, unknown>, key, ledger, publicKeyUrl(ctx, publicBaseUrl));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/svc/khipu/dag',
+      summary: 'The ledger as a DAG: receipts, pendants, root, inclusion and consistency proofs (request = JSON object of node, depth, pendants, proof, since)',
+      tag: 'ledger',
+      query: requestQuerySchema,
+      errors: [404],
+      handler({ query }) {
+        return khipuDag(ledger, key, (query as { request: string }).request);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,170 @@
+/**
+ * The khipu ledger, owned by the main thread: append-only, capped, never evicted or rewritten.
+ *   node_digest_i = SHA-256("svc.khipu.node.v1\n" ‖ uint64_be(i) ‖ prev_i ‖ pae_sha256_i), prev_0 = 0³²
+ *   khipu_root    = RFC 9162 Merkle tree hash over the node digests
+ * (ledger-signing note 6.3/6.4). Appends are synchronous: index, chain link and Merkle update
+ * happen in one tick, so concurrent verdicts get contiguous indices.
+ */
+import { createHash } from 'node:crypto';
+import { MerkleLog } from './merkle-log.js';
+
+export const NODE_DOMAIN = Buffer.from('svc.khipu.node.v1\n', 'utf8');
+export const ZERO_DIGEST = Buffer.alloc(32);
+
+export interface LedgerNode {
+  index: number;
+  kind: string;
+  tsUtc: string;
+  /** The exact signed payload bytes (never re-serialised). */
+  payload: Buffer;
+  paeSha256: Buffer;
+  /** ASN.1 DER ECDSA signature over the PAE. */
+  sig: Buffer;
+  keyid: string;
+  prev: Buffer;
+  nodeDigest: Buffer;
+  /** Marks nodes produced by the simulated flight. */
+  simulated: boolean;
+}
+
+export interface AppendInput {
+  kind: string;
+  tsUtc: string;
+  payload: Buffer;
+  paeSha256: Buffer;
+  sig: Buffer;
+  keyid: string;
+  simulated?: boolean;
+}
+
+export class LedgerFullError extends Error {
+  constructor(readonly maxNodes: number) {
+    super(`ledger is full (${maxNodes} nodes); appends are refused, nothing is evicted`);
+  }
+}
+
+export function nodeDigest(index: number, prev: Uint8Array, paeSha256: Uint8Array): Buffer {
+  const idx = Buffer.alloc(8);
+  idx.writeBigUInt64BE(BigInt(index));
+  return createHash('sha256').update(NODE_DOMAIN).update(idx).update(prev).update(paeSha256).digest();
+}
+
+export type AppendListener = (node: LedgerNode) => void;
+
+export class Ledger {
+  private readonly nodes: LedgerNode[] = [];
+  private readonly merkle = new MerkleLog();
+  private readonly byPae = new Map<string, number>();
+  private readonly listeners = new Set<AppendListener>();
+  /** Slots promised to appends in flight (signing), so the cap is never overshot. */
+  private reserved = 0;
+  /** Integrity is re-checked incrementally from here (O(new nodes) per probe). */
+  private verifiedUpTo = 0;
+  private verifiedDigest: Buffer = ZERO_DIGEST;
+
+  constructor(readonly maxNodes: number) {}
+
+  get size(): number {
+    return this.nodes.length;
+  }
+
+  get full(): boolean {
+    return this.nodes.length + this.reserved >= this.maxNodes;
+  }
+
+  /** Claims `n` future slots or throws LedgerFullError; release what is not appended. */
+  reserve(n = 1): void {
+    if (this.nodes.length + this.reserved + n > this.maxNodes) throw new LedgerFullError(this.maxNodes);
+    this.reserved += n;
+  }
+
+  release(n = 1): void {
+    this.reserved = Math.max(0, this.reserved - n);
+  }
+
+  /** Appends one reserved node; synchronous by design. */
+  append(input: AppendInput): LedgerNode {
+    if (this.reserved > 0) this.reserved--;
+    else if (this.nodes.length >= this.maxNodes) throw new LedgerFullError(this.maxNodes);
+    const index = this.nodes.length;
+    const prev = index === 0 ? ZERO_DIGEST : this.nodes[index - 1]!.nodeDigest;
+    const node: LedgerNode = { ...input, simulated: input.simulated ?? false, index, prev, nodeDigest: nodeDigest(index, prev, input.paeSha256) };
+    this.nodes.push(node);
+    this.merkle.append(node.nodeDigest);
+    this.byPae.set(node.paeSha256.toString('hex'), index);
+    for (const l of this.listeners) l(node);
+    return node;
+  }
+
+  onAppend(listener: AppendListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get(index: number): LedgerNode | undefined {
+    return this.nodes[index];
+  }
+
+  newest(): LedgerNode | undefined {
+    return this.nodes.at(-1);
+  }
+
+  /** The last `n` nodes, oldest first. */
+  tail(n: number): LedgerNode[] {
+    return this.nodes.slice(Math.max(0, this.nodes.length - n));
+  }
+
+  indexOfPae(paeSha256Hex: string): number | undefined {
+    return this.byPae.get(paeSha256Hex);
+  }
+
+  /** Nodes whose digest starts with `prefix` (hex), at most `limit`. */
+  findByDigestPrefix(prefix: string, limit = 2): LedgerNode[] {
+    const out: LedgerNode[] = [];
+    for (const n of this.nodes) {
+      if (n.nodeDigest.toString('hex').startsWith(prefix)) out.push(n);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  root(size = this.size): Buffer {
+    return this.merkle.root(size);
+  }
+
+  inclusionProof(index: number, size = this.size): Buffer[] {
+    return this.merkle.inclusionProof(index, size);
+  }
+
+  consistencyProof(m: number, n = this.size): Buffer[] {
+    return this.merkle.consistencyProof(m, n);
+  }
+
+  /**
+   * Recomputes chain links, digests and Merkle leaves from the last verified node (or from
+   * genesis when `full`). Read-only: it changes nothing a client can observe.
+   */
+  verifyIntegrity(full = false): { verified: boolean; nodes: number; root: string; reason: string } {
+    if (full) {
+      this.verifiedUpTo = 0;
+      this.verifiedDigest = ZERO_DIGEST;
+    }
+    let prev = this.verifiedDigest;
+    for (let i = this.verifiedUpTo; i < this.nodes.length; i++) {
+      const n = this.nodes[i]!;
+      if (!n.prev.equals(prev)) return { verified: false, nodes: this.nodes.length, root: this.root().toString('hex'), reason: `chain broken at node ${i}: prev does not match node ${i - 1}` };
+      if (!nodeDigest(i, prev, n.paeSha256).equals(n.nodeDigest)) {
+        return { verified: false, nodes: this.nodes.length, root: this.root().toString('hex'), reason: `node ${i}: digest does not recompute` };
+      }
+      if (!this.merkle.leaf(i).equals(leafOf(n.nodeDigest))) return { verified: false, nodes: this.nodes.length, root: this.root().toString('hex'), reason: `node ${i}: Merkle leaf differs from its digest` };
+      prev = n.nodeDigest;
+      this.verifiedUpTo = i + 1;
+      this.verifiedDigest = n.nodeDigest;
+    }
+    return { verified: true, nodes: this.nodes.length, root: this.root().toString('hex'), reason: `chain and Merkle leaves recomputed for ${this.nodes.length} nodes` };
+  }
+}
+
+function leafOf(digest: Buffer): Buffer {
+  return createHash('sha256').update(Buffer.from([0])).update(digest).digest();
+}

@@ -1,0 +1,107 @@
+/**
+ * The one path from telemetry to a ledger node, shared by POST /verdict, POST /edge/3d and the
+ * simulated flight: evaluate, serialise the receipt, sign in the pool (batched), then append in
+ * one synchronous step. A batch is all-or-nothing: slots are reserved first, every signature is
+ * awaited, and only then are the nodes appended together.
+ */
+import type { NoFlyZone } from '../ledger/ledger.config.js';
+import { pae, PAYLOAD_TYPE, sha256 } from '../ledger/dsse.js';
+import { LedgerFullError, type Ledger, type LedgerNode } from '../ledger/ledger.js';
+import { receiptPayload } from '../ledger/receipt.js';
+import type { Signer } from '../ledger/signer.js';
+import { Errors } from '../http/errors.js';
+import type { PreviousFix } from './axes.js';
+import { evaluate, type Evaluation } from './evaluate.js';
+import type { TelemetryFrame } from './telemetry.js';
+
+export interface Verdict {
+  frame: TelemetryFrame;
+  evaluation: Evaluation;
+  node: LedgerNode;
+  simulated: boolean;
+}
+
+export type VerdictListener = (v: Verdict) => void;
+
+/** Last fix per track, bounded: oldest tracks are forgotten first. */
+class TrackMemory {
+  private readonly fixes = new Map<string, PreviousFix>();
+  constructor(private readonly capacity: number) {}
+
+  get(id: string): PreviousFix | undefined {
+    return this.fixes.get(id);
+  }
+
+  set(id: string, fix: PreviousFix): void {
+    this.fixes.delete(id);
+    this.fixes.set(id, fix);
+    if (this.fixes.size > this.capacity) this.fixes.delete(this.fixes.keys().next().value!);
+  }
+}
+
+export class VerdictService {
+  private readonly tracks = new TrackMemory(10_000);
+  private readonly listeners = new Set<VerdictListener>();
+  /** Appends by origin, for the mesh wire board (wire F). */
+  appended = 0;
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly signer: Signer,
+    private readonly keyid: string,
+    private readonly zones: readonly NoFlyZone[],
+    private readonly retryAfterS: number,
+  ) {}
+
+  onVerdict(l: VerdictListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  async decide(frame: TelemetryFrame, opts: { simulated?: boolean; nowMs?: number } = {}): Promise<Verdict> {
+    return (await this.decideAll([frame], opts))[0]!;
+  }
+
+  async decideAll(frames: readonly TelemetryFrame[], opts: { simulated?: boolean; nowMs?: number } = {}): Promise<Verdict[]> {
+    try {
+      this.ledger.reserve(frames.length);
+    } catch (err) {
+      if (err instanceof LedgerFullError) throw Errors.capacity(`Ledger is full (${err.maxNodes} nodes); nothing is evicted`, this.retryAfterS);
+      throw err;
+    }
+    const nowMs = opts.nowMs ?? Date.now();
+    const simulated = opts.simulated ?? false;
+    let prepared;
+    try {
+      prepared = frames.map((frame) => {
+        const evaluation = evaluate(frame, this.zones, this.tracks.get(frame.track_id), nowMs);
+        this.tracks.set(frame.track_id, { lat: frame.lat, lon: frame.lon, atMs: frame.ts_utc ? Date.parse(frame.ts_utc) : nowMs });
+        const tsUtc = new Date(nowMs).toISOString();
+        const payload = receiptPayload(
+          { breaches: evaluation.breaches, decision: evaluation.decision, geofence_inside: evaluation.geofence.inside, lambda: evaluation.lambda, lambda_floor: evaluation.lambdaFloor },
+          tsUtc,
+        );
+        const paeBytes = pae(PAYLOAD_TYPE, payload);
+        return { frame, evaluation, tsUtc, payload, paeBytes };
+      });
+    } catch (err) {
+      this.ledger.release(frames.length);
+      throw err;
+    }
+    let sigs: Buffer[];
+    try {
+      sigs = await Promise.all(prepared.map((p) => this.signer.sign(p.paeBytes)));
+    } catch (err) {
+      this.ledger.release(frames.length);
+      throw err;
+    }
+    // one synchronous step: contiguous indices for the whole batch
+    const verdicts = prepared.map((p, i): Verdict => {
+      const node = this.ledger.append({ kind: 'counter_uas_decision', tsUtc: p.tsUtc, payload: p.payload, paeSha256: sha256(p.paeBytes), sig: sigs[i]!, keyid: this.keyid, simulated });
+      return { frame: p.frame, evaluation: p.evaluation, node, simulated };
+    });
+    this.appended += verdicts.length;
+    for (const v of verdicts) for (const l of this.listeners) l(v);
+    return verdicts;
+  }
+}

@@ -1,0 +1,53 @@
+/** POST /verdict: evaluate one telemetry frame, sign the receipt, append it, answer with proof. */
+import { defineRoute, type RouteDef } from '../http/route.js';
+import { dsseDocument } from '../ledger/receipt.js';
+import { publicKeyUrl } from '../ledger/documents.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { telemetryFrameSchema, type TelemetryFrame } from './telemetry.js';
+import type { Verdict, VerdictService } from './verdict-service.js';
+
+/** The public shape of a verdict; also what the SSE stream and the edge scene carry. */
+export function verdictBody(v: Verdict, ledger: Ledger, keyUrl: string | null): Record<string, unknown> {
+  const e = v.evaluation;
+  const size = ledger.size;
+  return {
+    schema: 'svc.verdict/v1',
+    track_id: v.frame.track_id,
+    source: v.frame.source ?? null,
+    decision: e.decision,
+    lambda: e.lambda,
+    lambda_empirical: e.lambdaEmpirical,
+    lambda_floor: e.lambdaFloor,
+    pac_bayes: e.pacBayes,
+    axes: e.axes,
+    geofence: e.geofence,
+    breaches: e.breaches,
+    simulated: v.simulated,
+    receipt: { dsse: dsseDocument(v.node), payload_b64: v.node.payload.toString('base64'), keyid: v.node.keyid, ...(keyUrl ? { public_key_url: keyUrl } : {}) },
+    ledger: {
+      index: v.node.index,
+      node_digest: v.node.nodeDigest.toString('hex'),
+      prev: v.node.prev.toString('hex'),
+      ledger_size: size,
+      khipu_root: ledger.root(size).toString('hex'),
+      inclusion_proof: { leaf_index: v.node.index, tree_size: size, audit_path: ledger.inclusionProof(v.node.index, size).map((h) => h.toString('hex')) },
+    },
+  };
+}
+
+export function verdictRoutes(verdicts: VerdictService, ledger: Ledger, publicBaseUrl: string | null): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/api/svc/v1/verdict',
+      summary: 'Evaluate a telemetry frame: 13 axes, PAC-Bayes certified floor, ALLOW/REVIEW/DENY; signed DSSE receipt appended to the ledger',
+      tag: 'verdicts',
+      body: telemetryFrameSchema,
+      errors: [413, 415, 503],
+      async handler({ body, ctx }) {
+        const v = await verdicts.decide(body as TelemetryFrame);
+        return verdictBody(v, ledger, publicKeyUrl(ctx, publicBaseUrl));
+      },
+    }),
+  ];
+}
