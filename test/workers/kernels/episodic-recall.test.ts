@@ -1,0 +1,136 @@
+import { expect } from 'chai';
+import epi from '../../../workers/kernels/episodic-recall.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+const STOP = new Set(['a', 'an', 'the', 'i', 'you', 'me', 'my', 'did', 'do', 'does', 'what', 'about', 'to', 'of', 'for', 'on', 'in', 'and', 'is', 'was', 'it', 'earlier']);
+
+/** Test-side FNV-1a 32 over bytes. */
+function fnv(s: string): number {
+  let h = 2166136261;
+  for (const b of new TextEncoder().encode(s)) {
+    h ^= b;
+    h = Math.imul(h, 16777619) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/** Independent vectoriser written from the note. */
+function vec(text: string): number[] {
+  const toks = (text.toLowerCase().match(/[a-z0-9]+/g) ?? [])
+    .map((t) => (t.length >= 5 ? t.replace(/(ing|ed|s)$/, '') : t))
+    .filter((t) => !STOP.has(t));
+  const feats = [...toks, ...toks.slice(1).map((t, i) => `${toks[i]} ${t}`)];
+  const v = new Array<number>(256).fill(0);
+  for (const f of feats) v[fnv(f) % 256] += fnv(f + '#') >= 2 ** 31 ? -1 : 1;
+  const n = Math.hypot(...v);
+  return n > 0 ? v.map((x) => x / n) : v;
+}
+
+const cos = (a: number[], b: number[]): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
+const minMax = (xs: number[]): number[] => {
+  const lo = Math.min(...xs);
+  const hi = Math.max(...xs);
+  return xs.map((x) => (hi > lo ? (x - lo) / (hi - lo) : 0));
+};
+
+describe('kernel episodic/recall', () => {
+  it('scores are the sum of min–max normalised components, recomputed from the store; top_k is the stable sort', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const r = runRaw(epi, { seed, n_episodes: 40, k: 7 }).result as any;
+      const eps = r.episodes;
+      const q = vec(r.query);
+      const rec = eps.map((e: any) => 0.995 ** e.hours_ago);
+      const imp = eps.map((e: any) => e.importance / 10);
+      const rel = eps.map((e: any) => cos(q, vec(e.text)));
+      const [nr, ni, nl] = [minMax(rec), minMax(imp), minMax(rel)];
+      eps.forEach((e: any, i: number) => {
+        expect(e.id).to.equal(i);
+        expect(e.recency).to.be.closeTo(rec[i], 1e-12);
+        expect(e.relevance).to.be.closeTo(rel[i], 1e-12);
+        expect(e.score).to.be.closeTo(nr[i]! + ni[i]! + nl[i]!, 1e-12);
+        if (i > 0) expect(e.hours_ago).to.be.greaterThan(eps[i - 1].hours_ago);
+        expect(e.importance).to.be.within(1, 10);
+      });
+      const order = eps
+        .map((e: any) => e)
+        .sort((a: any, b: any) => b.score - a.score || a.hours_ago - b.hours_ago || a.id - b.id)
+        .map((e: any) => e.id);
+      expect(r.top_k).to.deep.equal(order.slice(0, 7));
+    }
+  });
+
+  it('querying with an episode’s own text gives it relevance 1 and normalised relevance 1', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const first = runRaw(epi, { seed, n_episodes: 20 }).result as any;
+      const j = seed % 20;
+      const again = runRaw(epi, { seed, n_episodes: 20, query: first.episodes[j].text }).result as any;
+      expect(again.episodes[j].relevance).to.be.closeTo(1, 1e-12);
+      expect(again.episodes[j].norm.relevance).to.be.closeTo(1, 1e-12);
+      // the store is unchanged by the query (one stream for episodes)
+      expect(again.episodes.map((e: any) => e.text)).to.deep.equal(first.episodes.map((e: any) => e.text));
+    }
+  });
+
+  it('a query with no overlap makes relevance 0 and ranks by normalised recency + importance', () => {
+    // a query whose hashed features share no bucket with any template word or bigram
+    const store = runRaw(epi, { seed: 3, n_episodes: 50 }).result as any;
+    const query = ['zzzz qqqq', 'xylo quux', 'zebra yak', 'kiwi mango', 'ufo jazz'].find((qq) => store.episodes.every((e: any) => vec(e.text).every((x, i) => x === 0 || vec(qq)[i] === 0)))!;
+    expect(query).to.be.a('string');
+    const r = runRaw(epi, { seed: 3, n_episodes: 50, k: 50, query }).result as any;
+    expect(r.query_tokens).to.deep.equal(query.split(' '));
+    for (const e of r.episodes) expect(e.relevance).to.equal(0);
+    const nr = minMax(r.episodes.map((e: any) => e.recency));
+    const ni = minMax(r.episodes.map((e: any) => e.importance));
+    const order = r.episodes
+      .map((e: any, i: number) => ({ id: e.id, s: nr[i]! + ni[i]!, h: e.hours_ago }))
+      .sort((a: any, b: any) => b.s - a.s || a.h - b.h || a.id - b.id)
+      .map((e: any) => e.id);
+    expect(r.top_k).to.deep.equal(order);
+    const empty = runRaw(epi, { seed: 3, query: '' }).result as any;
+    expect(empty.query_tokens).to.deep.equal([]);
+    for (const e of empty.episodes) expect(e.relevance).to.equal(0);
+  });
+
+  it('tokenizer stems before stop-words and the embeddings are unit vectors', () => {
+    const r = runRaw(epi, { query: 'Asked about the BATTERIES, routing; pinged things was earlier' }).result as any;
+    expect(r.query_tokens).to.deep.equal(['ask', 'batterie', 'rout', 'ping', 'thing']);
+    const q = vec(r.query);
+    expect(Math.hypot(...q)).to.be.closeTo(1, 1e-12);
+    for (const e of r.episodes) expect(Math.hypot(...vec(e.text))).to.be.closeTo(1, 1e-12);
+  });
+
+  it('recency: with equal importance and relevance the more recent episode ranks higher (over 10 seeds)', () => {
+    let pairs = 0;
+    for (let seed = 0; seed < 10; seed++) {
+      const r = runRaw(epi, { seed, n_episodes: 120, k: 120 }).result as any;
+      const rank = new Map<number, number>(r.top_k.map((id: number, i: number) => [id, i]));
+      for (const a of r.episodes)
+        for (const b of r.episodes) {
+          if (a.id >= b.id || a.importance !== b.importance || a.relevance !== b.relevance) continue;
+          // a is more recent (smaller id ⇒ fewer hours ago)
+          expect(rank.get(a.id)!).to.be.below(rank.get(b.id)!);
+          pairs++;
+        }
+    }
+    expect(pairs).to.be.greaterThan(100);
+  });
+
+  it('lists at most 256 episodes and top-k ids, with digests of the full store and ranking', () => {
+    const r = runRaw(epi, { n_episodes: 500, k: 300 }).result as any;
+    expect(r.episodes.length).to.equal(256);
+    expect(r.top_k.length).to.equal(256);
+    expect(r.store_sha256).to.match(/^[0-9a-f]{64}$/);
+    expect(r.ranking_sha256).to.match(/^[0-9a-f]{64}$/);
+  });
+
+  it('is deterministic and seed-sensitive; refuses bad parameters', () => {
+    expect(runBody(epi, { seed: 2 })).to.equal(runBody(epi, { seed: 2 }));
+    expect(runBody(epi, { seed: 1 })).to.not.equal(runBody(epi, { seed: 2 }));
+    expect(rejects(epi, { k: '0', n_episodes: '0' })).to.deep.equal(['k:number.min', 'n_episodes:number.min']);
+    expect(rejects(epi, { k: '501', n_episodes: '501' })).to.deep.equal(['k:number.max', 'n_episodes:number.max']);
+    expect(rejects(epi, { query: 'q'.repeat(513) })).to.deep.equal(['query:string.max']);
+    expect(rejects(epi, { k: 'three' })).to.deep.equal(['k:qint.parse']);
+    expect(rejects(epi, { k: '13', n_episodes: '12' })).to.deep.equal(['k:constraint']);
+    expect(rejects(epi, { k: '500', n_episodes: '500', query: 'q'.repeat(512) })).to.deep.equal([]);
+  });
+});

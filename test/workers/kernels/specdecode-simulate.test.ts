@@ -1,0 +1,115 @@
+import { expect } from 'chai';
+import spec from '../../../workers/kernels/specdecode-simulate.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+describe('kernel specdecode/simulate', () => {
+  it('α = Σ min(p, q) recomputed from the returned distributions, in (0, 1]; naive baseline TV = 1 − α', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const r = runRaw(spec, { seed }).result as any;
+      const p: number[] = Array.from(r.p);
+      const q: number[] = Array.from(r.q);
+      expect(p.reduce((s, x) => s + x, 0)).to.be.closeTo(1, 1e-12);
+      expect(q.reduce((s, x) => s + x, 0)).to.be.closeTo(1, 1e-12);
+      const alpha = p.reduce((s, x, i) => s + Math.min(x, q[i]!), 0);
+      expect(r.alpha).to.be.closeTo(alpha, 1e-12);
+      expect(alpha).to.be.greaterThan(0).and.at.most(1);
+      const tv = p.reduce((s, x, i) => s + Math.abs(x - q[i]!), 0) / 2;
+      expect(r.tv_draft_vs_target).to.be.closeTo(tv, 1e-12);
+    }
+  });
+
+  it('exact losslessness algebra: q·min(1, p/q) + (1 − α)·norm((p − q)₊) = p for every token', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const r = runRaw(spec, { seed }).result as any;
+      const p: number[] = Array.from(r.p);
+      const q: number[] = Array.from(r.q);
+      const plus = p.map((x, i) => Math.max(0, x - q[i]!));
+      const z = plus.reduce((s, x) => s + x, 0);
+      const alpha = 1 - z;
+      p.forEach((px, x) => expect(q[x]! * Math.min(1, px / q[x]!) + (1 - alpha) * (plus[x]! / z)).to.be.closeTo(px, 1e-12));
+    }
+  });
+
+  it('tokens per iteration within 4σ of (1 − α^{γ+1})/(1 − α); accepted counts pass a χ² test against the truncated geometric law', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const gamma = 1 + (seed % 8);
+      const trials = 5000;
+      const r = runRaw(spec, { seed, draft_len: gamma, trials }).result as any;
+      const a = r.alpha;
+      const law = Array.from({ length: gamma + 1 }, (_, k) => (k < gamma ? a ** k * (1 - a) : a ** gamma));
+      law.forEach((v, k) => expect(r.expected_hist[k]).to.be.closeTo(v, 1e-12));
+      const mean = law.reduce((s, v, k) => s + v * (k + 1), 0);
+      const second = law.reduce((s, v, k) => s + v * (k + 1) ** 2, 0);
+      expect(r.expected_tokens_per_iter).to.be.closeTo(mean, 1e-12);
+      expect(Math.abs(r.empirical_tokens_per_iter - mean)).to.be.at.most(4 * Math.sqrt((second - mean * mean) / trials));
+      expect(r.accepted_hist.reduce((s: number, x: number) => s + x, 0)).to.equal(trials);
+      // χ² over bins with expectation ≥ 5 (pooled tail)
+      let chi2 = 0;
+      let dof = -1;
+      let pooledO = 0;
+      let pooledE = 0;
+      law.forEach((v, k) => {
+        const e = v * trials;
+        if (e >= 5) {
+          chi2 += (r.accepted_hist[k] - e) ** 2 / e;
+          dof++;
+        } else {
+          pooledO += r.accepted_hist[k];
+          pooledE += e;
+        }
+      });
+      if (pooledE > 0) {
+        chi2 += (pooledO - pooledE) ** 2 / pooledE;
+        dof++;
+      }
+      if (dof > 0) expect(chi2).to.be.below(dof + 4 * Math.sqrt(2 * dof) + 3);
+      expect(r.empirical_tokens_per_iter).to.be.closeTo(r.accepted_hist.reduce((s: number, c: number, k: number) => s + c * (k + 1), 0) / trials, 1e-12);
+    }
+  });
+
+  it('emitted tokens follow p, not q: χ² < dof + 4√(2·dof) against p and far above it against q', () => {
+    let farFromQ = 0;
+    for (let seed = 0; seed < 10; seed++) {
+      const r = runRaw(spec, { seed, draft_len: 4, trials: 20000 }).result as any;
+      const n = r.emitted_counts.reduce((s: number, x: number) => s + x, 0);
+      expect(n).to.equal(r.emitted_tokens);
+      const chi = (dist: number[]): number => dist.reduce((s, v, x) => s + (r.emitted_counts[x] - n * v) ** 2 / (n * v), 0);
+      const chiP = chi(Array.from(r.p));
+      expect(r.chi2).to.be.closeTo(chiP, 1e-9 * Math.max(1, chiP));
+      expect(chiP).to.be.below(31 + 4 * Math.sqrt(62));
+      if (chi(Array.from(r.q)) > 31 + 4 * Math.sqrt(62)) farFromQ++;
+    }
+    expect(farFromQ).to.equal(10);
+  });
+
+  it('E[A+1] increases in γ toward 1/(1 − α); the reported optimal γ is the brute-force argmax of the speedup model', () => {
+    const r = runRaw(spec, { seed: 3 }).result as any;
+    const a = r.alpha;
+    let prev = 0;
+    let best = 0;
+    let bestG = 0;
+    for (let g = 1; g <= 32; g++) {
+      const e = (1 - a ** (g + 1)) / (1 - a);
+      expect(e).to.be.greaterThan(prev);
+      expect(e).to.be.below(1 / (1 - a));
+      prev = e;
+      const s = e / (0.1 * g + 1);
+      if (s > best) {
+        best = s;
+        bestG = g;
+      }
+    }
+    expect(r.speedup_model.optimal_gamma).to.equal(bestG);
+    expect(r.speedup_model.limit_tokens_per_iter).to.be.closeTo(1 / (1 - a), 1e-9);
+    expect(r.speedup_model.expected_speedup).to.be.closeTo(r.expected_tokens_per_iter / 1.6, 1e-12);
+  });
+
+  it('is deterministic and seed-sensitive; refuses bad parameters', () => {
+    expect(runBody(spec, { seed: 8 })).to.equal(runBody(spec, { seed: 8 }));
+    expect(runBody(spec, { seed: 1 })).to.not.equal(runBody(spec, { seed: 2 }));
+    expect(rejects(spec, { draft_len: '0', trials: '0' })).to.deep.equal(['draft_len:number.min', 'trials:number.min']);
+    expect(rejects(spec, { draft_len: '33', trials: '20001' })).to.deep.equal(['draft_len:number.max', 'trials:number.max']);
+    expect(rejects(spec, { draft_len: '6.5', trials: '' })).to.deep.equal(['draft_len:qint.parse', 'trials:qint.parse']);
+    expect(rejects(spec, { draft_len: '32', trials: '20000' })).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,199 @@
+import { expect } from 'chai';
+import track from '../../../workers/kernels/trackfusion-associate.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+const GATE = 9.2103;
+const PD = 0.9;
+const PG = 0.99;
+
+interface Pair {
+  cost: number;
+  weight: number;
+  d2: number;
+}
+
+/** Independent gating from the returned positions. */
+function pairs(pred: number[][], ms: { x: number; y: number }[], sigma: number, clutter: number): (Pair | null)[][] {
+  const lambda = Math.max(clutter, 0.01) / 1e6;
+  const S = 225 + sigma * sigma;
+  return pred.map(([px, py]) =>
+    ms.map((z) => {
+      const d2 = ((z.x - px!) ** 2 + (z.y - py!) ** 2) / S;
+      if (d2 > GATE) return null;
+      const g = Math.exp(-d2 / 2) / (2 * Math.PI * S);
+      return { cost: -Math.log((PD * g) / lambda), weight: (PD * g) / lambda, d2 };
+    }),
+  );
+}
+
+/** All feasible joint events (each track: one gated measurement or a miss, no reuse). */
+function enumerate(p: (Pair | null)[][], m: number, visit: (choice: number[]) => void): void {
+  const n = p.length;
+  const choice = new Array<number>(n).fill(-1);
+  const used = new Array<boolean>(m).fill(false);
+  const rec = (i: number): void => {
+    if (i === n) return visit(choice);
+    choice[i] = -1;
+    rec(i + 1);
+    for (let j = 0; j < m; j++) {
+      if (!p[i]![j] || used[j]) continue;
+      used[j] = true;
+      choice[i] = j;
+      rec(i + 1);
+      used[j] = false;
+    }
+    choice[i] = -1;
+  };
+  rec(0);
+}
+
+describe('kernel trackfusion/associate', () => {
+  it('GNN equals the brute-force minimum-cost joint event, which is also the most probable JPDA event', () => {
+    let instances = 0;
+    for (let seed = 0; seed < 25; seed++) {
+      const r = runRaw(track, { seed, n_tracks: 4, n_sensors: 3, clutter: 30 }).result as any;
+      for (const s of r.sensors) {
+        const p = pairs(r.predicted, s.measurements, s.sigma_m, 30);
+        const m = s.measurements.length;
+        const gatedCount = new Set(p.flatMap((row) => row.map((x, j) => (x ? j : -1)).filter((j) => j >= 0))).size;
+        if (gatedCount > 8) continue;
+        const miss = -Math.log(1 - PD * PG);
+        let best = Infinity;
+        let bestChoice: number[] = [];
+        let maxW = -Infinity;
+        let maxWChoice: number[] = [];
+        enumerate(p, m, (c) => {
+          const cost = c.reduce((acc, j, i) => acc + (j < 0 ? miss : p[i]![j]!.cost), 0);
+          if (cost < best - 1e-12) {
+            best = cost;
+            bestChoice = c.slice();
+          }
+          const w = c.reduce((acc, j, i) => acc * (j < 0 ? 1 - PD * PG : p[i]![j]!.weight), 1);
+          if (w > maxW * (1 + 1e-12)) {
+            maxW = w;
+            maxWChoice = c.slice();
+          }
+        });
+        expect(maxWChoice).to.deep.equal(bestChoice);
+        expect(s.gnn.total_cost).to.be.closeTo(best, 1e-9);
+        expect(s.gnn.assignment).to.deep.equal(bestChoice);
+        instances++;
+      }
+    }
+    expect(instances).to.be.greaterThan(40);
+  });
+
+  it('JPDA marginals equal brute-force enumeration over all tracks; rows sum to 1, columns ≤ 1, zero outside the gate', () => {
+    let checked = 0;
+    for (let seed = 0; seed < 15; seed++) {
+      const r = runRaw(track, { seed, n_tracks: 5, n_sensors: 2, clutter: 20 }).result as any;
+      for (const s of r.sensors) {
+        expect(s.jpda_truncated).to.equal(false);
+        const m = s.measurements.length;
+        const p = pairs(r.predicted, s.measurements, s.sigma_m, 20);
+        const beta = p.map(() => new Array<number>(m + 1).fill(0));
+        let total = 0;
+        enumerate(p, m, (c) => {
+          const w = c.reduce((acc, j, i) => acc * (j < 0 ? 1 - PD * PG : p[i]![j]!.weight), 1);
+          total += w;
+          c.forEach((j, i) => (beta[i]![j < 0 ? m : j] += w));
+        });
+        const colSum = new Array<number>(m).fill(0);
+        s.jpda.beta.forEach((row: any, i: number) => {
+          expect(row.miss).to.be.closeTo(beta[i]![m]! / total, 1e-12);
+          let sum = row.miss;
+          const listed = new Set<number>();
+          for (const [j, b] of row.gated) {
+            expect(p[i]![j]).to.not.equal(null);
+            expect(b).to.be.closeTo(beta[i]![j]! / total, 1e-12);
+            sum += b;
+            colSum[j] += b;
+            listed.add(j);
+          }
+          // every gated pair is listed; unlisted pairs have β = 0
+          p[i]!.forEach((x, j) => expect(listed.has(j)).to.equal(x !== null));
+          expect(sum).to.be.closeTo(1, 1e-12);
+        });
+        for (const c of colSum) expect(c).to.be.at.most(1 + 1e-12);
+        checked++;
+      }
+    }
+    expect(checked).to.equal(30);
+  });
+
+  it('assignments are feasible: no measurement twice per sensor, every pair inside the gate; counts add up', () => {
+    for (const seed of [1, 2, 3]) {
+      const r = runRaw(track, { seed, n_tracks: 30, n_sensors: 6, clutter: 60 }).result as any;
+      for (const s of r.sensors) {
+        const used = s.gnn.assignment.filter((j: number) => j >= 0);
+        expect(new Set(used).size).to.equal(used.length);
+        const p = pairs(r.predicted, s.measurements, s.sigma_m, 60);
+        s.gnn.assignment.forEach((j: number, i: number) => {
+          if (j >= 0) expect(p[i]![j]!.d2).to.be.at.most(GATE);
+        });
+        const correct = s.gnn.assignment.filter((j: number, i: number) => j >= 0 && s.measurements[j].origin === i).length;
+        expect(s.counts).to.deep.equal({ assigned: used.length, correct, false: used.length - correct, missed: s.counts.missed });
+        const detected = new Set(s.measurements.filter((z: any) => z.origin >= 0).map((z: any) => z.origin));
+        const missed = [...detected].filter((i) => s.gnn.assignment[i as number] < 0).length;
+        expect(s.counts.missed).to.equal(missed);
+        expect(s.measurements.filter((z: any) => z.origin < 0).length).to.equal(s.n_clutter);
+      }
+    }
+  });
+
+  it('fused variance = 1/(1/15² + Σ_assigned 1/σ_s²), the fused mean equals sequential updates in reverse order', () => {
+    const r = runRaw(track, { seed: 8, n_tracks: 10, n_sensors: 8, clutter: 10 }).result as any;
+    r.fused.forEach((f: any, i: number) => {
+      let info = 1 / 225;
+      for (const s of r.sensors) if (s.gnn.assignment[i] >= 0) info += 1 / s.sigma_m ** 2;
+      expect(f.var_x).to.equal(1 / info);
+      expect(f.var_y).to.equal(1 / info);
+      expect(f.var_x).to.be.at.most(225);
+      for (const s of r.sensors) if (s.gnn.assignment[i] >= 0) expect(f.var_x).to.be.at.most(1 / (1 / 225 + 1 / s.sigma_m ** 2) + 1e-12);
+      // a Kalman filter over the sensors in reverse order
+      let [x, y] = r.predicted[i];
+      let P = 225;
+      for (const s of [...r.sensors].reverse()) {
+        const j = s.gnn.assignment[i];
+        if (j < 0) continue;
+        const K = P / (P + s.sigma_m ** 2);
+        x += K * (s.measurements[j].x - x);
+        y += K * (s.measurements[j].y - y);
+        P *= 1 - K;
+      }
+      expect(f.x).to.be.closeTo(x, 1e-9);
+      expect(f.y).to.be.closeTo(y, 1e-9);
+      expect(f.var_x).to.be.closeTo(P, 1e-9);
+    });
+  });
+
+  it('trends over seeds 0…29: clutter hurts accuracy, fusion beats prediction, clean accuracy ≥ 0.9', () => {
+    let acc0 = 0;
+    let acc50 = 0;
+    let rf = 0;
+    let rp = 0;
+    for (let seed = 0; seed < 30; seed++) {
+      const clean = runRaw(track, { seed, clutter: 0 }).result as any;
+      const busy = runRaw(track, { seed, clutter: 50 }).result as any;
+      acc0 += clean.association_accuracy / 30;
+      acc50 += busy.association_accuracy / 30;
+      rf += clean.rmse_fused_m / 30;
+      rp += clean.rmse_predicted_m / 30;
+      // OSPA with cut-off 100 ≤ RMSE-style bound and ≤ c
+      expect(clean.ospa_fused_m).to.be.at.most(Math.min(100, clean.rmse_fused_m) + 1e-9);
+    }
+    expect(acc0).to.be.at.least(0.9);
+    expect(acc0).to.be.at.least(acc50);
+    expect(rf).to.be.below(rp);
+  });
+
+  it('is deterministic and seed-sensitive; refuses out-of-range and malformed parameters', () => {
+    expect(runBody(track, { seed: 4 })).to.equal(runBody(track, { seed: 4 }));
+    expect(runBody(track, { seed: 1 })).to.not.equal(runBody(track, { seed: 2 }));
+    expect(rejects(track, { n_tracks: '0', n_sensors: '0', clutter: '-1' })).to.deep.equal(['n_tracks:number.min', 'n_sensors:number.min', 'clutter:number.min']);
+    expect(rejects(track, { n_tracks: '41', n_sensors: '13', clutter: '101' })).to.deep.equal(['n_tracks:number.max', 'n_sensors:number.max', 'clutter:number.max']);
+    expect(rejects(track, { clutter: '1.5' })).to.deep.equal(['clutter:qint.parse']);
+    expect(rejects(track, { n_tracks: 'five' })).to.deep.equal(['n_tracks:qint.parse']);
+    expect(rejects(track, { n_tracks: '40', n_sensors: '12', clutter: '100' })).to.deep.equal([]);
+  });
+});
