@@ -71,7 +71,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     const snap = pool.snapshot();
     return {
       componentType: 'component',
-      observedValue: snap.utilization,
+      observedValue: snap.busy,
       observedUnit: 'ratio',
       status: snap.threads === 0 ? 'fail' : snap.queueSize >= snap.maxQueue ? 'warn' : 'pass',
       output: `${snap.threads} threads, queue ${snap.queueSize}/${snap.maxQueue}`,
