@@ -24,6 +24,8 @@ import type { Feature } from './feature.js';
 import { adsbFeature } from './adsb/adsb.feature.js';
 import { ledgerFeature } from './ledger/ledger.feature.js';
 import { loadSigningKey } from './ledger/keys.js';
+import { streamFeature } from './stream/stream.feature.js';
+import { meshFeature } from './mesh/mesh.feature.js';
 import { cotFeature } from './cot/cot.feature.js';
 import { fleetFeature } from './fleet/fleet.feature.js';
 import { securityFeature } from './security/security.feature.js';
@@ -84,7 +86,8 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
 
   // order matters: later features read what earlier ones publish on `services`
   const ledger = await ledgerFeature(services, key);
-  const features: Feature[] = [ledger];
+  const stream = streamFeature(services, ledger.core);
+  const features: Feature[] = [ledger, stream, meshFeature(services, ledger.core, stream.stream)];
   for (const build of [adsbFeature, cotFeature, fleetFeature, securityFeature, evidenceFeature, energyFeature]) features.push(build(services));
 
   routes.push(...coreRoutes(services), ...kernelRoutes({ pool, metrics }), ...features.flatMap((f) => f.routes), ...docsRoutes(() => routes));

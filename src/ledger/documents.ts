@@ -50,10 +50,13 @@ export function readinessDocument({ ledger, selfTest }: LedgerState): Record<str
   };
 }
 
+export function keyUrlFor(base: string): string {
+  return `${base.replace(/\/$/, '')}/api/svc/v1/edge/pubkey.pem`;
+}
+
 /** Absolute URL of the published key: the configured public base, else the request's own origin. */
 export function publicKeyUrl(ctx: Context, publicBaseUrl: string | null): string {
-  const base = publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`;
-  return `${base.replace(/\/$/, '')}/api/svc/v1/edge/pubkey.pem`;
+  return keyUrlFor(publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`);
 }
 
 export function verifyOfflineSteps(keyUrl: string): string[] {

@@ -1,0 +1,70 @@
+/**
+ * GET /mesh/state: the wire board of interface 2.5, every status and counter read from the running
+ * service. Internal component names are shown as display names; signatures are not reproduced.
+ */
+import type { Feature } from '../feature.js';
+import { defineRoute } from '../http/route.js';
+import type { LedgerCore } from '../ledger/ledger.feature.js';
+import { Ring } from '../observability/traces.js';
+import type { Services } from '../services.js';
+import type { StreamCore } from '../stream/stream.feature.js';
+
+const RECENT = 32;
+
+interface CortexEvent {
+  type: string;
+  at: string;
+  index: number;
+  decision: string;
+  simulated: boolean;
+}
+
+export function meshFeature(s: Services, core: LedgerCore, stream: StreamCore): Feature {
+  // wire E: every verdict published on the in-process bus is recorded as a cortex event
+  const cortex = new Ring<CortexEvent>(RECENT);
+  core.verdicts.onVerdict((v) => cortex.push({ type: 'verdict', at: v.node.tsUtc, index: v.node.index, decision: v.evaluation.decision, simulated: v.simulated }));
+
+  const document = (): Record<string, unknown> => {
+    const ledger = core.ledger;
+    const hub = stream.hub.stats();
+    const newest = ledger.newest();
+    const lastCortex = cortex.toArray().at(-1);
+    const wire = (edge: string, status: string, detail: string, counters: Record<string, unknown>) => ({ edge, status, detail, counters });
+    return {
+      doctrine: 'v10',
+      wires: {
+        B: wire('verdict engine -> receipt signer (immune verdict link)', 'LIVE_IN_PROCESS', `${core.signer.signatures} receipts signed in ${core.signer.batches} worker batches`, {
+          events: core.signer.signatures,
+          batches: core.signer.batches,
+        }),
+        C: wire('receipt stream -> SSE viewers', hub.viewers > 0 ? 'LIVE' : 'IDLE', `${hub.viewers} viewers, ${hub.events} events sent, ${hub.dropped} slow viewers dropped`, {
+          events: hub.events,
+          subscribers: hub.viewers,
+          dropped: hub.dropped,
+          last_at: hub.lastEventAt,
+        }),
+        D: wire('W3C traceparent propagation', 'LIVE_IN_PROCESS', `${s.traces.total} requests traced in process; no cross-service trace broker`, { events: s.traces.total }),
+        E: wire('cortex sync (in-memory event bus, SSE)', 'LIVE_IN_PROCESS', `${cortex.total} bus events`, { events: cortex.total, last_at: lastCortex?.at ?? null }),
+        F: wire('receipt ingest -> khipu ledger', 'LIVE_IN_PROCESS', `${ledger.size} nodes appended`, { events: core.verdicts.appended, nodes: ledger.size, last_at: newest?.tsUtc ?? null }),
+      },
+      recent_traces: s.traces.toArray().slice(-RECENT),
+      cortex_events: cortex.toArray(),
+      khipu_root: ledger.size ? ledger.root().toString('hex') : null,
+      khipu_nodes: ledger.tail(16).map((n) => ({ index: n.index, digest: n.nodeDigest.toString('hex'), kind: n.kind, ts: n.tsUtc })),
+      coexists_with: 'the /api/svc/v1 API and receipt-export doctrine v11',
+      honesty: 'Counters and buffers are read from this process now; traces are in-process only; node summaries carry no signatures (see /api/svc/v1/receipt/export for signed receipts).',
+    };
+  };
+
+  return {
+    routes: [
+      defineRoute({
+        method: 'GET',
+        path: '/mesh/state',
+        summary: 'Mesh wire board (interface 2.5) computed from live counters, traces and the ledger',
+        tag: 'mesh',
+        handler: () => document(),
+      }),
+    ],
+  };
+}

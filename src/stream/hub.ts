@@ -1,0 +1,118 @@
+/**
+ * SSE fan-out (node-perf-style note 1.6): each event is serialised once and written to every
+ * viewer; a ring buffer serves Last-Event-ID resumes; a viewer whose unsent bytes pass the cap is
+ * dropped (it reconnects and resumes); `: ping` keeps idle proxies from cutting the stream.
+ * Responses are written on the raw socket (ctx.respond = false): never compressed, and a client
+ * leaving is a normal event, not a Koa error.
+ */
+import type { ServerResponse } from 'node:http';
+import { Ring } from '../observability/traces.js';
+
+export interface HubOptions {
+  maxViewers: number;
+  ringSize: number;
+  heartbeatMs: number;
+  sendBufferBytes: number;
+  retryMs: number;
+}
+
+interface StoredEvent {
+  id: number;
+  wire: string;
+}
+
+export interface HubStats {
+  viewers: number;
+  events: number;
+  dropped: number;
+  lastEventAt: string | null;
+}
+
+export class SseHub {
+  private readonly viewers = new Set<ServerResponse>();
+  private readonly ring: Ring<StoredEvent>;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private events = 0;
+  private dropped = 0;
+  private lastEventAt: string | null = null;
+  /** Called when the first viewer arrives and when the last one leaves. */
+  onActive: (active: boolean) => void = () => {};
+
+  constructor(private readonly opts: HubOptions) {
+    this.ring = new Ring(opts.ringSize);
+  }
+
+  get full(): boolean {
+    return this.viewers.size >= this.opts.maxViewers;
+  }
+
+  stats(): HubStats {
+    return { viewers: this.viewers.size, events: this.events, dropped: this.dropped, lastEventAt: this.lastEventAt };
+  }
+
+  /** Starts streaming to `res`; replays events after `lastEventId` when it is still in the ring. */
+  attach(res: ServerResponse, lastEventId: number | null, extraHeaders: Record<string, string>): void {
+    res.writeHead(200, {
+      ...extraHeaders,
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    res.socket?.setKeepAlive(true);
+    res.write(`retry: ${this.opts.retryMs}\n\n`);
+    if (lastEventId !== null) {
+      const kept = this.ring.toArray();
+      const oldest = kept[0]?.id;
+      if (oldest !== undefined && lastEventId < oldest - 1 && this.ring.total > kept.length) {
+        // what was missed is no longer buffered: say so instead of silently skipping it
+        res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'events after Last-Event-ID are no longer buffered', oldest_id: oldest })}\n\n`);
+      }
+      for (const e of kept) if (e.id > lastEventId) res.write(e.wire);
+    }
+    this.viewers.add(res);
+    res.once('close', () => this.detach(res));
+    if (this.viewers.size === 1) {
+      this.heartbeat = setInterval(() => this.send(': ping\n\n'), this.opts.heartbeatMs);
+      this.heartbeat.unref();
+      this.onActive(true);
+    }
+  }
+
+  private detach(res: ServerResponse): void {
+    if (!this.viewers.delete(res)) return;
+    if (this.viewers.size === 0) {
+      if (this.heartbeat) clearInterval(this.heartbeat);
+      this.heartbeat = null;
+      this.onActive(false);
+    }
+  }
+
+  publish(id: number, event: string, data: unknown): void {
+    const wire = `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    this.ring.push({ id, wire });
+    this.events++;
+    this.lastEventAt = new Date().toISOString();
+    this.send(wire);
+  }
+
+  private send(wire: string): void {
+    for (const res of this.viewers) {
+      if (res.writableLength > this.opts.sendBufferBytes) {
+        // a viewer that does not read must not hold memory for everyone: drop it, it can resume
+        this.dropped++;
+        this.detach(res);
+        res.destroy();
+        continue;
+      }
+      res.write(wire);
+    }
+  }
+
+  close(): void {
+    for (const res of [...this.viewers]) {
+      this.detach(res);
+      res.end();
+    }
+  }
+}

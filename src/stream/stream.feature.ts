@@ -1,0 +1,88 @@
+/**
+ * The live parts built on the ledger: one shared simulated flight that runs only while somebody
+ * watches, the SSE hub that fans its verdicts out, and the edge scene of recent verdicts.
+ */
+import type { Feature } from '../feature.js';
+import type { LedgerCore } from '../ledger/ledger.feature.js';
+import { keyUrlFor } from '../ledger/documents.js';
+import type { Services } from '../services.js';
+import { verdictBody } from '../verdicts/verdicts.routes.js';
+import { flightFrames } from './flight.js';
+import { SseHub } from './hub.js';
+import { EdgeScene } from './scene.js';
+import { streamRoutes } from './stream.routes.js';
+
+export class FlightRunner {
+  private timer: NodeJS.Timeout | null = null;
+  private tick = 0;
+  private busy = false;
+  ticks = 0;
+  lastError: string | null = null;
+
+  constructor(
+    private readonly core: LedgerCore,
+    private readonly tickMs: number,
+    private readonly s: Services,
+  ) {}
+
+  get running(): boolean {
+    return this.timer !== null;
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.step(), this.tickMs);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private step(): void {
+    if (this.busy) return; // signing still in flight: never overlap ticks
+    this.busy = true;
+    const frames = flightFrames(this.tick++, this.tickMs / 1000, Date.now());
+    this.core.verdicts.decideAll(frames, { simulated: true }).then(
+      () => {
+        this.ticks++;
+        this.lastError = null;
+      },
+      (err: unknown) => {
+        const msg = (err as Error).message;
+        if (msg !== this.lastError) this.s.log.warn({ err }, 'simulated flight could not append');
+        this.lastError = msg;
+      },
+    ).finally(() => {
+      this.busy = false;
+    });
+  }
+}
+
+export interface StreamCore {
+  hub: SseHub;
+  scene: EdgeScene;
+  flight: FlightRunner;
+}
+
+export function streamFeature(s: Services, core: LedgerCore): Feature & { stream: StreamCore } {
+  const cfg = s.config.stream;
+  const hub = new SseHub({ maxViewers: cfg.maxViewers, ringSize: cfg.ringSize, heartbeatMs: cfg.heartbeatMs, sendBufferBytes: cfg.sendBufferBytes, retryMs: 2000 });
+  const scene = new EdgeScene(cfg.sceneSize, s.config.ledger.noFlyZones);
+  const flight = new FlightRunner(core, cfg.tickMs, s);
+  hub.onActive = (active) => (active ? flight.start() : flight.stop());
+  const keyUrl = s.config.server.publicBaseUrl ? keyUrlFor(s.config.server.publicBaseUrl) : null;
+  core.verdicts.onVerdict((v) => {
+    scene.add(v);
+    // serialised once per event, whatever the number of viewers
+    hub.publish(v.node.index, 'verdict', verdictBody(v, core.ledger, keyUrl));
+  });
+  return {
+    routes: streamRoutes({ hub, scene, verdicts: core.verdicts, ledger: core.ledger, maxFrames: cfg.maxFramesPerRequest, retryAfterS: s.config.pool.retryAfterS }),
+    close() {
+      flight.stop();
+      hub.close();
+    },
+    stream: { hub, scene, flight },
+  };
+}

@@ -1,0 +1,66 @@
+/** GET /stream/verdicts (SSE) and GET/POST /edge/3d. */
+import Joi from 'joi';
+import { defineRoute, type RouteDef } from '../http/route.js';
+import { Errors } from '../http/errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { telemetryFrameSchema, type TelemetryFrame } from '../verdicts/telemetry.js';
+import type { VerdictService } from '../verdicts/verdict-service.js';
+import type { SseHub } from './hub.js';
+import type { EdgeScene } from './scene.js';
+
+export interface StreamDeps {
+  hub: SseHub;
+  scene: EdgeScene;
+  verdicts: VerdictService;
+  ledger: Ledger;
+  maxFrames: number;
+  retryAfterS: number;
+}
+
+const LAST_EVENT_ID = /^\d{1,15}$/;
+
+export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAfterS }: StreamDeps): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/svc/v1/stream/verdicts',
+      summary: 'Server-Sent Events: every signed verdict (event: verdict, id = ledger index) while the simulated flight runs; resumes from Last-Event-ID',
+      tag: 'stream',
+      produces: 'text/event-stream',
+      errors: [503],
+      handler({ ctx }) {
+        if (hub.full) throw Errors.capacity('Too many stream viewers', retryAfterS);
+        const header = ctx.get('last-event-id');
+        const lastId = LAST_EVENT_ID.test(header) ? Number(header) : null;
+        ctx.status = 200; // for the access log and metrics; Koa does not write this response
+        ctx.respond = false;
+        hub.attach(ctx.res, lastId, { 'Content-Security-Policy': "default-src 'none'" });
+        return undefined;
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/svc/v1/edge/3d',
+      summary: '3-D edge scene built from the ring buffer of recent verdicts (ENU metres around the sensor site)',
+      tag: 'stream',
+      handler() {
+        return scene.document(ledger.size);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/svc/v1/edge/3d',
+      summary: 'Evaluate, sign and append a batch of telemetry frames (all or nothing), then return the scene',
+      tag: 'stream',
+      body: Joi.object({ frames: Joi.array().items(telemetryFrameSchema).min(1).max(maxFrames).required() }),
+      errors: [413, 415, 503],
+      async handler({ body }) {
+        const appended = await verdicts.decideAll((body as { frames: TelemetryFrame[] }).frames);
+        return {
+          ...scene.document(ledger.size),
+          appended: appended.map((v) => ({ track_id: v.frame.track_id, decision: v.evaluation.decision, lambda: v.evaluation.lambda, ledger_index: v.node.index, node_digest: v.node.nodeDigest.toString('hex') })),
+        };
+      },
+    }),
+  ];
+}

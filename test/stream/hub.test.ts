@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { SseHub } from '../../src/stream/hub.js';
+
+/** A response whose unsent byte count the test controls, as a socket that stops reading. */
+class FakeResponse extends EventEmitter {
+  written: string[] = [];
+  writableLength = 0;
+  destroyed = false;
+  socket = { setKeepAlive() {} };
+  readsNothing = false;
+  writeHead() {
+    return this;
+  }
+  write(chunk: string) {
+    this.written.push(chunk);
+    if (this.readsNothing) this.writableLength += chunk.length;
+    return true;
+  }
+  end() {
+    this.emit('close');
+  }
+  destroy() {
+    this.destroyed = true;
+    this.emit('close');
+  }
+}
+
+const hubWith = (over: Partial<ConstructorParameters<typeof SseHub>[0]> = {}) => new SseHub({ maxViewers: 10, ringSize: 4, heartbeatMs: 60000, sendBufferBytes: 100, retryMs: 2000, ...over });
+const attach = (hub: SseHub, lastId: number | null = null): FakeResponse => {
+  const res = new FakeResponse();
+  hub.attach(res as unknown as ServerResponse, lastId, {});
+  return res;
+};
+
+describe('SseHub', () => {
+  it('drops a viewer whose unsent bytes pass the cap and keeps serving the others', () => {
+    const hub = hubWith();
+    const slow = attach(hub);
+    const fast = attach(hub);
+    slow.readsNothing = true;
+    for (let i = 0; i < 5; i++) hub.publish(i, 'verdict', { pad: 'x'.repeat(40) });
+    expect(slow.destroyed).to.equal(true);
+    expect(hub.stats()).to.include({ viewers: 1, dropped: 1, events: 5 });
+    expect(fast.written.filter((w) => w.startsWith('id: ')).length).to.equal(5);
+  });
+
+  it('replays only events after Last-Event-ID, and says reset when they are no longer buffered', () => {
+    const hub = hubWith();
+    attach(hub);
+    for (let i = 10; i < 16; i++) hub.publish(i, 'verdict', { i });
+    const resumed = attach(hub, 13);
+    expect(resumed.written.filter((w) => w.startsWith('id: ')).map((w) => w.split('\n')[0])).to.deep.equal(['id: 14', 'id: 15']);
+    const tooOld = attach(hub, 5);
+    expect(tooOld.written.some((w) => w.startsWith('event: reset'))).to.equal(true);
+    expect(tooOld.written.filter((w) => w.startsWith('id: ')).length).to.equal(4);
+  });
+
+  it('reports activity on the first viewer and on the last leaving; serialises each event once', () => {
+    const hub = hubWith();
+    const seen: boolean[] = [];
+    hub.onActive = (a) => seen.push(a);
+    const a = attach(hub);
+    const b = attach(hub);
+    hub.publish(1, 'verdict', { x: 1 });
+    expect(a.written.at(-1)).to.equal(b.written.at(-1));
+    expect(a.written[0]).to.equal('retry: 2000\n\n');
+    a.end();
+    b.end();
+    expect(seen).to.deep.equal([true, false]);
+    expect(hubWith({ maxViewers: 1 }).full).to.equal(false);
+  });
+});
