@@ -6,6 +6,8 @@
  */
 import { SCENARIOS } from './scenarios.js';
 import { environment, printTable, saveReport, startServer, type Server, type Summary } from './lib.js';
+import { signingBench } from './signing.js';
+import { sseBench } from './sse.js';
 
 const wanted = process.argv.slice(2);
 const chosen = SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.name));
@@ -21,7 +23,19 @@ try {
     printTable(`${scenario.name}: ${scenario.title}`, rows);
     (report.scenarios as Record<string, unknown>)[scenario.name] = rows;
   }
+  if (wanted.length === 0 || wanted.includes('sse')) {
+    const r = await sseBench(svc);
+    console.log(`\n## sse: ${r.viewers} viewers on one stream (generator in this process)`);
+    console.log(`events ${r.events}, missed deliveries ${r.missed}, event age at arrival p50 ${r.ageP50Ms} ms / p99 ${r.ageP99Ms} ms, fan-out spread p99 ${r.spreadP99Ms} ms (client side), server fan-out p99 <= ${r.serverFanoutP99Ms} ms, RSS ${r.rssBeforeMb.toFixed(0)} -> ${r.rssAfterMb.toFixed(0)} MB`);
+    (report.scenarios as Record<string, unknown>).sse = r;
+  }
 } finally {
   await Promise.all([koa.stop(), bare.stop(), svc.stop()]);
+}
+if (wanted.length === 0 || wanted.includes('signing')) {
+  const rows = await signingBench();
+  console.log('\n## signing: signatures per second, in-process, ratio to a plain crypto.sign loop');
+  for (const r of rows) console.log(`${r.label.padEnd(52)}${r.sigsPerSec.toFixed(0).padStart(9)} sig/s  ${r.ratio.toFixed(2)}x`);
+  (report.scenarios as Record<string, unknown>).signing = rows;
 }
 console.log(`\nreport: ${saveReport('bench', report)}`);

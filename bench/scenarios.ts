@@ -19,6 +19,8 @@ const ratio = (row: Summary, base: Summary, vs: string): Row => ({ ...row, ratio
 
 const KERNEL = '/api/svc/v1/ssm/scan';
 
+const FRAME = JSON.stringify({ track_id: 'a1b2c3', source: 'ADS-B', lat: 36.5, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 });
+
 export const SCENARIOS: Scenario[] = [
   {
     name: 'http',
@@ -42,6 +44,17 @@ export const SCENARIOS: Scenario[] = [
       const s = await load(`GET ${KERNEL} (defaults)`, { url: `${svc.base}${KERNEL}` });
       const t = await load('GET /api/svc/v1/ternary/quantize (defaults)', { url: `${svc.base}/api/svc/v1/ternary/quantize` });
       return [k, ratio(s, k, 'vs koa+router'), ratio(t, k, 'vs koa+router')];
+    },
+  },
+  {
+    name: 'verdicts',
+    title: 'POST /verdict (evaluate, sign in the pool, append) against GET /health',
+    async run({ svc }) {
+      const post = { url: `${svc.base}/api/svc/v1/verdict`, method: 'POST' as const, body: FRAME, headers: { 'content-type': 'application/json' } };
+      await warm(post.url, post);
+      const h = await load('GET /api/svc/v1/health', { url: `${svc.base}/api/svc/v1/health` });
+      const v = await load('POST /api/svc/v1/verdict', post);
+      return [h, ratio(v, h, 'vs /health')];
     },
   },
   {

@@ -37,6 +37,8 @@ export class SseHub {
   private lastEventAt: string | null = null;
   /** Called when the first viewer arrives and when the last one leaves. */
   onActive: (active: boolean) => void = () => {};
+  /** Main-thread time one event took to reach every viewer's socket buffer. */
+  onFanout: (seconds: number, viewers: number) => void = () => {};
 
   constructor(private readonly opts: HubOptions) {
     this.ring = new Ring(opts.ringSize);
@@ -93,7 +95,9 @@ export class SseHub {
     this.ring.push({ id, wire });
     this.events++;
     this.lastEventAt = new Date().toISOString();
+    const started = performance.now();
     this.send(wire);
+    if (this.viewers.size) this.onFanout((performance.now() - started) / 1000, this.viewers.size);
   }
 
   private send(wire: string): void {

@@ -2,6 +2,7 @@
  * The live parts built on the ledger: one shared simulated flight that runs only while somebody
  * watches, the SSE hub that fans its verdicts out, and the edge scene of recent verdicts.
  */
+import { Gauge, Histogram } from 'prom-client';
 import type { Feature } from '../feature.js';
 import type { LedgerCore } from '../ledger/ledger.feature.js';
 import { keyUrlFor } from '../ledger/documents.js';
@@ -71,6 +72,14 @@ export function streamFeature(s: Services, core: LedgerCore): Feature & { stream
   const scene = new EdgeScene(cfg.sceneSize, s.config.ledger.noFlyZones);
   const flight = new FlightRunner(core, cfg.tickMs, s);
   hub.onActive = (active) => (active ? flight.start() : flight.stop());
+  const fanout = new Histogram({
+    name: 'svc_sse_fanout_seconds',
+    help: 'Main-thread time to write one event to every SSE viewer',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
+    registers: [s.metrics.registry],
+  });
+  new Gauge({ name: 'svc_sse_viewers', help: 'Connected SSE viewers', registers: [s.metrics.registry], collect() { this.set(hub.stats().viewers); } });
+  hub.onFanout = (seconds) => fanout.observe(seconds);
   const keyUrl = s.config.server.publicBaseUrl ? keyUrlFor(s.config.server.publicBaseUrl) : null;
   core.verdicts.onVerdict((v) => {
     scene.add(v);

@@ -23,6 +23,7 @@ export function verdictBody(v: Verdict, ledger: Ledger, keyUrl: string | null): 
     geofence: e.geofence,
     breaches: e.breaches,
     simulated: v.simulated,
+    ts_utc: v.node.tsUtc,
     receipt: { dsse: dsseDocument(v.node), payload_b64: v.node.payload.toString('base64'), keyid: v.node.keyid, ...(keyUrl ? { public_key_url: keyUrl } : {}) },
     ledger: {
       index: v.node.index,

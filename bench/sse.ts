@@ -1,0 +1,99 @@
+/**
+ * SSE fan-out at scale: N raw viewers on one stream for a while. For every verdict event each
+ * viewer records its arrival time; reported are the event age at arrival (ts_utc of the receipt →
+ * arrival, signing included), the fan-out spread (first → last viewer per event), events missed,
+ * and the service's RSS before and after the viewers connect (from /metrics).
+ */
+import { request } from 'node:http';
+import type { Server } from './lib.js';
+
+/** p99 upper bound from a Prometheus histogram's cumulative buckets. */
+async function histogramP99(base: string, name: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const buckets = [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)`, 'gm'))].map((m) => ({ le: Number(m[1]), n: Number(m[2]) }));
+  const total = buckets.at(-1)?.n ?? 0;
+  return (buckets.find((b) => b.n >= 0.99 * total)?.le ?? NaN) * 1000;
+}
+
+export interface SseRow {
+  viewers: number;
+  events: number;
+  missed: number;
+  ageP50Ms: number;
+  ageP99Ms: number;
+  spreadP99Ms: number;
+  /** Server-side: main-thread write time per event to all viewers (histogram bucket bound). */
+  serverFanoutP99Ms: number;
+  rssBeforeMb: number;
+  rssAfterMb: number;
+}
+
+const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : 0;
+};
+
+async function rssMb(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const m = /^process_resident_memory_bytes (\d+)/m.exec(text);
+  return m ? Number(m[1]) / 2 ** 20 : NaN;
+}
+
+export async function sseBench(svc: Server, viewers = Number(process.env.BENCH_SSE_VIEWERS ?? 2000), seconds = Number(process.env.BENCH_DURATION ?? 10)): Promise<SseRow> {
+  const rssBefore = await rssMb(svc.base);
+  const arrivals = new Map<number, { ts: number; at: number[] }>();
+  const sockets: (() => void)[] = [];
+  const url = `${svc.base}/api/svc/v1/stream/verdicts`;
+  await Promise.all(
+    Array.from({ length: viewers }, () =>
+      new Promise<void>((resolve, reject) => {
+        const req = request(url, { agent: false }, (res) => {
+          let buf = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            const now = Date.now();
+            buf += chunk;
+            let cut: number;
+            while ((cut = buf.indexOf('\n\n')) >= 0) {
+              const block = buf.slice(0, cut);
+              buf = buf.slice(cut + 2);
+              if (!block.startsWith('id: ')) continue; // retry line, pings
+              const id = Number(block.slice(4, block.indexOf('\n')));
+              let rec = arrivals.get(id);
+              if (!rec) {
+                // the same event reaches every viewer: read its timestamp once (keeps the client cheap)
+                const ts = /"ts_utc":"([^"]+)"/.exec(block);
+                rec = { ts: ts ? Date.parse(ts[1]!) : NaN, at: [] };
+                arrivals.set(id, rec);
+              }
+              rec.at.push(now);
+            }
+          });
+          res.on('error', () => {});
+          resolve();
+        });
+        req.on('error', reject);
+        sockets.push(() => req.destroy());
+        req.end();
+      }),
+    ),
+  );
+  const connectedAt = Date.now();
+  const rssAfterConnect = await rssMb(svc.base);
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const rssAfter = Math.max(rssAfterConnect, await rssMb(svc.base));
+  sockets.forEach((close) => close());
+  // ignore events still being delivered at the end of the window
+  // and events made before every viewer had connected
+  const complete = [...arrivals.entries()].sort((a, b) => a[0] - b[0]).slice(0, -4).filter(([, rec]) => rec.ts >= connectedAt);
+  const ages: number[] = [];
+  const spreads: number[] = [];
+  let missed = 0;
+  for (const [, rec] of complete) {
+    missed += viewers - rec.at.length;
+    for (const at of rec.at) ages.push(at - rec.ts);
+    spreads.push(Math.max(...rec.at) - Math.min(...rec.at));
+  }
+  const serverFanoutP99Ms = await histogramP99(svc.base, 'svc_sse_fanout_seconds');
+  return { viewers, events: complete.length, missed, ageP50Ms: pct(ages, 50), ageP99Ms: pct(ages, 99), spreadP99Ms: pct(spreads, 99), serverFanoutP99Ms, rssBeforeMb: rssBefore, rssAfterMb: rssAfter };
+}
