@@ -1,12 +1,42 @@
-/** Config of the energy feature. Owned by that feature; composed into the one schema in src/config. */
+/**
+ * Config of the energy feature: the CPU power model (Cloud Carbon Footprint per-vCPU averages
+ * from SPECpower [S57]), PUE, grid carbon intensity (480 g/kWh: the interface default, about
+ * Ember's 2023 global average of 481 [S58]), embodied emissions for SCI and the RAPL counter path.
+ * Composed into the one schema in src/config.
+ */
 import Joi from 'joi';
 import type { FeatureConfig } from '../config/feature-config.js';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface EnergyConfig {}
+export interface EnergyConfig {
+  /** Average power per vCPU at idle, watts. */
+  wMinPerVcpu: number;
+  /** Average power per vCPU at full load, watts (≥ wMinPerVcpu). */
+  wMaxPerVcpu: number;
+  /** Power usage effectiveness; 1.0 means "not applied". */
+  pue: number;
+  gridGco2PerKwh: number;
+  /** Embodied emissions amortised per hour of uptime (SCI term M); 0 = excluded. */
+  embodiedGco2PerHour: number;
+  /** Linux powercap RAPL package counter (µJ); read when present, else the model alone is used. `none` disables. */
+  raplPath: string;
+}
 
 export const energyConfig: FeatureConfig = {
   key: 'energy',
-  schema: Joi.object({}).default(),
-  env: {},
+  schema: Joi.object({
+    wMinPerVcpu: Joi.number().min(0).max(100).default(0.74),
+    wMaxPerVcpu: Joi.number().min(Joi.ref('wMinPerVcpu')).max(1000).default(3.5),
+    pue: Joi.number().min(1).max(3).default(1.0),
+    gridGco2PerKwh: Joi.number().min(0).max(2000).default(480),
+    embodiedGco2PerHour: Joi.number().min(0).max(1_000_000).default(0),
+    raplPath: Joi.string().max(4096).default('/sys/class/powercap/intel-rapl:0/energy_uj'),
+  }).default(),
+  env: {
+    SVC_ENERGY_W_MIN_PER_VCPU: 'wMinPerVcpu',
+    SVC_ENERGY_W_MAX_PER_VCPU: 'wMaxPerVcpu',
+    SVC_ENERGY_PUE: 'pue',
+    SVC_GRID_GCO2_PER_KWH: 'gridGco2PerKwh',
+    SVC_ENERGY_EMBODIED_GCO2_PER_HOUR: 'embodiedGco2PerHour',
+    SVC_ENERGY_RAPL_PATH: 'raplPath',
+  },
 };

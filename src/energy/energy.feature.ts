@@ -1,7 +1,48 @@
-/** The energy feature: its routes and services. */
+/**
+ * The energy feature: one meter (baselines taken now, when the app is built), request windows,
+ * a server tap, the snapshot chain, and two model gauges published on the app's registry so
+ * /metrics carries the energy estimate too.
+ */
+import { Gauge } from 'prom-client';
 import type { Feature } from '../feature.js';
 import type { Services } from '../services.js';
+import { SnapshotChain } from './chain.js';
+import { energyRoutes } from './energy.routes.js';
+import { EnergyMeter, powerModel } from './meter.js';
+import { receiptDefaultsExample } from './reference-views.js';
+import { RequestWindows, ServerTap } from './traffic.js';
 
-export function energyFeature(_s: Services): Feature {
-  return { routes: [] };
+export function energyFeature(s: Services): Feature {
+  const cfg = s.config.energy;
+  const meter = new EnergyMeter(s.metrics.registry, cfg.raplPath);
+  const windows = new RequestWindows(s.metrics.registry);
+  const tap = new ServerTap();
+  let example: ReturnType<typeof receiptDefaultsExample> | null = null;
+  const registers = [s.metrics.registry];
+  new Gauge({
+    name: 'svc_energy_model_joules',
+    help: 'Modelled energy since start (CPU power model, see /api/svc/v1/energy/sovereign)',
+    labelNames: ['kind'],
+    registers,
+    async collect() {
+      const m = powerModel(await meter.read(), cfg);
+      this.set({ kind: 'total' }, m.energyJTotal);
+      this.set({ kind: 'marginal' }, m.energyJMarginal);
+    },
+  });
+  new Gauge({
+    name: 'svc_energy_model_gco2e',
+    help: 'Modelled emissions since start: energy_kwh x configured grid intensity',
+    registers,
+    async collect() {
+      this.set(powerModel(await meter.read(), cfg).energyKwh * cfg.gridGco2PerKwh);
+    },
+  });
+  return {
+    routes: energyRoutes({ s, meter, windows, tap, chain: new SnapshotChain(), example: () => (example ??= receiptDefaultsExample()) }),
+    close() {
+      windows.close();
+      tap.detach();
+    },
+  };
 }

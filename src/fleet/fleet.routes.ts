@@ -1,0 +1,47 @@
+/**
+ * The 12 fleet routes. Bodies are pre-serialised at start-up (views.ts); each answer carries a
+ * strong ETag (SHA-256 of the body) and honours If-None-Match with 304. No query parameters:
+ * an unknown one is 422 extra_forbidden, as on every strict route.
+ */
+import Joi from 'joi';
+import type { Context } from 'koa';
+import { defineRoute, type RouteDef } from '../http/route.js';
+import { VIEW_SPECS, type BuiltView } from './views.js';
+
+export const FLEET_PREFIX = '/api/svc/v1/fleet';
+const noParams = Joi.object({});
+
+/** RFC 9110 13.1.2: weak comparison; `*` matches any current representation. */
+function matches(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  const bare = etag.replace(/"/g, '');
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '').replace(/"/g, '') === bare);
+}
+
+function serve(ctx: Context, view: BuiltView): Buffer | undefined {
+  ctx.set('ETag', view.etag);
+  ctx.set('Cache-Control', 'no-cache');
+  const inm = ctx.get('if-none-match');
+  if (inm && matches(inm, view.etag)) {
+    ctx.status = 304;
+    return undefined;
+  }
+  ctx.type = 'application/json';
+  return view.body;
+}
+
+export function fleetRoutes(views: ReadonlyMap<string, BuiltView>): RouteDef[] {
+  const specs = [...VIEW_SPECS, { route: 'all', summary: 'Every fleet collection in one body (members equal the single views)' }];
+  return specs.map((spec) => {
+    const view = views.get(spec.route)!;
+    return defineRoute({
+      method: 'GET',
+      path: `${FLEET_PREFIX}/${spec.route}`,
+      summary: spec.summary,
+      tag: 'fleet',
+      query: noParams,
+      errors: [304],
+      handler: ({ ctx }) => serve(ctx, view),
+    });
+  });
+}
