@@ -1,0 +1,288 @@
+/**
+ * Elite wiring (domain-data note 3.3): one declarative table of the service's internal components
+ * and the links between them, cross-checked against the running app (a component counts as
+ * registered when the route or service it stands for is present), plus each component's passive
+ * status from last-known counters. Topology health (2.4) and wiring health (3.4) read the same
+ * table, so the two views always describe the same component set.
+ */
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
+import type { HealthStatus } from '../core/health.js';
+import { ELD_RESOLUTION_MS } from '../observability/event-loop.js';
+import type { Services } from '../services.js';
+import { inProcess } from '../security/inprocess.js';
+import { API, classify, countFor, requestCounts, routeKey, type RequestCount } from '../security/inventory.js';
+
+export type Channel = 'function_call' | 'message_port' | 'sse' | 'https' | 'in_memory_ring';
+
+export interface WiringNode {
+  id: string;
+  display_name: string;
+  kind: string;
+  thread: 'main' | 'worker';
+  owns_state: boolean;
+  module: string;
+}
+
+export interface Wire {
+  id: string;
+  from: string;
+  to: string;
+  channel: Channel;
+  payload: string;
+  sync: boolean;
+  mesh_wire: 'B' | 'C' | 'D' | 'E' | 'F' | null;
+}
+
+export const NODES: readonly WiringNode[] = [
+  { id: 'gateway', display_name: 'HTTP gateway', kind: 'gateway', thread: 'main', owns_state: false, module: 'src/http' },
+  { id: 'validator', display_name: 'Request validator', kind: 'policy', thread: 'main', owns_state: false, module: 'src/http/validation.ts' },
+  { id: 'worker-pool', display_name: 'Worker pool', kind: 'compute', thread: 'worker', owns_state: false, module: 'src/kernels/pool.ts' },
+  { id: 'verdict-engine', display_name: 'Verdict engine', kind: 'service', thread: 'main', owns_state: false, module: 'src/verdicts' },
+  { id: 'signer', display_name: 'Receipt signer', kind: 'crypto', thread: 'worker', owns_state: true, module: 'src/ledger/signer.ts' },
+  { id: 'ledger', display_name: 'Khipu ledger', kind: 'datastore', thread: 'main', owns_state: true, module: 'src/ledger' },
+  { id: 'sse-hub', display_name: 'Verdict stream hub', kind: 'stream', thread: 'main', owns_state: true, module: 'src/stream' },
+  { id: 'scene-buffer', display_name: 'Edge scene buffer', kind: 'buffer', thread: 'main', owns_state: true, module: 'src/stream/scene.ts' },
+  { id: 'cortex-bus', display_name: 'Cortex event bus', kind: 'bus', thread: 'main', owns_state: true, module: 'src/mesh' },
+  { id: 'trace-ring', display_name: 'Trace ring', kind: 'buffer', thread: 'main', owns_state: true, module: 'src/observability/traces.ts' },
+  { id: 'metrics-registry', display_name: 'Metrics registry', kind: 'telemetry', thread: 'main', owns_state: true, module: 'src/observability/metrics.ts' },
+  { id: 'adsb-cache', display_name: 'ADS-B cache', kind: 'cache', thread: 'main', owns_state: true, module: 'src/adsb' },
+  { id: 'adsb-upstreams', display_name: 'ADS-B upstreams', kind: 'external', thread: 'main', owns_state: false, module: 'src/adsb' },
+  { id: 'cot', display_name: 'CoT interop', kind: 'service', thread: 'main', owns_state: true, module: 'src/cot' },
+  { id: 'fleet-dataset', display_name: 'Fleet dataset', kind: 'dataset', thread: 'main', owns_state: false, module: 'src/fleet' },
+];
+
+export const WIRES: readonly Wire[] = [
+  { id: 'gateway-validator', from: 'gateway', to: 'validator', channel: 'function_call', payload: 'query, path and body parts', sync: true, mesh_wire: null },
+  { id: 'gateway-pool', from: 'gateway', to: 'worker-pool', channel: 'message_port', payload: 'kernel and probe tasks', sync: false, mesh_wire: null },
+  { id: 'gateway-verdict', from: 'gateway', to: 'verdict-engine', channel: 'function_call', payload: 'telemetry frames', sync: false, mesh_wire: null },
+  { id: 'verdict-signer', from: 'verdict-engine', to: 'signer', channel: 'function_call', payload: 'DSSE PAE to sign', sync: false, mesh_wire: 'B' },
+  { id: 'signer-pool', from: 'signer', to: 'worker-pool', channel: 'message_port', payload: 'batched PAEs, DER signatures back', sync: false, mesh_wire: null },
+  { id: 'verdict-ledger', from: 'verdict-engine', to: 'ledger', channel: 'function_call', payload: 'signed receipt append', sync: true, mesh_wire: 'F' },
+  { id: 'ledger-stream', from: 'ledger', to: 'sse-hub', channel: 'sse', payload: 'signed verdict events to viewers', sync: false, mesh_wire: 'C' },
+  { id: 'gateway-traces', from: 'gateway', to: 'trace-ring', channel: 'in_memory_ring', payload: 'W3C traceparent per request', sync: true, mesh_wire: 'D' },
+  { id: 'verdict-cortex', from: 'verdict-engine', to: 'cortex-bus', channel: 'in_memory_ring', payload: 'verdict events', sync: true, mesh_wire: 'E' },
+  { id: 'stream-verdict', from: 'sse-hub', to: 'verdict-engine', channel: 'function_call', payload: 'simulated flight frames', sync: false, mesh_wire: null },
+  { id: 'verdict-scene', from: 'verdict-engine', to: 'scene-buffer', channel: 'function_call', payload: 'recent verdicts', sync: true, mesh_wire: null },
+  { id: 'gateway-metrics', from: 'gateway', to: 'metrics-registry', channel: 'function_call', payload: 'request count and duration', sync: true, mesh_wire: null },
+  { id: 'gateway-adsb', from: 'gateway', to: 'adsb-cache', channel: 'function_call', payload: 'bounding-box query', sync: false, mesh_wire: null },
+  { id: 'adsb-upstream', from: 'adsb-cache', to: 'adsb-upstreams', channel: 'https', payload: 'GET /v2/mil', sync: false, mesh_wire: null },
+  { id: 'gateway-cot', from: 'gateway', to: 'cot', channel: 'function_call', payload: 'CoT XML in and out', sync: true, mesh_wire: null },
+  { id: 'gateway-fleet', from: 'gateway', to: 'fleet-dataset', channel: 'function_call', payload: 'collection reads', sync: true, mesh_wire: null },
+  { id: 'gateway-ledger', from: 'gateway', to: 'ledger', channel: 'function_call', payload: 'export, readiness, verify reads', sync: true, mesh_wire: null },
+];
+
+export const WIRING_SHA256 = sha256Hex(canonicalJson({ nodes: NODES, wires: WIRES }));
+
+export interface Registration {
+  id: string;
+  registered: boolean;
+  evidence: string;
+}
+
+/** What stands for each component in the running app (read once the route table is complete). */
+export function registrations(s: Services): Registration[] {
+  const keys = new Set(s.routeTable().map(routeKey));
+  const route = (k: string): boolean => keys.has(k);
+  const r = (id: string, registered: boolean, evidence: string): Registration => ({ id, registered, evidence });
+  return [
+    r('gateway', keys.size > 0, `${keys.size} routes in the route table`),
+    r('validator', s.routeTable().some((d) => d.query || d.params || d.body), 'routes declare joi schemas'),
+    r('worker-pool', s.pool.snapshot().threads > 0, `${s.pool.snapshot().threads} worker threads alive`),
+    r('verdict-engine', route(`POST ${API}/verdict`), `POST ${API}/verdict mounted`),
+    r('signer', s.ledger !== undefined && route(`GET ${API}/edge/pubkey.pem`), 'ledger status published and public key route mounted'),
+    r('ledger', s.ledger !== undefined, 'services.ledger published'),
+    r('sse-hub', route(`GET ${API}/stream/verdicts`), `GET ${API}/stream/verdicts mounted`),
+    r('scene-buffer', route(`GET ${API}/edge/3d`), `GET ${API}/edge/3d mounted`),
+    r('cortex-bus', route('GET /mesh/state'), 'GET /mesh/state mounted'),
+    r('trace-ring', s.traces.capacity > 0, `ring of ${s.traces.capacity} traces`),
+    r('metrics-registry', route('GET /metrics'), 'GET /metrics mounted'),
+    r('adsb-cache', s.adsb !== undefined, 'services.adsb published'),
+    r('adsb-upstreams', (s.adsb?.().providers.length ?? 0) > 0, `${s.adsb?.().providers.length ?? 0} providers configured`),
+    r('cot', s.cot !== undefined, 'services.cot published'),
+    r('fleet-dataset', route(`GET ${API}/fleet/all`), `GET ${API}/fleet/all mounted`),
+  ];
+}
+
+export function worst(statuses: Iterable<HealthStatus>): HealthStatus {
+  let out: HealthStatus = 'pass';
+  for (const st of statuses) {
+    if (st === 'fail') return 'fail';
+    if (st === 'warn') out = 'warn';
+  }
+  return out;
+}
+
+export interface Observation {
+  measurement: string;
+  observedValue: number | string | boolean | null;
+  observedUnit: string;
+  basis: 'measured' | 'computed' | 'config';
+  time: string;
+}
+
+export interface PassiveNode {
+  componentId: string;
+  componentType: string;
+  status: HealthStatus;
+  output: string;
+  observations: Observation[];
+}
+
+/** A cumulative event-loop delay histogram for this app (never reset by the metrics scrape). */
+const histograms = new WeakMap<Services, IntervalHistogram>();
+
+export function eventLoopHistogram(s: Services): IntervalHistogram {
+  let h = histograms.get(s);
+  if (!h) {
+    h = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
+    h.enable();
+    histograms.set(s, h);
+  }
+  return h;
+}
+
+export function closeEventLoopHistogram(s: Services): void {
+  histograms.get(s)?.disable();
+  histograms.delete(s);
+}
+
+interface MeshWire {
+  status: string;
+  counters?: Record<string, unknown>;
+}
+
+/**
+ * Passive status of every component: counters and last-known results, no probes, no upstream
+ * calls (in-process reads of read-only routes only). ADS-B is capped at warn: its endpoint
+ * degrades to live=false by design (honesty rule 1).
+ */
+export async function passiveNodes(s: Services, now = new Date()): Promise<{ nodes: PassiveNode[]; counts: RequestCount[]; mesh: Record<string, MeshWire> | null }> {
+  const time = now.toISOString();
+  const regs = new Map(registrations(s).map((r) => [r.id, r]));
+  const counts = await requestCounts(s);
+  const ip = inProcess(s);
+  const obs = (measurement: string, observedValue: Observation['observedValue'], observedUnit: string, basis: Observation['basis'] = 'measured'): Observation => ({
+    measurement,
+    observedValue,
+    observedUnit,
+    basis,
+    time,
+  });
+  const hasRoute = (k: string): boolean => s.routeTable().some((d) => routeKey(d) === k);
+  const mesh = hasRoute('GET /mesh/state') ? ((await ip.getJson<{ wires: Record<string, MeshWire> }>('/mesh/state')).body?.wires ?? null) : null;
+  const ledgerDoc = hasRoute(`GET ${API}/ledger/readiness`)
+    ? (await ip.getJson<{ ready: boolean; startup_state: string; integrity: { verified: boolean; nodes: number }; reason: string }>(`${API}/ledger/readiness`)).body
+    : null;
+
+  const nodes: PassiveNode[] = [];
+  const add = (componentId: string, status: HealthStatus, output: string, observations: Observation[]): void => {
+    const node = NODES.find((n) => n.id === componentId)!;
+    const reg = regs.get(componentId)!;
+    if (!reg.registered && componentId !== 'adsb-cache' && componentId !== 'adsb-upstreams') {
+      nodes.push({ componentId, componentType: node.kind, status: 'fail', output: `not registered: ${reg.evidence} is missing`, observations: [] });
+      return;
+    }
+    nodes.push({ componentId, componentType: node.kind, status, output, observations });
+  };
+
+  const h = eventLoopHistogram(s);
+  const p = (q: number): number => (h.count ? Math.max(0, h.percentile(q) / 1e6 - ELD_RESOLUTION_MS) : 0);
+  const p99 = p(99);
+  add('gateway', p99 > 1000 ? 'fail' : p99 > 100 ? 'warn' : 'pass', `event-loop delay p99 ${p99.toFixed(3)} ms since start`, [
+    obs('event-loop:delay:p50', Math.round(p(50) * 1000) / 1000, 'ms'),
+    obs('event-loop:delay:p99', Math.round(p99 * 1000) / 1000, 'ms'),
+    obs('event-loop:delay:samples', h.count, 'count'),
+    obs('http:requests', countFor(counts, () => true), 'count'),
+    obs('http:5xx', countFor(counts, (c) => c.status >= 500), 'count'),
+  ]);
+  const denied422 = countFor(counts, (c) => c.status === 422);
+  add('validator', 'pass', `${denied422} requests refused by validation (422)`, [obs('http:422', denied422, 'count')]);
+  const pool = s.pool.snapshot();
+  add('worker-pool', pool.threads === 0 ? 'fail' : pool.queueSize >= pool.maxQueue ? 'warn' : 'pass', `${pool.threads} threads, queue ${pool.queueSize}/${pool.maxQueue}`, [
+    obs('threads', pool.threads, 'count'),
+    obs('queue_size', pool.queueSize, 'tasks'),
+    obs('busy', pool.busy, 'ratio'),
+    obs('completed', pool.completed, 'tasks'),
+    obs('crashes', pool.crashes, 'count'),
+  ]);
+  const verdicts = countFor(counts, (c) => c.route === `${API}/verdict` && c.method === 'POST');
+  const verdict5xx = countFor(counts, (c) => c.route === `${API}/verdict` && c.method === 'POST' && c.status >= 500);
+  add('verdict-engine', 'pass', `${verdicts} verdict requests, ${verdict5xx} failed`, [obs('verdict:requests', verdicts, 'count'), obs('verdict:5xx', verdict5xx, 'count')]);
+  const selfTestOk = ledgerDoc?.startup_state === 'READY';
+  add('signer', selfTestOk ? 'pass' : 'fail', selfTestOk ? 'start-up self-test signed in the pool and verified' : `signing not ready: ${ledgerDoc?.reason ?? 'ledger readiness unavailable'}`, [
+    obs('startup_state', ledgerDoc?.startup_state ?? null, 'state', 'computed'),
+    obs('signatures', (mesh?.B?.counters?.events as number | undefined) ?? null, 'count'),
+  ]);
+  const ledger = s.ledger;
+  if (ledger) {
+    const integrity = ledgerDoc?.integrity.verified ?? false;
+    const size = ledger.size();
+    add('ledger', !integrity ? 'fail' : size >= ledger.maxNodes ? 'warn' : 'pass', ledgerDoc?.reason ?? 'readiness unavailable', [
+      obs('nodes', size, 'nodes'),
+      obs('max_nodes', ledger.maxNodes, 'nodes', 'config'),
+      obs('integrity', integrity, 'boolean', 'computed'),
+    ]);
+  } else add('ledger', 'fail', 'ledger not registered', []);
+  const meshCount = (letter: string, key: string): number | null => (mesh?.[letter]?.counters?.[key] as number | undefined) ?? null;
+  add('sse-hub', 'pass', mesh ? `wire C ${mesh.C?.status ?? 'absent'}` : 'mounted; wire board unavailable', [
+    obs('subscribers', meshCount('C', 'subscribers'), 'viewers'),
+    obs('events', meshCount('C', 'events'), 'count'),
+    obs('dropped', meshCount('C', 'dropped'), 'viewers'),
+  ]);
+  const scene = hasRoute(`GET ${API}/edge/3d`) ? (await ip.getJson<{ verdicts_in_buffer: number }>(`${API}/edge/3d`)).body : null;
+  const sceneCap = (s.config as { stream?: { sceneSize?: number } }).stream?.sceneSize ?? null;
+  add('scene-buffer', 'pass', scene ? `${scene.verdicts_in_buffer} of ${sceneCap ?? '?'} verdicts buffered` : 'scene unavailable', [
+    obs('fill', scene?.verdicts_in_buffer ?? null, 'verdicts'),
+    obs('capacity', sceneCap, 'verdicts', 'config'),
+  ]);
+  add('cortex-bus', mesh?.E ? 'pass' : 'warn', mesh?.E ? `wire E ${mesh.E.status}` : 'wire E absent from the wire board', [obs('events', meshCount('E', 'events'), 'count')]);
+  add('trace-ring', 'pass', `${s.traces.size} of ${s.traces.capacity} traces kept`, [obs('size', s.traces.size, 'traces'), obs('total', s.traces.total, 'traces'), obs('capacity', s.traces.capacity, 'traces', 'config')]);
+  add('metrics-registry', 'pass', `${s.metrics.registry.getMetricsAsArray().length} metric families`, [obs('families', s.metrics.registry.getMetricsAsArray().length, 'count')]);
+
+  const adsb = s.adsb?.();
+  if (!adsb) {
+    add('adsb-cache', 'warn', 'ADS-B feature not registered: no live feed (capped at warn)', []);
+    add('adsb-upstreams', 'warn', 'no upstream providers published (capped at warn)', []);
+  } else {
+    add('adsb-cache', adsb.live ? 'pass' : 'warn', adsb.live ? `live snapshot, ${adsb.aircraft} aircraft` : `not live: serving ${adsb.snapshotAgeS === null ? 'no snapshot' : `a ${adsb.snapshotAgeS} s old snapshot`} (capped at warn)`, [
+      obs('live', adsb.live, 'boolean', 'computed'),
+      obs('aircraft', adsb.aircraft, 'count'),
+      obs('snapshot_age', adsb.snapshotAgeS, 's'),
+    ]);
+    const failing = adsb.providers.filter((pr) => pr.consecutiveFailures > 0 || pr.breaker !== 'closed');
+    add('adsb-upstreams', adsb.providers.length && failing.length < adsb.providers.length ? 'pass' : 'warn', `${adsb.providers.length - failing.length} of ${adsb.providers.length} providers healthy`, [
+      ...adsb.providers.flatMap((pr) => [
+        obs(`${pr.name}:last_status`, pr.lastStatus, 'http-status'),
+        obs(`${pr.name}:consecutive_failures`, pr.consecutiveFailures, 'count'),
+        obs(`${pr.name}:breaker`, pr.breaker, 'state'),
+      ]),
+    ]);
+  }
+  if (s.cot) {
+    const total = s.cot.tracksTotal();
+    const valid = s.cot.tracksCotValid();
+    add('cot', valid === total ? 'pass' : 'fail', `${valid} of ${total} tracks CoT-valid`, [obs('tracks_total', total, 'tracks', 'computed'), obs('tracks_cot_valid', valid, 'tracks', 'computed')]);
+  } else add('cot', 'fail', 'CoT status not published', []);
+  const fleetCalls = countFor(counts, (c) => c.route.startsWith(`${API}/fleet/`));
+  const fleet5xx = countFor(counts, (c) => c.route.startsWith(`${API}/fleet/`) && c.status >= 500);
+  add('fleet-dataset', fleet5xx > 0 ? 'warn' : 'pass', `${fleetCalls} reads, ${fleet5xx} failed`, [obs('reads', fleetCalls, 'count'), obs('5xx', fleet5xx, 'count')]);
+  return { nodes, counts, mesh };
+}
+
+/** Observed calls and errors per wire, where a counter exists; null where nothing is instrumented. */
+export function wireCounts(s: Services, counts: readonly RequestCount[], mesh: Record<string, MeshWire> | null): { id: string; from: string; to: string; calls: number | null; errors: number | null }[] {
+  const byTarget = (target: string) => {
+    const routes = s.routeTable().filter((r) => classify(r).uses.includes(target));
+    const keys = new Set(routes.map((r) => `${r.method} ${r.path}`));
+    const mine = (c: RequestCount): boolean => keys.has(`${c.method} ${c.route}`);
+    return { calls: countFor(counts, mine), errors: countFor(counts, (c) => mine(c) && c.status >= 500) };
+  };
+  return WIRES.map((w) => {
+    let v: { calls: number | null; errors: number | null } = { calls: null, errors: null };
+    if (w.mesh_wire && mesh?.[w.mesh_wire]?.counters && typeof mesh[w.mesh_wire]!.counters!.events === 'number') v = { calls: mesh[w.mesh_wire]!.counters!.events as number, errors: null };
+    else if (w.from === 'gateway') v = w.to === 'trace-ring' || w.to === 'metrics-registry' ? { calls: countFor(counts, () => true), errors: null } : byTarget(w.to);
+    else if (w.id === 'signer-pool') v = { calls: null, errors: null };
+    return { id: w.id, from: w.from, to: w.to, ...v };
+  });
+}

@@ -1,0 +1,117 @@
+import { expect } from 'chai';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { adsbDown, cotFake, fakeUpstream, worstOf, type FakeUpstream } from '../security/fakes.js';
+
+const API = '/api/svc/v1';
+
+interface WNode {
+  id: string;
+  registered_at_start: boolean;
+}
+interface Wire {
+  id: string;
+  from: string;
+  to: string;
+  mesh_wire: string | null;
+}
+
+describe('elite wiring', () => {
+  let t: TestApp;
+  let up: FakeUpstream;
+  before(async () => {
+    t = await buildTestApp();
+    up = await fakeUpstream(500);
+  });
+  after(async () => {
+    await up.close();
+    await t.close();
+  });
+
+  describe('GET /elite/wiring', () => {
+    it('check 1: every wire endpoint is a node, and registration follows what the running app really has', async () => {
+      const { body, status } = await t.http.get(`${API}/elite/wiring`);
+      expect(status).to.equal(200);
+      const ids = new Set((body.nodes as WNode[]).map((n) => n.id));
+      for (const w of body.wires as Wire[]) {
+        expect(ids.has(w.from), `${w.id} from ${w.from}`).to.equal(true);
+        expect(ids.has(w.to), `${w.id} to ${w.to}`).to.equal(true);
+      }
+      const reg = (b: { nodes: WNode[] }, id: string) => b.nodes.find((n) => n.id === id)!.registered_at_start;
+      for (const id of ['gateway', 'validator', 'worker-pool', 'ledger', 'signer', 'verdict-engine', 'metrics-registry', 'trace-ring']) expect(reg(body, id), id).to.equal(true);
+      // registration is read from the app, not asserted: it follows what is published
+      const saved = { adsb: t.services.adsb, cot: t.services.cot };
+      try {
+        t.services.adsb = undefined;
+        expect(reg((await t.http.get(`${API}/elite/wiring`)).body, 'adsb-cache')).to.equal(false);
+        t.services.adsb = adsbDown([up.url]);
+        t.services.cot = saved.cot ?? cotFake();
+        const full = (await t.http.get(`${API}/elite/wiring`)).body;
+        expect(reg(full, 'adsb-cache')).to.equal(true);
+        expect(reg(full, 'adsb-upstreams')).to.equal(true);
+        expect(reg(full, 'cot')).to.equal(true);
+        const routes = new Set(t.routes.map((r) => `${r.method} ${r.path}`));
+        expect(reg(full, 'sse-hub')).to.equal(routes.has(`GET ${API}/stream/verdicts`));
+        expect(reg(full, 'fleet-dataset')).to.equal(routes.has(`GET ${API}/fleet/all`));
+        if (routes.has(`GET ${API}/stream/verdicts`) && routes.has(`GET ${API}/fleet/all`) && routes.has('GET /mesh/state')) {
+          expect((full.nodes as WNode[]).filter((n) => !n.registered_at_start).map((n) => n.id)).to.deep.equal([]);
+        }
+      } finally {
+        t.services.adsb = saved.adsb;
+        t.services.cot = saved.cot;
+      }
+      expect(body.wiring_sha256).to.match(/^[0-9a-f]{64}$/);
+    });
+
+    it('check 2: the wires tagged B–F correspond one-to-one to the /mesh/state wire keys', async () => {
+      const { body } = await t.http.get(`${API}/elite/wiring`);
+      const tagged = (body.wires as Wire[]).filter((w) => w.mesh_wire).map((w) => w.mesh_wire!);
+      expect(new Set(tagged).size).to.equal(tagged.length);
+      const mesh = await t.http.get('/mesh/state');
+      const keys = mesh.status === 200 ? Object.keys(mesh.body.wires) : ['B', 'C', 'D', 'E', 'F'];
+      expect([...tagged].sort()).to.deep.equal([...keys].sort());
+    });
+  });
+
+  describe('GET /elite/wiring/health', () => {
+    it('check 1: probe=false never calls the upstream; probe=true calls it at most once; the ledger size is unchanged in both', async () => {
+      const saved = t.services.adsb;
+      t.services.adsb = adsbDown([up.url]);
+      try {
+        const size = t.services.ledger!.size();
+        const h0 = up.hits();
+        const passive = await t.http.get(`${API}/elite/wiring/health`);
+        expect(passive.status).to.equal(200);
+        expect(passive.body.probe).to.equal(false);
+        expect(up.hits()).to.equal(h0);
+        for (const n of passive.body.nodes) expect(n.active).to.equal(null);
+        expect(t.services.ledger!.size()).to.equal(size);
+        await t.http.get(`${API}/elite/wiring/health?probe=true`);
+        await t.http.get(`${API}/elite/wiring/health?probe=yes`);
+        expect(up.hits() - h0).to.be.at.most(1);
+        expect(t.services.ledger!.size()).to.equal(size);
+      } finally {
+        t.services.adsb = saved;
+      }
+    });
+
+    it('check 2: probe=maybe is 422; with probe=true every node has an active result and status is the worst node', async () => {
+      const bad = await t.http.get(`${API}/elite/wiring/health?probe=maybe`);
+      expect(bad.status).to.equal(422);
+      expect(bad.body.detail[0]).to.include({ type: 'bool_parsing' });
+      expect(bad.body.detail[0].loc).to.deep.equal(['query', 'probe']);
+      const { body } = await t.http.get(`${API}/elite/wiring/health?probe=true`);
+      expect(body.probe).to.equal(true);
+      const nodes = body.nodes as { id: string; status: 'pass' | 'warn' | 'fail'; active: { ok: boolean; latency_ms: number } | null }[];
+      for (const n of nodes) {
+        expect(n.active, n.id).to.not.equal(null);
+        expect(n.active!.latency_ms, n.id).to.be.greaterThan(0);
+        if (!n.active!.ok && !n.id.startsWith('adsb')) expect(n.status, n.id).to.equal('fail');
+      }
+      expect(body.status).to.equal(worstOf(nodes.map((n) => n.status)));
+      for (const id of ['worker-pool', 'signer', 'ledger', 'validator', 'gateway']) expect(nodes.find((n) => n.id === id)!.active!.ok, id).to.equal(true);
+      expect(body.total_ms).to.be.greaterThan(0);
+      const topo = (await t.http.get(`${API}/topology/health`)).body;
+      expect(nodes.map((n) => n.id).sort()).to.deep.equal(topo.nodes.map((n: { componentId: string }) => n.componentId).sort());
+    });
+  });
+});

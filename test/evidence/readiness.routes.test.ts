@@ -1,0 +1,123 @@
+import { expect } from 'chai';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { adsbDown, cotFake, fakeUpstream, frame, worstOf, type FakeUpstream } from '../security/fakes.js';
+
+const API = '/api/svc/v1';
+
+describe('readiness', () => {
+  let t: TestApp;
+  let up: FakeUpstream;
+  before(async () => {
+    t = await buildTestApp();
+    up = await fakeUpstream(500);
+  });
+  after(async () => {
+    await up.close();
+    await t.close();
+  });
+
+  describe('GET /readiness (index)', () => {
+    it('check 1: the ledger section’s observations deep-equal the ledger readiness route’s body', async () => {
+      await t.http.post(`${API}/verdict`).send(frame);
+      await t.http.get(`${API}/readiness/refresh`);
+      const { body, status } = await t.http.get(`${API}/readiness`);
+      expect(status).to.equal(200);
+      expect(body).to.include({ schema: 'svc.readiness/v1', doctrine: 'v11' });
+      const ledger = body.sections.find((x: { section_id: string }) => x.section_id === 'ledger');
+      const direct = (await t.http.get(`${API}/ledger/readiness`)).body;
+      expect(ledger.observations).to.deep.equal(direct);
+      expect(ledger.observations.integrity.nodes).to.equal(t.services.ledger!.size());
+      expect(ledger.status).to.equal('pass');
+      expect(body.sections.map((x: { section_id: string }) => x.section_id)).to.deep.equal(['ledger', 'signing-key', 'adsb-upstreams', 'worker-pool', 'cot']);
+      for (const x of body.sections) expect((await t.http.get(x.live_url)).status, x.live_url).to.equal(200);
+    });
+
+    it('check 2: with the upstream down, adsb-upstreams is warn and overall is the worst section with ADS-B never making it fail', async () => {
+      const saved = { adsb: t.services.adsb, cot: t.services.cot };
+      t.services.adsb = adsbDown([up.url]);
+      if (!t.services.cot) t.services.cot = cotFake();
+      try {
+        const { body } = await t.http.get(`${API}/readiness/refresh`);
+        const sections = body.sections as { section_id: string; status: 'pass' | 'warn' | 'fail' }[];
+        expect(sections.find((x) => x.section_id === 'adsb-upstreams')!.status).to.equal('warn');
+        expect(body.status).to.equal(worstOf(sections.map((x) => x.status)));
+        const others = sections.filter((x) => x.section_id !== 'adsb-upstreams');
+        if (others.every((x) => x.status === 'pass')) expect(body.status).to.equal('warn');
+        const adsb = (await t.http.get(`${API}/readiness/adsb-upstreams/live`)).body;
+        expect(adsb.observations.upstreams).to.deep.equal([{ id: 'fake-0', host: new URL(up.url).host, last_status: 500, last_success_at: null, last_error: 'HTTP 500', consecutive_failures: 3, breaker: 'closed' }]);
+        expect(adsb.observations.cache).to.deep.equal({ aircraft: 0, age_s: null, live: false });
+      } finally {
+        t.services.adsb = saved.adsb;
+        t.services.cot = saved.cot;
+      }
+    });
+  });
+
+  describe('GET /readiness/{section_id}/live', () => {
+    it('check 1: worker-pool: completed rises by exactly 1 across the probe and latency_ms > 0', async () => {
+      const { body, status } = await t.http.get(`${API}/readiness/worker-pool/live`);
+      expect(status).to.equal(200);
+      expect(body.probe.ran).to.equal(true);
+      expect(body.probe.ok).to.equal(true);
+      expect(body.probe.latency_ms).to.be.greaterThan(0);
+      expect(body.probe.details.completed_after).to.equal(body.observations.completed + 1);
+      expect(body.observations.threads).to.equal(t.services.pool.snapshot().threads);
+      expect(body.status).to.equal('pass');
+    });
+
+    it('check 2: adsb-upstreams: three rapid calls reach each upstream at most once; unknown section 404, malformed 422', async () => {
+      const other = await fakeUpstream(200);
+      const saved = t.services.adsb;
+      t.services.adsb = adsbDown([other.url, up.url]);
+      const hitsBefore = [other.hits(), up.hits()];
+      try {
+        const calls = await Promise.all([1, 2, 3].map(() => t.http.get(`${API}/readiness/adsb-upstreams/live`)));
+        await t.http.get(`${API}/readiness/adsb-upstreams/live`);
+        for (const c of calls) expect(c.body.status).to.equal('warn');
+        expect(other.hits() - hitsBefore[0]!).to.equal(1);
+        expect(up.hits() - hitsBefore[1]!).to.be.at.most(1);
+        const upstreams = calls[0]!.body.probe.details.upstreams as { provider: string; status?: number }[];
+        expect(upstreams.map((u) => u.provider)).to.deep.equal(['fake-0', 'fake-1']);
+      } finally {
+        t.services.adsb = saved;
+        await other.close();
+      }
+      const missing = await t.http.get(`${API}/readiness/no-such-section/live`);
+      expect(missing.status).to.equal(404);
+      expect(missing.body).to.deep.equal({ detail: "section 'no-such-section' not found" });
+      for (const bad of ['Ledger', 'worker_pool', '-ledger', 'x'.repeat(65)]) {
+        const res = await t.http.get(`${API}/readiness/${bad}/live`);
+        expect(res.status, bad).to.equal(422);
+        expect(res.body.detail[0].loc).to.deep.equal(['path', 'section_id']);
+      }
+    });
+
+    it('signing-key: observations come from the served key, and the probe signs and verifies', async () => {
+      const { body } = await t.http.get(`${API}/readiness/signing-key/live`);
+      const pub = (await t.http.get(`${API}/edge/pubkey`)).body;
+      expect(body.observations).to.include({ alg: 'ES256', curve: 'P-256', keyid: pub.keyid, public_key_url: pub.public_key_url, source: 'generated', created_at: pub.created_at });
+      expect(body.probe.ok).to.equal(true);
+      expect(body.status).to.equal('pass');
+    });
+  });
+
+  describe('GET /readiness/refresh', () => {
+    it('check 1: generated_at advances and the statuses equal the per-section live results', async () => {
+      const first = (await t.http.get(`${API}/readiness/refresh`)).body;
+      const second = (await t.http.get(`${API}/readiness/refresh`)).body;
+      expect(Date.parse(second.generated_at)).to.be.at.least(Date.parse(first.generated_at));
+      expect(Date.parse(second.refreshed_at)).to.be.greaterThan(Date.parse(first.refreshed_at) - 1);
+      for (const x of second.sections) expect((await t.http.get(x.live_url)).body.status, x.section_id).to.equal(x.status);
+    });
+
+    it('check 2: two refreshes with no traffic in between give identical statuses, and the ledger size is unchanged', async () => {
+      const size = t.services.ledger!.size();
+      const a = (await t.http.get(`${API}/readiness/refresh`)).body;
+      const b = (await t.http.get(`${API}/readiness/refresh`)).body;
+      const statuses = (r: { sections: { section_id: string; status: string }[] }) => r.sections.map((x) => [x.section_id, x.status]);
+      expect(statuses(b)).to.deep.equal(statuses(a));
+      expect(b.changed).to.deep.equal([]);
+      expect(t.services.ledger!.size()).to.equal(size);
+    });
+  });
+});
