@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import ctx, { drawModel, type CtxModel } from '../../../workers/kernels/ctxready-unroll.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+function model(seed: number, T: number, d: number, V: number, gain: number): CtxModel {
+  const rng = new RngStreams(seed, 'ctxready/unroll');
+  return drawModel(T, d, V, gain, rng.stream('weights'), rng.stream('tokens'));
+}
+
+/** x·W with W given row-major (n × m), plain arrays. */
+const vecMat = (x: number[], W: Float64Array, m: number): number[] => Array.from({ length: m }, (_, j) => x.reduce((s, v, k) => s + v * W[k * m + j]!, 0));
+
+/** Independent RNN-mode reference: returns every h_t and the perplexity of next-token prediction. */
+function referenceSequential(m: CtxModel): { H: number[][]; ppl: number } {
+  const { T, d, V } = m;
+  const emb = (t: number): number[] => Array.from(m.E.subarray(m.tokens[t]! * d, (m.tokens[t]! + 1) * d));
+  const xs: number[][] = [];
+  const H: number[][] = [];
+  for (let t = 0; t < T; t++) {
+    const e = emb(t);
+    const x = t === 0 ? e : vecMat([...H[t - 1]!, ...e], m.Wc, d).map((v, i) => e[i]! + Math.tanh(v));
+    xs.push(x);
+    const q = vecMat(x, m.Wq, d);
+    const ks = xs.map((xj) => vecMat(xj, m.Wk, d));
+    const vs = xs.map((xj) => vecMat(xj, m.Wv, d));
+    const s = ks.map((k) => k.reduce((a, v, i) => a + v * q[i]!, 0) / Math.sqrt(d));
+    const mx = Math.max(...s);
+    const w = s.map((v) => Math.exp(v - mx));
+    const z = w.reduce((a, b) => a + b, 0);
+    const h = x.map((xi, i) => xi + vs.reduce((a, v, j) => a + (w[j]! / z) * v[i]!, 0));
+    const f = vecMat(vecMat(h, m.W1, 2 * d).map(Math.tanh), m.W2, d);
+    H.push(h.map((v, i) => v + f[i]!));
+  }
+  let nll = 0;
+  for (let t = 0; t + 1 < T; t++) {
+    const logits = vecMat(H[t]!, m.Wo, V);
+    const mx = Math.max(...logits);
+    nll += mx + Math.log(logits.reduce((a, l) => a + Math.exp(l - mx), 0)) - logits[m.tokens[t + 1]!]!;
+  }
+  return { H, ppl: Math.exp(nll / (T - 1)) };
+}
+
+describe('kernel ctxready/unroll', () => {
+  it('sequential perplexity matches an independent RNN-mode reference, and the full unroll reproduces it', () => {
+    for (const [seed, T, d, V, gain] of [[42, 32, 16, 32, 0.5], [3, 9, 5, 7, 1.7], [8, 20, 8, 64, 2]] as const) {
+      const out = runRaw(ctx, { seed, seq_len: T, d_model: d, vocab: V, unroll: T - 1, gain });
+      const r = out.result as any;
+      const ref = referenceSequential(model(seed, T, d, V, gain));
+      expect(r.ppl_sequential).to.be.closeTo(ref.ppl, 1e-9 * ref.ppl);
+      const last = r.per_k[T - 1];
+      expect(last.max_abs_error).to.equal(0);
+      expect(last.exact_prefix).to.equal(T);
+      expect(last.ppl).to.equal(r.ppl_sequential);
+      expect(r.first_exact_k).to.be.a('number').and.at.most(T - 1);
+      expect(Array.from(r.tokens)).to.deep.equal(Array.from(model(seed, T, d, V, gain).tokens));
+    }
+  });
+
+  it('after k unrolls the first k+1 positions are exact (10 seeds), and errors shrink with k', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const T = 6 + 5 * seed;
+      const K = 4 + seed;
+      const r = runRaw(ctx, { seed, seq_len: T, unroll: K, gain: 0.3 + 0.15 * seed }).result as any;
+      expect(r.per_k).to.have.length(K + 1);
+      r.per_k.forEach((row: any, k: number) => {
+        expect(row.k).to.equal(k);
+        expect(row.exact_prefix).to.be.at.least(Math.min(T, k + 1));
+      });
+      expect(r.per_k[K].max_abs_error).to.be.lessThan(r.per_k[0].max_abs_error);
+    }
+    const def = runRaw(ctx).result as any;
+    expect(def.per_k[8].max_abs_error).to.be.lessThan(def.per_k[0].max_abs_error * 1e-2);
+    expect(def.contraction).to.be.greaterThan(0).and.lessThan(1);
+  });
+
+  it('a zero-initialised correction (gain 0) is the plain transformer in both modes', () => {
+    const r = runRaw(ctx, { gain: 0, seed: 5 }).result as any;
+    expect(r.per_k[0].max_abs_error).to.equal(0);
+    expect(r.first_exact_k).to.equal(0);
+    r.per_k.forEach((row: any) => expect(row.ppl).to.equal(r.ppl_sequential));
+    expect(r.contraction).to.equal(null);
+  });
+
+  it('is deterministic in seed and sensitive to it', () => {
+    expect(runBody(ctx, { seed: 2 })).to.equal(runBody(ctx, { seed: 2 }));
+    expect(runBody(ctx, { seed: 2 })).to.not.equal(runBody(ctx, { seed: 1 }));
+  });
+
+  it('refuses out-of-range and malformed parameters', () => {
+    expect(rejects(ctx, { seq_len: '1', d_model: '3', vocab: '3', unroll: '-1', gain: '-0.5' })).to.deep.equal([
+      'seq_len:number.min',
+      'd_model:number.min',
+      'vocab:number.min',
+      'unroll:number.min',
+      'gain:number.min',
+    ]);
+    expect(rejects(ctx, { seq_len: '65', d_model: '25', vocab: '65', unroll: '33', gain: '2.01' })).to.deep.equal([
+      'seq_len:number.max',
+      'd_model:number.max',
+      'vocab:number.max',
+      'unroll:number.max',
+      'gain:number.max',
+    ]);
+    expect(rejects(ctx, { unroll: 'eight', gain: '0x1' })).to.deep.equal(['unroll:qint.parse', 'gain:qnum.parse']);
+  });
+});

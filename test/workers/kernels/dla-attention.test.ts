@@ -1,0 +1,127 @@
+import { expect } from 'chai';
+import dla, { drawTokens, runDla, type DlaTokens } from '../../../workers/kernels/dla-attention.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+const elu1 = (x: number): number => (x > 0 ? x + 1 : Math.exp(x));
+
+function tokens(seed: number, T: number, d: number, switchProb = 0.08): DlaTokens {
+  return drawTokens(new RngStreams(seed, 'dla/attention').stream('tokens'), T, d, switchProb);
+}
+
+const row = (a: Float64Array, t: number, d: number): number[] => Array.from(a.subarray(t * d, (t + 1) * d));
+
+/** Naive causal softmax attention, one row at a time. */
+function softmaxRef(tok: DlaTokens): number[][] {
+  const { T, d } = tok;
+  return Array.from({ length: T }, (_, t) => {
+    const q = row(tok.q, t, d);
+    const s = Array.from({ length: t + 1 }, (_, j) => row(tok.k, j, d).reduce((a, k, i) => a + k * q[i]!, 0) / Math.sqrt(d));
+    const m = Math.max(...s);
+    const e = s.map((v) => Math.exp(v - m));
+    const z = e.reduce((a, b) => a + b, 0);
+    return Array.from({ length: d }, (_, c) => e.reduce((a, w, j) => a + (w / z) * tok.v[j * d + c]!, 0));
+  });
+}
+
+/** Naive causal linear attention with φ = elu+1: sums recomputed from scratch for every t. */
+function linearRef(tok: DlaTokens): number[][] {
+  const { T, d } = tok;
+  return Array.from({ length: T }, (_, t) => {
+    const fq = row(tok.q, t, d).map(elu1);
+    let den = 0;
+    const num = new Array<number>(d).fill(0);
+    for (let j = 0; j <= t; j++) {
+      const fk = row(tok.k, j, d).map(elu1);
+      const kq = fk.reduce((a, f, i) => a + f * fq[i]!, 0);
+      den += kq;
+      for (let c = 0; c < d; c++) num[c] = num[c]! + kq * tok.v[j * d + c]!;
+    }
+    return num.map((n) => n / den);
+  });
+}
+
+const maxDiff = (a: number[][], b: number[][]): number => Math.max(...a.map((r, t) => Math.max(...r.map((v, i) => Math.abs(v - b[t]![i]!)))));
+
+describe('kernel dla/attention', () => {
+  it('one state per token (capacity ≥ T, tau = −1) is exact causal softmax attention, over 10 seeds', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const T = 8 + 5 * seed;
+      const d = 2 + (seed % 5);
+      const r = runRaw(dla, { seed, seq_len: T, d, capacity: 64, tau: -1 }).result as any;
+      const ref = softmaxRef(tokens(seed, T, d));
+      expect(maxDiff(r.output_head, ref.slice(0, 8))).to.be.at.most(1e-12);
+      expect(r.error_vs_softmax).to.be.at.most(1e-12);
+      expect(r.states.length).to.equal(T);
+      expect(r.events).to.deep.equal({ opened: T, merged: 0 });
+    }
+  });
+
+  it('capacity 1 is exact causal linear attention (elu+1), over 10 seeds', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const r = runRaw(dla, { seed, seq_len: 40, d: 6, capacity: 1 }).result as any;
+      expect(maxDiff(r.output_head, linearRef(tokens(seed, 40, 6)).slice(0, 8))).to.be.at.most(1e-12);
+      expect(r.error_vs_linear).to.be.at.most(1e-12);
+      expect(r.states).to.have.length(1);
+      expect(r.states[0]).to.include({ start: 0, end: 39, tokens: 40 });
+    }
+  });
+
+  it('conserves the full linear-attention state and keeps a chronological partition within capacity', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const [T, d, C, tau] = [64 + 13 * seed, 4 + (seed % 4), 1 + 3 * seed, [0.3, 0.05, -1, 1][seed % 4]!];
+      const tok = tokens(seed, T, d, 0.1);
+      const run = runDla(tok, C, tau);
+      const S = new Float64Array(d * d);
+      const z = new Float64Array(d);
+      for (let t = 0; t < T; t++) {
+        for (let i = 0; i < d; i++) {
+          z[i] = z[i]! + elu1(tok.k[t * d + i]!);
+          for (let j = 0; j < d; j++) S[i * d + j] = S[i * d + j]! + elu1(tok.k[t * d + i]!) * tok.v[t * d + j]!;
+        }
+      }
+      for (let i = 0; i < d * d; i++) expect(Math.abs(run.states.reduce((a, s) => a + s.S[i]!, 0) - S[i]!)).to.be.at.most(1e-10);
+      for (let i = 0; i < d; i++) expect(Math.abs(run.states.reduce((a, s) => a + s.z[i]!, 0) - z[i]!)).to.be.at.most(1e-10);
+      let next = 0;
+      for (const s of run.states) {
+        expect(s.start).to.equal(next);
+        expect(s.count).to.equal(s.end - s.start + 1);
+        next = s.end + 1;
+      }
+      expect(next).to.equal(T);
+      expect(run.maxStates).to.be.at.most(C);
+      expect(run.partitionOk).to.equal(true);
+      expect(run.opened - run.merged).to.equal(run.states.length);
+      run.states.slice(1).forEach((s) => expect(s.info!).to.be.greaterThan(tau));
+      expect(run.states[0]!.info).to.equal(null);
+    }
+  });
+
+  it('with tau = −1 the error to softmax falls as capacity grows (mean over 10 seeds); defaults sit between the limits', () => {
+    const caps = [1, 4, 16, 64];
+    const mean = caps.map((C) => {
+      let s = 0;
+      for (let seed = 0; seed < 10; seed++) s += (runRaw(dla, { seed, capacity: C, tau: -1 }).result as any).error_vs_softmax;
+      return s / 10;
+    });
+    for (let i = 1; i < caps.length; i++) expect(mean[i]).to.be.lessThan(mean[i - 1]!);
+    expect(mean[3]).to.be.at.most(1e-12);
+    const r = runRaw(dla).result as any;
+    expect(r.error_vs_softmax).to.be.greaterThan(0).and.lessThan(r.error_vs_linear);
+    expect(r.memory_floats).to.deep.equal({ dla: 8 * (64 + 16 + 1), softmax_kv: 2 * 64 * 8, held_at_end: r.states.length * 81 });
+  });
+
+  it('is deterministic in seed and sensitive to it', () => {
+    expect(runBody(dla, { seed: 8 })).to.equal(runBody(dla, { seed: 8 }));
+    expect(runBody(dla, { seed: 8 })).to.not.equal(runBody(dla, { seed: 9 }));
+  });
+
+  it('refuses out-of-range and malformed parameters', () => {
+    expect(rejects(dla, { seq_len: '7', d: '1', capacity: '0' })).to.deep.equal(['seq_len:number.min', 'd:number.min', 'capacity:number.min']);
+    expect(rejects(dla, { seq_len: '257', d: '17', capacity: '65' })).to.deep.equal(['seq_len:number.max', 'd:number.max', 'capacity:number.max']);
+    expect(rejects(dla, { tau: '-1.01', switch_prob: '-0.1' })).to.deep.equal(['tau:number.min', 'switch_prob:number.min']);
+    expect(rejects(dla, { tau: '2.5', switch_prob: '1.5' })).to.deep.equal(['tau:number.max', 'switch_prob:number.max']);
+    expect(rejects(dla, { tau: 'NaN', d: '4.0' })).to.deep.equal(['d:qint.parse', 'tau:qnum.parse']);
+    expect(rejects(dla, { seq_len: '256', d: '16', capacity: '64', tau: '-1', switch_prob: '1' })).to.deep.equal([]);
+  });
+});

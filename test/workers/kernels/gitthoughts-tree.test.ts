@@ -1,0 +1,188 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import git from '../../../workers/kernels/gitthoughts-tree.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+const sha1Object = (type: string, body: Buffer): string => createHash('sha1').update(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body])).digest('hex');
+
+/** Rebuilds the blob → tree → commit chain of a listed commit from its fields alone. */
+function rebuild(c: any): { id: string; body: string } {
+  const blob = sha1Object('blob', Buffer.from(`${c.thought}\n`));
+  const tree = sha1Object('tree', Buffer.concat([Buffer.from('100644 thought.txt\0'), Buffer.from(blob, 'hex')]));
+  const stamp = `tot <tot@svc.invalid> ${1700000000 + c.index} +0000`;
+  const body = `tree ${tree}\n${c.parent ? `parent ${c.parent}\n` : ''}author ${stamp}\ncommitter ${stamp}\n\n${c.thought}\n`;
+  return { id: sha1Object('commit', Buffer.from(body)), body };
+}
+
+/** Exact fractions on BigInt, independent of workers/lib/rational. */
+type Frac = [bigint, bigint];
+const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? (a < 0n ? -a : a) : gcd(b, a % b));
+const norm = ([p, q]: Frac): Frac => {
+  if (q < 0n) [p, q] = [-p, -q];
+  const g = gcd(p, q) || 1n;
+  return [p / g, q / g];
+};
+const ops: Record<string, (a: Frac, b: Frac) => Frac | null> = {
+  '+': (a, b) => norm([a[0] * b[1] + b[0] * a[1], a[1] * b[1]]),
+  '-': (a, b) => norm([a[0] * b[1] - b[0] * a[1], a[1] * b[1]]),
+  '*': (a, b) => norm([a[0] * b[0], a[1] * b[1]]),
+  '/': (a, b) => (b[0] === 0n ? null : norm([a[0] * b[1], a[1] * b[0]])),
+};
+
+/** Evaluates a fully parenthesised expression; collects the integer leaves. */
+function evaluate(expr: string, leaves: number[]): Frac {
+  const tokens = expr.match(/\d+|[()+\-*/]/g)!;
+  let pos = 0;
+  const parse = (): Frac => {
+    const t = tokens[pos++]!;
+    if (t !== '(') {
+      leaves.push(Number(t));
+      return [BigInt(t), 1n];
+    }
+    const a = parse();
+    const op = tokens[pos++]!;
+    const b = parse();
+    expect(tokens[pos++]).to.equal(')');
+    return ops[op]!(a, b)!;
+  };
+  const v = parse();
+  expect(pos).to.equal(tokens.length);
+  return v;
+}
+
+/** Brute-force solvability of Game of 24 with exact fractions. */
+function solvable(nums: Frac[]): boolean {
+  if (nums.length === 1) return nums[0]![0] === 24n && nums[0]![1] === 1n;
+  for (let i = 0; i < nums.length; i++) {
+    for (let j = 0; j < nums.length; j++) {
+      if (i === j) continue;
+      const rest = nums.filter((_, k) => k !== i && k !== j);
+      for (const op of Object.values(ops)) {
+        const r = op(nums[i]!, nums[j]!);
+        if (r && solvable([...rest, r])) return true;
+      }
+    }
+  }
+  return false;
+}
+
+describe('kernel gitthoughts/tree', () => {
+  it('every commit id is the git object id of its rebuilt body, and real git agrees', () => {
+    // the body as sent: scores rounded to 12 significant digits, exactly as written into the notes
+    const r = JSON.parse(runBody(git, { seed: 3 })).result;
+    expect(r.commits_truncated).to.equal(false);
+    expect(r.commits).to.have.length(r.commits_total);
+    for (const c of r.commits) {
+      expect(rebuild(c).id).to.equal(c.id);
+      expect(sha1Object('blob', Buffer.from(`score ${c.score}\n`))).to.equal(c.note_blob);
+    }
+    for (const id of r.log) {
+      const c = r.commits.find((x: any) => x.id === id);
+      const out = execFileSync('git', ['hash-object', '--stdin', '-t', 'commit'], { input: rebuild(c).body }).toString().trim();
+      expect(out).to.equal(id);
+    }
+    const blob = execFileSync('git', ['hash-object', '--stdin'], { input: `${r.commits[0].thought}\n` }).toString().trim();
+    expect(sha1Object('blob', Buffer.from(`${r.commits[0].thought}\n`))).to.equal(blob);
+  });
+
+  it('forms a tree: parents come first, depth grows by one, log walks HEAD back to the root', () => {
+    for (const q of [{ seed: 1 }, { seed: 2, beam: 1 }, { seed: 4, beam: 12, rollouts: 5 }]) {
+      const r = runRaw(git, q).result as any;
+      const seen = new Map<string, any>();
+      r.commits.forEach((c: any, i: number) => {
+        if (i === 0) {
+          expect(c.parent).to.equal(null);
+          expect(c.depth).to.equal(0);
+          expect(c.thought).to.equal(`input: ${r.numbers.join(' ')}`);
+        } else {
+          expect(seen.has(c.parent)).to.equal(true);
+          expect(c.depth).to.equal(seen.get(c.parent).depth + 1);
+          expect(c.index).to.be.greaterThan(r.commits[i - 1].index);
+        }
+        seen.set(c.id, c);
+      });
+      const head = seen.get(r.refs.HEAD);
+      expect(r.log).to.have.length(head.depth + 1);
+      expect(r.log[0]).to.equal(r.refs.HEAD);
+      for (let i = 1; i < r.log.length; i++) expect(seen.get(r.log[i - 1]).parent).to.equal(r.log[i]);
+      expect(r.log[r.log.length - 1]).to.equal(r.commits[0].id);
+    }
+  });
+
+  it('keeps at most beam thoughts per depth, each scoring at least every pruned one', () => {
+    for (const beam of [1, 3, 5, 9]) {
+      const r = runRaw(git, { beam, seed: 10 + beam }).result as any;
+      for (let d = 1; d <= 3; d++) {
+        const at = r.commits.filter((c: any) => c.depth === d);
+        const kept = at.filter((c: any) => c.tag === 'kept' || (d < 3 && c.tag === 'solved'));
+        const pruned = at.filter((c: any) => c.tag === 'pruned');
+        expect(kept.length).to.be.at.most(beam);
+        for (const k of kept) for (const p of pruned) expect(k.score).to.be.at.least(p.score);
+        // every depth-d thought hangs off a thought kept at depth d − 1 (or the root)
+        const parents = new Set(r.commits.filter((c: any) => c.depth === d - 1 && (c.tag === 'kept' || c.tag === 'root')).map((c: any) => c.id));
+        for (const c of at) expect(parents.has(c.parent)).to.equal(true);
+      }
+      expect(r.counts.kept + r.counts.pruned + r.counts.solved).to.equal(r.counts.thoughts);
+    }
+  });
+
+  it('exact mode solves exactly the solvable inputs (20 seeds, brute force here), and solutions evaluate to 24', () => {
+    let solvedCount = 0;
+    for (let seed = 0; seed < 20; seed++) {
+      const r = runRaw(git, { seed }).result as any;
+      const truth = solvable(r.numbers.map((n: number) => [BigInt(n), 1n] as Frac));
+      expect(r.solvable).to.equal(truth);
+      expect(r.solved).to.equal(truth);
+      if (r.solved) {
+        solvedCount++;
+        const leaves: number[] = [];
+        expect(evaluate(r.solution, leaves)).to.deep.equal([24n, 1n]);
+        expect([...leaves].sort((a, b) => a - b)).to.deep.equal([...r.numbers].sort((a: number, b: number) => a - b));
+        expect(r.commits.find((c: any) => c.id === r.refs.HEAD).tag).to.equal('solved');
+        expect(Object.keys(r.refs.tags)).to.have.length(r.counts.solved);
+      } else {
+        expect(r.solution).to.equal(null);
+      }
+    }
+    expect(solvedCount).to.be.greaterThan(10);
+    const fixed = runRaw(git, { numbers: '4,7,8,8' }).result as any;
+    expect(fixed.numbers).to.deep.equal([4, 7, 8, 8]);
+    expect(fixed.exact_root_value.completions).to.be.at.most(36 * 18 * 6);
+    const unsolvable = runRaw(git, { numbers: '1,1,1,1' }).result as any;
+    expect(unsolvable).to.include({ solvable: false, solved: false, solution: null });
+  });
+
+  it('rollout mode scores are multiples of 1/k, and a wide beam truncates the commit list consistently', () => {
+    const r = runRaw(git, { rollouts: 8, seed: 5 }).result as any;
+    expect(r.value_mode).to.equal('rollout:8');
+    for (const c of r.commits) expect(Number.isInteger(c.score * 8) && c.score >= 0 && c.score <= 1).to.equal(true);
+    const wide = runRaw(git, { beam: 36, numbers: '3,3,8,8' }).result as any;
+    expect(wide.commits_total).to.be.greaterThan(256).and.at.most(1 + 36 + 36 * 18 + 36 * 6);
+    expect(runRaw(git, { beam: 36, numbers: '1,2,4,8' }).result).to.have.property('commits_total', 901);
+    expect(wide.commits_truncated).to.equal(true);
+    expect(wide.commits).to.have.length(256);
+    const ids = new Set(wide.commits.map((c: any) => c.id));
+    for (const c of wide.commits) if (c.parent) expect(ids.has(c.parent)).to.equal(true);
+    for (const id of wide.log) expect(ids.has(id)).to.equal(true);
+    expect(wide.solution).to.be.a('string');
+  });
+
+  it('is deterministic in seed and sensitive to it', () => {
+    expect(runBody(git, { seed: 21 })).to.equal(runBody(git, { seed: 21 }));
+    expect(runBody(git, { seed: 21 })).to.not.equal(runBody(git, { seed: 22 }));
+    expect(runBody(git, { rollouts: 4, seed: 1 })).to.not.equal(runBody(git, { rollouts: 4, seed: 2, numbers: (runRaw(git, { seed: 1 }).result as any).numbers.join(',') }));
+  });
+
+  it('refuses out-of-range, malformed and inconsistent parameters', () => {
+    expect(rejects(git, { beam: '0', rollouts: '-1' })).to.deep.equal(['beam:number.min', 'rollouts:number.min']);
+    expect(rejects(git, { beam: '37', rollouts: '65' })).to.deep.equal(['beam:number.max', 'rollouts:number.max']);
+    expect(rejects(git, { beam: '2.5' })).to.deep.equal(['beam:qint.parse']);
+    expect(rejects(git, { numbers: '1,2,3' })).to.deep.equal(['numbers:constraint']);
+    expect(rejects(git, { numbers: '1,2,3,14' })).to.deep.equal(['numbers:constraint']);
+    expect(rejects(git, { numbers: '0,2,3,4' })).to.deep.equal(['numbers:constraint']);
+    expect(rejects(git, { numbers: 'a,b,c,d' })).to.deep.equal(['numbers:constraint']);
+    expect(rejects(git, { numbers: 'x'.repeat(41) })).to.deep.equal(['numbers:string.max']);
+    expect(rejects(git, { numbers: '13, 1,2 ,3' })).to.deep.equal([]);
+  });
+});
