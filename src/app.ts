@@ -93,6 +93,8 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   routes.push(...coreRoutes(services), ...kernelRoutes({ pool, metrics }), ...features.flatMap((f) => f.routes), ...docsRoutes(() => routes));
 
   const app = createKoaApp({ routes, jsonLimitBytes: config.http.jsonLimitBytes, log, metrics, traces: services.traces });
+  // building the app blocks the loop on purpose (schemas, datasets, keys): that is not service delay
+  eventLoop.reset();
 
   let closed = false;
   return {

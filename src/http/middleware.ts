@@ -22,6 +22,7 @@ export interface ContextDeps {
 export function requestContext({ log, metrics, traces }: ContextDeps) {
   return async function requestContextMiddleware(ctx: Context, next: Next): Promise<void> {
     const started = performance.now();
+    const arrivedAt = Date.now();
     const trace = continueTrace(ctx.get('traceparent') || undefined);
     const inbound = ctx.get('x-request-id');
     // without a usable inbound id, the trace id names the request (one id to grep for, not two)
@@ -46,7 +47,7 @@ export function requestContext({ log, metrics, traces }: ContextDeps) {
       const route = ctx._matchedRoute ? String(ctx._matchedRoute) : 'unmatched';
       const status = ctx.status;
       metrics.recordRequest(ctx.method, route, status, ms / 1000);
-      traces.push({ traceparent: trace.traceparent, route, status, ms: Math.round(ms * 1000) / 1000 });
+      traces.push({ traceparent: trace.traceparent, at: new Date(arrivedAt).toISOString(), method: ctx.method, route, status, ms: Math.round(ms * 1000) / 1000 });
       const level = status >= 500 ? 'warn' : 'info';
       if (log.isLevelEnabled(level)) {
         log[level]({ reqId, traceId: trace.traceId, method: ctx.method, route, path: ctx.path, status, ms: Math.round(ms * 1000) / 1000 }, 'request');

@@ -51,6 +51,9 @@ export function continueTrace(header: string | undefined): TraceContext {
 
 export interface TraceRecord {
   traceparent: string;
+  /** ISO time the request arrived. */
+  at: string;
+  method: string;
   route: string;
   status: number;
   ms: number;

@@ -29,7 +29,8 @@ describe('GET /mesh/state', () => {
     const { body } = await t.http.get('/mesh/state');
     for (const r of body.recent_traces) expect(r.traceparent).to.match(TRACEPARENT);
     const mine = body.recent_traces.find((r: { traceparent: string }) => r.traceparent.split('-')[1] === trace);
-    expect(mine).to.include({ route: '/api/svc/v1/doctrine', status: 200 });
+    expect(mine).to.include({ route: '/api/svc/v1/doctrine', status: 200, method: 'GET' });
+    expect(Date.parse(mine.at)).to.be.closeTo(Date.now(), 10000);
   });
 
   it('a POST verdict raises wire F by one and shows up as the last khipu node; the root matches readiness', async () => {
