@@ -9,6 +9,7 @@ import { defineKernel } from '../kernel-def.js';
 import { int } from '../lib/params.js';
 import type { Rng } from '../lib/prng.js';
 import { sampleSeries } from '../lib/numbers.js';
+import { unit } from '../lib/linalg.js';
 
 export const STORY_LEN = 5;
 export const KNN = 4;
@@ -35,12 +36,6 @@ export interface Memory {
   stories: number;
 }
 
-function unit(v: Float64Array): Float64Array {
-  let s = 0;
-  for (const x of v) s += x * x;
-  const r = Math.sqrt(s);
-  return r > 0 ? v.map((x) => x / r) : v;
-}
 
 /** Draw order, stream `memory`: all embeddings in node order; then per story an offset U(0,100) and one gap 5 + 10u per later position. */
 export function drawMemory(n: number, dim: number, rng: Rng): Memory {

@@ -9,7 +9,7 @@
 import { defineKernel } from '../kernel-def.js';
 import { int } from '../lib/params.js';
 import type { Rng } from '../lib/prng.js';
-import { entropy } from '../lib/linalg.js';
+import { entropy, softmax } from '../lib/linalg.js';
 
 export const PROMPTS = 8;
 export const ANSWERS = 6;
@@ -19,18 +19,6 @@ export const EPS = 1e-6;
 /** Per-step rows listed in the body (evenly spaced, always including the last). */
 const ROW_CAP = 256;
 
-export function softmaxRow(theta: ArrayLike<number>): Float64Array {
-  let mx = -Infinity;
-  for (let i = 0; i < theta.length; i++) mx = Math.max(mx, theta[i]!);
-  const p = new Float64Array(theta.length);
-  let s = 0;
-  for (let i = 0; i < theta.length; i++) {
-    p[i] = Math.exp(theta[i]! - mx);
-    s += p[i]!;
-  }
-  for (let i = 0; i < theta.length; i++) p[i] = p[i]! / s;
-  return p;
-}
 
 /** KL(π‖π_ref) = Σ π (ln π − ln π_ref). */
 export function kl(pi: Float64Array, ref: Float64Array): number {
@@ -81,7 +69,7 @@ export default defineKernel<{ seed: number; group_size: number; steps: number }>
     const theta = Array.from({ length: PROMPTS }, () => init.normals(ANSWERS));
     const correct = Array.from({ length: PROMPTS }, () => init.int(ANSWERS));
     const initialLogits = theta.map((row) => Float64Array.from(row));
-    const ref = theta.map((row) => softmaxRow(row));
+    const ref = theta.map((row) => softmax(row));
     const sampler = rng.stream('sample');
     const rows: Record<string, number>[] = [];
     const trace: Record<string, unknown>[] = [];
@@ -105,7 +93,7 @@ export default defineKernel<{ seed: number; group_size: number; steps: number }>
     const adv = new Float64Array(G);
     let minKl = Infinity;
     for (let t = 0; t < steps; t++) {
-      const pis = theta.map((row) => softmaxRow(row));
+      const pis = theta.map((row) => softmax(row));
       const st = stats(pis);
       minKl = Math.min(minKl, st.kl);
       let sampled = 0;
@@ -140,7 +128,7 @@ export default defineKernel<{ seed: number; group_size: number; steps: number }>
       }
       rows.push({ t, ...st, sampled_reward: sampled / PROMPTS, zero_var_frac: zeroVar / PROMPTS, grad_norm: gradNorm / PROMPTS });
     }
-    const finalPis = theta.map((row) => softmaxRow(row));
+    const finalPis = theta.map((row) => softmax(row));
     const fin = stats(finalPis);
     const shown = rows.length <= ROW_CAP ? rows : Array.from({ length: ROW_CAP }, (_, k) => rows[Math.floor(((k + 1) * rows.length) / ROW_CAP) - 1]!);
     return {

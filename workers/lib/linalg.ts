@@ -80,6 +80,12 @@ export function frobenius(m: Matrix): number {
   return norm(m.data);
 }
 
+/** The vector scaled to unit length (a zero vector is returned unchanged). */
+export function unit(v: Float64Array): Float64Array {
+  const n = norm(v);
+  return n > 0 ? v.map((x) => x / n) : v;
+}
+
 /** Cosine similarity clamped to [-1, 1]; 0 when either vector is zero. */
 export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   const na = norm(a);

@@ -10,7 +10,7 @@
  * identical strings match even when rounding gives 0.9999999999999999.
  */
 import type { Rng } from './prng.js';
-import { cosine, softmax } from './linalg.js';
+import { cosine, softmax, unit } from './linalg.js';
 
 export const EMBED_DIM = 16;
 export const PARAPHRASES = 3;
@@ -29,12 +29,6 @@ export interface AnswerDistribution {
   q: Float64Array;
 }
 
-function unit(v: Float64Array): Float64Array {
-  let s = 0;
-  for (const x of v) s += x * x;
-  const n = Math.sqrt(s);
-  return n > 0 ? v.map((x) => x / n) : v;
-}
 
 /**
  * The simulated answer distribution over C meanings × 3 paraphrases.
