@@ -26,7 +26,11 @@ export function receiptPayload(body: ReceiptBody, tsUtc: string, kind = RECEIPT_
     if (v && typeof v === 'object') Object.values(v).forEach(check);
   };
   check(doc);
-  return Buffer.from(canonicalJson(doc), 'utf8');
+  // Buffer.alloc, not Buffer.from: a small pooled slice would pin a whole 8 KiB slab per node
+  const text = canonicalJson(doc);
+  const bytes = Buffer.alloc(Buffer.byteLength(text));
+  bytes.write(text, 'utf8');
+  return bytes;
 }
 
 export interface DsseDocument {

@@ -11,6 +11,14 @@ interface Pending {
   reject(err: unknown): void;
 }
 
+/** An exact-size, unpooled copy: ledger nodes keep signatures for the life of the process, and a
+ * small pooled Buffer (Buffer.from, copyBytesFrom) would pin a whole 8 KiB slab. */
+function ownCopy(bytes: Uint8Array): Buffer {
+  const out = Buffer.alloc(bytes.byteLength);
+  out.set(bytes);
+  return out;
+}
+
 export class Signer {
   private queue: Pending[] = [];
   private scheduled = false;
@@ -40,7 +48,7 @@ export class Signer {
       this.batches++;
       this.signatures += batch.length;
       this.pool.run<Uint8Array[]>({ kind: 'sign', paes: batch.map((p) => p.pae) }).then(
-        ({ value }) => batch.forEach((p, i) => p.resolve(Buffer.from(value[i]!))),
+        ({ value }) => batch.forEach((p, i) => p.resolve(ownCopy(value[i]!))),
         (err: unknown) => batch.forEach((p) => p.reject(err)),
       );
     }

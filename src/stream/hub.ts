@@ -18,7 +18,8 @@ export interface HubOptions {
 
 interface StoredEvent {
   id: number;
-  wire: string;
+  /** Serialised on first use: with nobody watching, events are only kept for resumes. */
+  wire: () => string;
 }
 
 export interface HubStats {
@@ -70,7 +71,7 @@ export class SseHub {
         // what was missed is no longer buffered: say so instead of silently skipping it
         res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'events after Last-Event-ID are no longer buffered', oldest_id: oldest })}\n\n`);
       }
-      for (const e of kept) if (e.id > lastEventId) res.write(e.wire);
+      for (const e of kept) if (e.id > lastEventId) res.write(e.wire());
     }
     this.viewers.add(res);
     res.once('close', () => this.detach(res));
@@ -90,14 +91,17 @@ export class SseHub {
     }
   }
 
-  publish(id: number, event: string, data: unknown): void {
-    const wire = `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-    this.ring.push({ id, wire });
+  /** `data` is built lazily and at most once, however many viewers there are. */
+  publish(id: number, event: string, data: () => unknown): void {
+    let wire: string | null = null;
+    const serialise = (): string => (wire ??= `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data())}\n\n`);
+    this.ring.push({ id, wire: serialise });
     this.events++;
     this.lastEventAt = new Date().toISOString();
+    if (this.viewers.size === 0) return;
     const started = performance.now();
-    this.send(wire);
-    if (this.viewers.size) this.onFanout((performance.now() - started) / 1000, this.viewers.size);
+    this.send(serialise());
+    this.onFanout((performance.now() - started) / 1000, this.viewers.size);
   }
 
   private send(wire: string): void {

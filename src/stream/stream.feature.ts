@@ -84,7 +84,7 @@ export function streamFeature(s: Services, core: LedgerCore): Feature & { stream
   core.verdicts.onVerdict((v) => {
     scene.add(v);
     // serialised once per event, whatever the number of viewers
-    hub.publish(v.node.index, 'verdict', verdictBody(v, core.ledger, keyUrl));
+    hub.publish(v.node.index, 'verdict', () => verdictBody(v, core.ledger, keyUrl));
   });
   return {
     routes: streamRoutes({ hub, scene, verdicts: core.verdicts, ledger: core.ledger, maxFrames: cfg.maxFramesPerRequest, retryAfterS: s.config.pool.retryAfterS }),

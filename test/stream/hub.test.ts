@@ -40,7 +40,7 @@ describe('SseHub', () => {
     const slow = attach(hub);
     const fast = attach(hub);
     slow.readsNothing = true;
-    for (let i = 0; i < 5; i++) hub.publish(i, 'verdict', { pad: 'x'.repeat(40) });
+    for (let i = 0; i < 5; i++) hub.publish(i, 'verdict', () => ({ pad: 'x'.repeat(40) }));
     expect(slow.destroyed).to.equal(true);
     expect(hub.stats()).to.include({ viewers: 1, dropped: 1, events: 5 });
     expect(fast.written.filter((w) => w.startsWith('id: ')).length).to.equal(5);
@@ -49,7 +49,7 @@ describe('SseHub', () => {
   it('replays only events after Last-Event-ID, and says reset when they are no longer buffered', () => {
     const hub = hubWith();
     attach(hub);
-    for (let i = 10; i < 16; i++) hub.publish(i, 'verdict', { i });
+    for (let i = 10; i < 16; i++) hub.publish(i, 'verdict', () => ({ i }));
     const resumed = attach(hub, 13);
     expect(resumed.written.filter((w) => w.startsWith('id: ')).map((w) => w.split('\n')[0])).to.deep.equal(['id: 14', 'id: 15']);
     const tooOld = attach(hub, 5);
@@ -63,7 +63,7 @@ describe('SseHub', () => {
     hub.onActive = (a) => seen.push(a);
     const a = attach(hub);
     const b = attach(hub);
-    hub.publish(1, 'verdict', { x: 1 });
+    hub.publish(1, 'verdict', () => ({ x: 1 }));
     expect(a.written.at(-1)).to.equal(b.written.at(-1));
     expect(a.written[0]).to.equal('retry: 2000\n\n');
     a.end();
