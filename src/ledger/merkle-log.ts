@@ -8,6 +8,8 @@ import { EMPTY_ROOT, leafHash, nodeHash, splitPoint } from '../../workers/lib/me
 export class MerkleLog {
   /** levels[k][j] = MTH of leaves [j·2^k, (j+1)·2^k); level 0 holds the leaf hashes. */
   private readonly levels: Buffer[][] = [[]];
+  /** The current root, computed once per size (it is read several times per request). */
+  private cachedRoot: { size: number; hash: Buffer } | null = null;
 
   get size(): number {
     return this.levels[0]!.length;
@@ -45,7 +47,9 @@ export class MerkleLog {
   }
 
   root(size = this.size): Buffer {
-    return this.rangeHash(0, size);
+    if (size !== this.size) return this.rangeHash(0, size);
+    if (this.cachedRoot?.size !== size) this.cachedRoot = { size, hash: this.rangeHash(0, size) };
+    return this.cachedRoot.hash;
   }
 
   /** Audit path for leaf `index` in the tree of the first `size` leaves (RFC 9162 §2.1.3.1). */
