@@ -1,7 +1,48 @@
-/** The adsb feature: its routes and services. */
+/**
+ * The ADS-B feature: the cached feed, its route, its metrics, a passive health check and
+ * `services.adsb` (read by health, evidence and readiness). Nothing is fetched at start: the first
+ * request does it, so a service with no network starts as fast as one with.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../config/load.js';
 import type { Feature } from '../feature.js';
 import type { Services } from '../services.js';
+import { adsbMetrics } from './adsb.metrics.js';
+import { adsbRoutes } from './adsb.routes.js';
+import { AdsbFeed } from './feed.js';
 
-export function adsbFeature(_s: Services): Feature {
-  return { routes: [] };
+function defaultUserAgent(): string {
+  const pkg = JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { name: string; version: string };
+  return `${pkg.name}/${pkg.version}`;
+}
+
+export function adsbFeature(s: Services): Feature & { feed: AdsbFeed } {
+  const cfg = s.config.adsb;
+  // the gauges read the feed at scrape time; the feed reports each upstream call to the counters
+  const holder: { feed?: AdsbFeed } = {};
+  const onAttempt = adsbMetrics(s.metrics.registry, () => holder.feed!);
+  const published = (holder.feed = new AdsbFeed(cfg, { userAgent: cfg.userAgent ?? defaultUserAgent(), onAttempt }));
+  s.adsb = () => published.status();
+
+  s.health.register('adsb:cache-age', () => {
+    const st = published.status();
+    const failing = st.providers.some((p) => p.consecutiveFailures > 0) && !st.live;
+    // upstream trouble degrades the feed, not the service: warn, never fail
+    return {
+      componentType: 'component',
+      observedValue: st.snapshotAgeS,
+      observedUnit: 's',
+      status: failing ? 'warn' : 'pass',
+      output: !cfg.enabled
+        ? 'disabled by configuration'
+        : st.snapshotAgeS === null
+          ? failing
+            ? 'no snapshot: every upstream failed'
+            : 'no snapshot yet (fetched on first request)'
+          : `${st.live ? 'live' : 'not live'}, ${st.aircraft} aircraft`,
+    };
+  });
+
+  return { routes: adsbRoutes(published, cfg.freshMs), feed: published };
 }

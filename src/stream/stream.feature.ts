@@ -8,6 +8,7 @@ import type { LedgerCore } from '../ledger/ledger.feature.js';
 import { keyUrlFor } from '../ledger/documents.js';
 import type { Services } from '../services.js';
 import { verdictBody } from '../verdicts/verdicts.routes.js';
+import { registerTrackSource } from '../cot/tracks.js';
 import { flightFrames } from './flight.js';
 import { SseHub } from './hub.js';
 import { EdgeScene } from './scene.js';
@@ -16,6 +17,11 @@ import { streamRoutes } from './stream.routes.js';
 export class FlightRunner {
   private timer: NodeJS.Timeout | null = null;
   private tick = 0;
+
+  /** The flight's current tick (its drones' positions are a pure function of it). */
+  get currentTick(): number {
+    return this.tick;
+  }
   private busy = false;
   ticks = 0;
   lastError: string | null = null;
@@ -72,6 +78,21 @@ export function streamFeature(s: Services, core: LedgerCore): Feature & { stream
   const scene = new EdgeScene(cfg.sceneSize, s.config.ledger.noFlyZones);
   const flight = new FlightRunner(core, cfg.tickMs, s);
   hub.onActive = (active) => (active ? flight.start() : flight.stop());
+  // the drones are CoT sample tracks too (simulated: exported with how="m-s", opex="s")
+  registerTrackSource(s, 'flight', () =>
+    flightFrames(flight.currentTick, cfg.tickMs / 1000, Date.now()).map((f) => ({
+      id: f.track_id.toLowerCase(),
+      callsign: f.track_id,
+      cotType: 'a-u-A-M-F-Q',
+      lat: f.lat,
+      lon: f.lon,
+      haeM: f.alt_m ?? null,
+      courseDeg: f.heading_deg ?? null,
+      speedMps: f.speed_mps ?? null,
+      simulated: true,
+      remarks: `simulated flight drone (${f.source})`,
+    })),
+  );
   const fanout = new Histogram({
     name: 'svc_sse_fanout_seconds',
     help: 'Main-thread time to write one event to every SSE viewer',

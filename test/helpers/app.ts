@@ -20,7 +20,8 @@ export function testConfig(overrides: Record<string, unknown> = {}) {
 export async function buildTestApp(overrides: Record<string, unknown> = {}): Promise<TestApp> {
   const built = await buildApp(testConfig(overrides));
   // one real listening server per app, so concurrent requests really overlap
-  const server = createServer(built.app.callback());
+  const handle = built.app.callback();
+  const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

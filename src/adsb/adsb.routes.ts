@@ -1,0 +1,68 @@
+/**
+ * GET /api/svc/v1/adsb: live military aircraft in a bounding box, filtered locally from the one
+ * cached global snapshot (adsb-cot note 2.3). Upstream failure is not an error status: the answer
+ * is 200 with live=false and the last snapshot or nothing, and says why.
+ */
+import { Errors } from '../http/errors.js';
+import { defineRoute, type RouteDef } from '../http/route.js';
+import { Joi as QJoi, num } from '../../workers/lib/params.js';
+import type { AdsbFeed } from './feed.js';
+import { inBox, type BBox } from './normalise.js';
+
+const bboxQuery = QJoi.object({
+  lat_min: num(-90, 90, 24.0),
+  lat_max: num(-90, 90, 50.0),
+  lon_min: num(-180, 180, -125.0),
+  lon_max: num(-180, 180, -60.0),
+});
+
+const HONESTY =
+  'Aircraft are copied from one upstream military snapshot (dbFlags & 1) and filtered by box here; ' +
+  'nothing is synthesised, interpolated or extrapolated. live=false means the upstream could not be ' +
+  'reached recently: the last snapshot is shown for a limited time, then nothing. Military coverage ' +
+  'is incomplete: the flag comes from a community database and many military aircraft do not transmit.';
+
+export function adsbRoutes(feed: AdsbFeed, freshMs: number): RouteDef[] {
+  return [
+    defineRoute<BBox>({
+      method: 'GET',
+      path: '/api/svc/v1/adsb',
+      summary:
+        'Live military ADS-B aircraft in a bounding box (lon_min > lon_max crosses the antimeridian); one cached global snapshot, ' +
+        'providers in order with breakers; on upstream failure 200 with live=false and the last snapshot or an empty set; never synthetic',
+      tag: 'adsb',
+      query: bboxQuery,
+      async handler({ query, ctx }) {
+        if (query.lat_min > query.lat_max) {
+          throw Errors.validation([
+            { type: 'value_error', loc: ['query', 'lat_min'], msg: 'Value error, lat_min must be less than or equal to lat_max', input: ctx.query.lat_min ?? null, ctx: { error: {} } },
+          ]);
+        }
+        const a = await feed.read();
+        const snap = a.snapshot;
+        const aircraft = snap ? snap.aircraft.filter((ac) => inBox(ac, query)) : [];
+        const remaining = a.live && a.ageS !== null ? Math.max(0, Math.floor(freshMs / 1000 - a.ageS)) : 0;
+        ctx.set('Cache-Control', a.live ? `public, max-age=${remaining}` : 'no-cache');
+        return {
+          schema: 'svc.adsb/v1',
+          live: a.live,
+          reason: a.reason,
+          source: snap?.provider ?? null,
+          source_url: snap?.url ?? null,
+          attribution: snap?.attribution ?? null,
+          fetched_at: snap ? new Date(snap.fetchedAtMs).toISOString() : null,
+          upstream_now: snap?.upstreamNowMs ? new Date(snap.upstreamNowMs).toISOString() : null,
+          age_s: a.ageS,
+          bbox: { lat_min: query.lat_min, lat_max: query.lat_max, lon_min: query.lon_min, lon_max: query.lon_max },
+          count: aircraft.length,
+          upstream_total: snap?.upstreamTotal ?? null,
+          dropped: snap?.dropped ?? null,
+          aircraft,
+          attempts: a.attempts,
+          upstreams: feed.upstreams(),
+          honesty: HONESTY,
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,226 @@
+/**
+ * The ADS-B cache (adsb-cot note 2.2): one global military snapshot owned by the main thread,
+ * refreshed lazily (no polling while nobody asks) and single-flight (concurrent requests share one
+ * walk over the providers). Providers are tried one at a time, in order, behind their breakers;
+ * the first valid payload wins and snapshots never mix providers.
+ *
+ * `live` means "fetched successfully less than `freshMs` ago" — the evidence claim
+ * `adsb-never-synthetic` checks exactly that, so there is no stale-while-revalidate window that
+ * would call an older snapshot live. Past freshness a request waits for the shared refresh (at most
+ * `waitBudgetMs`); if it fails the last snapshot is served with live=false until `staleMaxMs`, then
+ * nothing. Aircraft only ever come from an upstream payload.
+ */
+import type { AdsbStatus } from '../services.js';
+import type { AdsbConfig, AdsbProvider } from './adsb.config.js';
+import { Breaker, type Outcome } from './breaker.js';
+import type { Aircraft, Dropped } from './normalise.js';
+import { attemptProvider, type AttemptResult } from './upstream.js';
+
+export interface Snapshot {
+  provider: string;
+  url: string;
+  attribution: string;
+  fetchedAtMs: number;
+  upstreamNowMs: number | null;
+  upstreamTotal: number;
+  aircraft: Aircraft[];
+  dropped: Dropped;
+}
+
+export interface AttemptRecord {
+  upstream: string;
+  outcome: Outcome | 'skipped_breaker_open' | 'skipped_min_interval';
+  http_status: number | null;
+  ms: number | null;
+  at: string;
+  error: string | null;
+}
+
+export type Reason =
+  | 'fresh'
+  | 'upstream_failed_serving_last_snapshot'
+  | 'refresh_pending_serving_last_snapshot'
+  | 'snapshot_expired'
+  | 'no_snapshot'
+  | 'refresh_pending'
+  | 'disabled';
+
+export interface FeedAnswer {
+  live: boolean;
+  reason: Reason;
+  /** The snapshot whose aircraft may be served; null when none may be. */
+  snapshot: Snapshot | null;
+  ageS: number | null;
+  /** Attempts of the most recent completed refresh. */
+  attempts: AttemptRecord[];
+}
+
+interface ProviderState {
+  cfg: AdsbProvider;
+  breaker: Breaker;
+  lastCallAt: number | null;
+  lastOkAt: number | null;
+  lastError: string | null;
+  lastStatus: number | null;
+}
+
+export interface FeedOptions {
+  userAgent: string;
+  /** Injected clock (epoch ms); tests move it instead of sleeping. */
+  now?: () => number;
+  /** Called once per real upstream call (metrics). */
+  onAttempt?: (provider: string, result: AttemptResult) => void;
+}
+
+export class AdsbFeed {
+  private snapshot: Snapshot | null = null;
+  private inflight: Promise<void> | null = null;
+  private lastRefreshOk: boolean | null = null;
+  private lastAttempts: AttemptRecord[] = [];
+  readonly providers: ProviderState[];
+  private readonly now: () => number;
+  /** Real upstream calls made since start (tests count them). */
+  upstreamCalls = 0;
+
+  constructor(
+    private readonly cfg: Readonly<AdsbConfig>,
+    private readonly opts: FeedOptions,
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.providers = cfg.providers.map((p) => ({ cfg: p, breaker: new Breaker(cfg), lastCallAt: null, lastOkAt: null, lastError: null, lastStatus: null }));
+  }
+
+  async read(): Promise<FeedAnswer> {
+    if (!this.cfg.enabled) return { live: false, reason: 'disabled', snapshot: null, ageS: null, attempts: [] };
+    if (this.isFresh()) return this.answer(false);
+    const refresh = this.refresh();
+    let timer: NodeJS.Timeout | undefined;
+    const budget = new Promise<'budget'>((resolve) => {
+      timer = setTimeout(() => resolve('budget'), this.cfg.waitBudgetMs);
+      timer.unref();
+    });
+    const first = await Promise.race([refresh.then(() => 'done' as const), budget]);
+    clearTimeout(timer);
+    return this.answer(first === 'budget');
+  }
+
+  /** The published state for health, evidence and readiness (services.adsb). */
+  status(): AdsbStatus {
+    const now = this.now();
+    const age = this.ageMs(now);
+    const servable = age !== null && age <= this.cfg.staleMaxMs;
+    return {
+      live: this.isFresh(now),
+      snapshotAgeS: age === null ? null : round1(age / 1000),
+      aircraft: servable ? this.snapshot!.aircraft.length : 0,
+      providers: this.providers.map((p) => ({
+        name: p.cfg.name,
+        url: p.cfg.url,
+        breaker: p.breaker.state(now),
+        consecutiveFailures: p.breaker.consecutiveFailures,
+        lastOkAt: p.lastOkAt === null ? null : new Date(p.lastOkAt).toISOString(),
+        lastError: p.lastError,
+        lastStatus: p.lastStatus,
+      })),
+    };
+  }
+
+  /** Per-provider breaker detail for the response body. */
+  upstreams(): { name: string; url: string; breaker: string; open_until: string | null; consecutive_failures: number; last_ok_at: string | null; last_status: number | null; last_error: string | null }[] {
+    const now = this.now();
+    return this.providers.map((p) => ({
+      name: p.cfg.name,
+      url: p.cfg.url,
+      breaker: p.breaker.state(now),
+      open_until: p.breaker.openUntil === null ? null : new Date(p.breaker.openUntil).toISOString(),
+      consecutive_failures: p.breaker.consecutiveFailures,
+      last_ok_at: p.lastOkAt === null ? null : new Date(p.lastOkAt).toISOString(),
+      last_status: p.lastStatus,
+      last_error: p.lastError,
+    }));
+  }
+
+  get snapshotProvider(): string | null {
+    return this.snapshot?.provider ?? null;
+  }
+
+  ageMs(now = this.now()): number | null {
+    return this.snapshot ? Math.max(0, now - this.snapshot.fetchedAtMs) : null;
+  }
+
+  private isFresh(now = this.now()): boolean {
+    const age = this.ageMs(now);
+    return this.lastRefreshOk === true && age !== null && age <= this.cfg.freshMs;
+  }
+
+  private answer(pending: boolean): FeedAnswer {
+    const now = this.now();
+    const age = this.ageMs(now);
+    const ageS = age === null ? null : round1(age / 1000);
+    const attempts = this.lastAttempts;
+    if (this.isFresh(now)) return { live: true, reason: 'fresh', snapshot: this.snapshot, ageS, attempts };
+    if (age !== null && age <= this.cfg.staleMaxMs) {
+      return { live: false, reason: pending ? 'refresh_pending_serving_last_snapshot' : 'upstream_failed_serving_last_snapshot', snapshot: this.snapshot, ageS, attempts };
+    }
+    if (age !== null) return { live: false, reason: 'snapshot_expired', snapshot: null, ageS, attempts };
+    return { live: false, reason: pending ? 'refresh_pending' : 'no_snapshot', snapshot: null, ageS: null, attempts };
+  }
+
+  private refresh(): Promise<void> {
+    this.inflight ??= this.walk().finally(() => {
+      this.inflight = null;
+    });
+    return this.inflight;
+  }
+
+  /** One provider at a time: parallel calls are what trips the public aggregators' limits. */
+  private async walk(): Promise<void> {
+    const attempts: AttemptRecord[] = [];
+    for (const p of this.providers) {
+      const now = this.now();
+      const at = new Date(now).toISOString();
+      const skip = (outcome: AttemptRecord['outcome']) => attempts.push({ upstream: p.cfg.name, outcome, http_status: null, ms: null, at, error: null });
+      if (!p.breaker.canAttempt(now)) {
+        skip('skipped_breaker_open');
+        continue;
+      }
+      if (p.lastCallAt !== null && now - p.lastCallAt < this.cfg.minIntervalMs) {
+        skip('skipped_min_interval');
+        continue;
+      }
+      p.lastCallAt = now;
+      this.upstreamCalls++;
+      const r = await attemptProvider({
+        provider: p.cfg.name,
+        url: p.cfg.url,
+        timeoutMs: this.cfg.timeoutMs,
+        maxBodyBytes: this.cfg.maxBodyBytes,
+        maxPositionAgeS: this.cfg.maxPositionAgeS,
+        userAgent: this.opts.userAgent,
+        now: this.now,
+      });
+      this.opts.onAttempt?.(p.cfg.name, r);
+      attempts.push({ upstream: p.cfg.name, outcome: r.outcome, http_status: r.httpStatus, ms: r.ms, at, error: r.error });
+      p.lastStatus = r.httpStatus;
+      const done = this.now();
+      if (r.snapshot) {
+        p.breaker.onSuccess();
+        p.lastOkAt = done;
+        p.lastError = null;
+        const s = r.snapshot;
+        this.snapshot = { provider: p.cfg.name, url: p.cfg.url, attribution: p.cfg.attribution, fetchedAtMs: done, upstreamNowMs: s.upstreamNowMs, upstreamTotal: s.upstreamTotal, aircraft: s.aircraft, dropped: s.dropped };
+        this.lastRefreshOk = true;
+        this.lastAttempts = attempts;
+        return;
+      }
+      p.breaker.onFailure(r.outcome, done, r.retryAfterMs);
+      p.lastError = r.error;
+    }
+    this.lastRefreshOk = false;
+    this.lastAttempts = attempts;
+  }
+}
+
+function round1(x: number): number {
+  return Math.round(x * 10) / 10;
+}

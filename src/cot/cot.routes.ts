@@ -1,0 +1,70 @@
+/** Cursor-on-Target routes (interface 4.8): export, export of one track, ingest and status. */
+import Joi from 'joi';
+import { Errors } from '../http/errors.js';
+import { defineRoute, type RouteDef } from '../http/route.js';
+import { serialiseEvent, serialiseEvents } from './export.js';
+import { API, type CotService } from './service.js';
+import { statusDocument } from './status.js';
+
+export const INGEST_TYPES = ['application/xml', 'text/xml', 'application/cot+xml'] as const;
+const UTF8_CHARSETS = new Set(['', 'utf-8', 'utf8', 'us-ascii']);
+const XML = 'application/xml; charset=utf-8';
+
+export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: number): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: `${API}/cot/export`,
+      summary: 'CoT 2.0 XML for every track (sample tracks, marked simulated, then ingested events) wrapped in <events>',
+      tag: 'cot',
+      produces: 'application/xml',
+      handler({ ctx }) {
+        ctx.type = XML;
+        return serialiseEvents(cot.entries().map((e) => e.event));
+      },
+    }),
+    defineRoute<unknown, { track_id: string }>({
+      method: 'GET',
+      path: `${API}/cot/export/:track_id`,
+      summary: 'CoT 2.0 XML <event> for one track: a sample track id (e.g. mar-001) or the uid of an ingested event',
+      tag: 'cot',
+      params: Joi.object({ track_id: Joi.string().min(1).max(maxUidLen).required() }),
+      produces: 'application/xml',
+      errors: [404],
+      handler({ params, ctx }) {
+        const entry = cot.entries().find((e) => e.trackId === params.track_id);
+        if (!entry) throw Errors.itemNotFound('track', params.track_id);
+        ctx.type = XML;
+        return serialiseEvent(entry.event);
+      },
+    }),
+    defineRoute<unknown, unknown, string>({
+      method: 'POST',
+      path: `${API}/cot/ingest`,
+      summary:
+        'Ingest one CoT XML event (application/xml, text/xml or application/cot+xml; UTF-8; at most the XML body limit). No DOCTYPE, ' +
+        'one root, depth/element/attribute limits; answers with the parsed event and its schema-shape validation; a valid event becomes a track',
+      tag: 'cot',
+      body: 'text',
+      bodyTypes: INGEST_TYPES,
+      bodyLimitBytes: xmlLimitBytes,
+      errors: [413, 415],
+      handler({ body, ctx }) {
+        const charset = (ctx.request.charset ?? '').toLowerCase();
+        if (!UTF8_CHARSETS.has(charset)) throw Errors.unsupportedMediaType(ctx.get('content-type'), INGEST_TYPES.map((t) => `${t}; charset=utf-8`));
+        ctx.set('Cache-Control', 'no-store');
+        return cot.ingest(body);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${API}/cot/status`,
+      summary: 'CoT status document (interface 2.4): counts computed from the real export; every roadmap item wired=false',
+      tag: 'cot',
+      handler({ ctx }) {
+        ctx.set('Cache-Control', 'no-store');
+        return statusDocument(cot.tracksTotal(), cot.tracksCotValid());
+      },
+    }),
+  ];
+}

@@ -1,0 +1,128 @@
+/**
+ * The CoT feature's state and operations: the exported events (registered track sources, then
+ * ingested events), ingest (parse → validate → store) and the live counts of the status document.
+ * Every count is computed from the real export: each event is serialised, parsed back with the
+ * ingest parser and validated, exactly as a consumer would receive it.
+ */
+import { Errors, type ValidationIssue } from '../http/errors.js';
+import type { Services } from '../services.js';
+import type { CotConfig } from './cot.config.js';
+import { ingestedEvent, serialiseEvent, trackEvent, UID_PREFIX, type ExportEntry } from './export.js';
+import { IngestStore, type StoreResult } from './store.js';
+import { allTracks } from './tracks.js';
+import { validateCot, type CotIssue, type CotValidation } from './validate.js';
+import { isElement, parseXml, XmlRejection, XMLNS_URI, type XmlElement } from './xml.js';
+import { dateTimeMs } from './xsd-lexical.js';
+
+export const API = '/api/svc/v1';
+
+const REJECTION_TYPE = { malformed: 'xml_invalid', doctype: 'xml_doctype_forbidden', limit: 'xml_limit_exceeded' } as const;
+
+const bodyIssue = (type: string, msg: string, ctx: Record<string, unknown>): ValidationIssue => ({ type, loc: ['body'], msg, input: null, ctx });
+
+function cotIssues(errors: CotIssue[]): ValidationIssue[] {
+  return errors.map((e) => ({
+    type: 'cot_invalid',
+    loc: ['body', ...e.path.split('/').filter(Boolean)],
+    msg: e.message,
+    input: e.value ?? null,
+    ctx: { code: e.code, path: e.path },
+  }));
+}
+
+const attrMap = (el: XmlElement) => Object.fromEntries(el.attrs.filter((a) => a.uri !== XMLNS_URI).map((a) => [a.name, a.value]));
+
+/** A detail subtree as JSON: `{name, attributes, text?, children?}`. */
+function nodeJson(el: XmlElement): Record<string, unknown> {
+  const text = el.children
+    .filter((c) => !isElement(c))
+    .map((c) => (c as { text: string }).text)
+    .join('');
+  const kids = el.children.filter(isElement);
+  return { name: el.name, attributes: attrMap(el), ...(text.trim() ? { text } : {}), ...(kids.length ? { children: kids.map(nodeJson) } : {}) };
+}
+
+export class CotService {
+  readonly store: IngestStore;
+
+  constructor(
+    private readonly s: Services,
+    private readonly cfg: Readonly<CotConfig>,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.store = new IngestStore(cfg.maxStoredTracks);
+  }
+
+  /** Built once per request, so the single and multi exports are byte-identical for one clock. */
+  entries(nowMs = this.now()): ExportEntry[] {
+    const tracks = allTracks(this.s).map((t) => ({ trackId: t.id, event: trackEvent(t, nowMs, this.cfg.staleS) }));
+    const ingested = this.store.list().map((e) => ({ trackId: e.uid, event: ingestedEvent(e, nowMs) }));
+    return [...tracks, ...ingested];
+  }
+
+  tracksTotal(): number {
+    return allTracks(this.s).length + this.store.size;
+  }
+
+  tracksCotValid(): number {
+    const nowMs = this.now();
+    return this.entries(nowMs).filter((e) => {
+      try {
+        return validateCot(parseXml(serialiseEvent(e.event), this.cfg.limits), nowMs).valid;
+      } catch {
+        return false;
+      }
+    }).length;
+  }
+
+  /** Parse, validate and store one event; throws AppError (415/422) without storing anything. */
+  ingest(body: string): Record<string, unknown> {
+    let root: XmlElement;
+    try {
+      root = parseXml(body, this.cfg.limits);
+    } catch (err) {
+      if (!(err instanceof XmlRejection)) throw err;
+      if (err.kind === 'encoding') throw Errors.unsupportedMediaType(`XML encoding ${String(err.ctx.encoding)}`, ['UTF-8']);
+      throw Errors.validation([bodyIssue(REJECTION_TYPE[err.kind], err.message, err.ctx)]);
+    }
+    const nowMs = this.now();
+    const validation: CotValidation = validateCot(root, nowMs);
+    if (!validation.valid) throw Errors.validation(cotIssues(validation.errors));
+    const a = attrMap(root);
+    const neverValid = validation.warnings.find((w) => w.code === 'start_after_stale');
+    if (neverValid) throw Errors.validation(cotIssues([neverValid]));
+    const uid = a.uid!;
+    const { maxUidLen } = this.cfg.limits;
+    if (uid.length > maxUidLen) throw Errors.validation([bodyIssue('xml_limit_exceeded', `uid is longer than ${maxUidLen} characters`, { limit: 'maxUidLen', max: maxUidLen })]);
+    if (uid.startsWith(UID_PREFIX)) {
+      throw Errors.validation([{ type: 'cot_uid_reserved', loc: ['body', 'event', '@uid'], msg: `uids starting with '${UID_PREFIX}' name this service's own tracks`, input: uid }]);
+    }
+
+    const result: StoreResult = this.store.put({ uid, timeMs: dateTimeMs(a.time!), event: root, storedAt: new Date(nowMs).toISOString() });
+    const point = root.children.find((c) => isElement(c) && c.local === 'point') as XmlElement;
+    const detail = root.children.find((c) => isElement(c) && c.local === 'detail') as XmlElement | undefined;
+    const detailKids = detail?.children.filter(isElement) ?? [];
+    const contact = detailKids.find((c) => c.local === 'contact');
+    const p = attrMap(point);
+    return {
+      accepted: true,
+      stored: result.stored,
+      store_result: result.reason,
+      evicted_uid: result.evicted,
+      track_id: uid,
+      export_path: `${API}/cot/export/${encodeURIComponent(uid)}`,
+      uid,
+      type: a.type,
+      how: a.how,
+      time: a.time,
+      start: a.start,
+      stale: a.stale,
+      is_stale: dateTimeMs(a.stale!) < nowMs,
+      point: Object.fromEntries(['lat', 'lon', 'hae', 'ce', 'le'].map((k) => [k, Number(p[k])])),
+      callsign: contact ? (attrMap(contact).callsign ?? null) : null,
+      detail_children: detailKids.map((c) => c.name),
+      event: { attributes: a, point: p, detail: detail ? nodeJson(detail) : null },
+      validation,
+    };
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Hardened XML → element tree for CoT ingest (adsb-cot note 5). sax in strict mode with
+ * `strictEntities` (only the five XML entities and numeric references) and namespace resolution.
+ * Any DOCTYPE is refused before anything after it is read, so no entity can be declared, let alone
+ * expanded or fetched (XXE, billion laughs). The limits sax lacks are enforced here while parsing:
+ * depth, element count, attributes per element, name and value lengths, total text, duplicate
+ * attributes, characters outside XML 1.0 `Char`, exactly one root.
+ */
+import sax from 'sax';
+import type { CotLimits } from './cot.config.js';
+
+export interface XmlAttr {
+  name: string;
+  prefix: string;
+  local: string;
+  uri: string;
+  value: string;
+}
+
+export interface XmlText {
+  text: string;
+  cdata?: true;
+}
+
+export interface XmlElement {
+  name: string;
+  prefix: string;
+  local: string;
+  uri: string;
+  attrs: XmlAttr[];
+  children: XmlNode[];
+}
+
+export type XmlNode = XmlElement | XmlText;
+
+export const isElement = (n: XmlNode): n is XmlElement => 'attrs' in n;
+
+export const XMLNS_URI = 'http://www.w3.org/2000/xmlns/';
+
+export type RejectionKind = 'malformed' | 'doctype' | 'limit' | 'encoding';
+
+export class XmlRejection extends Error {
+  constructor(
+    readonly kind: RejectionKind,
+    message: string,
+    readonly ctx: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+// XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]; lone surrogates fail too
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+const UTF8_NAMES = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
+
+/** Throws XmlRejection; returns the root element. `text` is already decoded (UTF-8 checked by the caller). */
+export function parseXml(input: string, limits: CotLimits): XmlElement {
+  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  // strictEntities exists in sax 1.6 but not in @types/sax
+  const options = { xmlns: true, strictEntities: true, position: true };
+  const parser = sax.parser(true, options as sax.SAXOptions);
+  const where = () => ({ line: parser.line + 1, column: parser.column + 1 });
+  const fail = (kind: RejectionKind, message: string, ctx: Record<string, unknown> = {}): never => {
+    throw new XmlRejection(kind, message, { ...ctx, ...where() });
+  };
+  const limit = (name: keyof CotLimits, message: string): never => fail('limit', message, { limit: name, max: limits[name] });
+  const checkChars = (s: string, what: string) => {
+    if (NOT_XML_CHAR.test(s)) fail('malformed', `${what} contains a character that XML 1.0 does not allow`);
+  };
+
+  const stack: XmlElement[] = [];
+  let root: XmlElement | null = null;
+  let elements = 0;
+  let textChars = 0;
+  let declSeen = false;
+  let seenAnything = false;
+  let attrNames = new Set<string>();
+
+  parser.onerror = (err) => fail('malformed', `XML is not well-formed: ${err.message.split('\n')[0]}`);
+  parser.ondoctype = () => fail('doctype', 'DOCTYPE is not allowed: document type declarations and entities are refused');
+  parser.onprocessinginstruction = (pi) => {
+    if (pi.name.toLowerCase() === 'xml') {
+      // sax accepts a declaration anywhere; XML allows it only as the very first thing
+      if (declSeen || seenAnything || !/^<\?xml[\s?]/.test(text)) fail('malformed', 'XML is not well-formed: the XML declaration is allowed only at the start');
+      declSeen = true;
+      const enc = /encoding\s*=\s*["']([^"']*)["']/.exec(pi.body)?.[1];
+      if (enc !== undefined && !UTF8_NAMES.has(enc.toLowerCase())) fail('encoding', `encoding '${enc}' is not supported: send UTF-8`, { encoding: enc });
+    }
+    seenAnything = true;
+  };
+  parser.oncomment = (c) => {
+    checkChars(c, 'a comment');
+    seenAnything = true;
+  };
+  parser.onopentagstart = (tag) => {
+    seenAnything = true;
+    if (root && stack.length === 0) fail('malformed', 'XML is not well-formed: more than one root element');
+    if (++elements > limits.maxElements) limit('maxElements', `more than ${limits.maxElements} elements`);
+    if (stack.length + 1 > limits.maxDepth) limit('maxDepth', `elements nested deeper than ${limits.maxDepth}`);
+    if (tag.name.length > limits.maxNameLen) limit('maxNameLen', `an element name is longer than ${limits.maxNameLen} characters`);
+    attrNames = new Set();
+  };
+  parser.onattribute = (a) => {
+    // sax keeps the last of two equal attributes silently; XML forbids them
+    if (attrNames.has(a.name)) fail('malformed', `XML is not well-formed: attribute '${a.name.slice(0, 64)}' appears twice`);
+    attrNames.add(a.name);
+    if (attrNames.size > limits.maxAttrsPerElement) limit('maxAttrsPerElement', `more than ${limits.maxAttrsPerElement} attributes on one element`);
+    if (a.name.length > limits.maxNameLen) limit('maxNameLen', `an attribute name is longer than ${limits.maxNameLen} characters`);
+    if (a.value.length > limits.maxAttrValueLen) limit('maxAttrValueLen', `an attribute value is longer than ${limits.maxAttrValueLen} characters`);
+    checkChars(a.value, `attribute '${a.name.slice(0, 64)}'`);
+  };
+  parser.onopentag = (tag) => {
+    const t = tag as sax.QualifiedTag;
+    const attrs = Object.values(t.attributes).map((a) => ({ name: a.name, prefix: a.prefix, local: a.local, uri: a.uri, value: a.value }));
+    const el: XmlElement = { name: t.name, prefix: t.prefix, local: t.local, uri: t.uri, attrs, children: [] };
+    if (stack.length) stack.at(-1)!.children.push(el);
+    else root = el;
+    stack.push(el);
+  };
+  parser.onclosetag = () => {
+    stack.pop();
+  };
+  const addText = (s: string, cdata: boolean) => {
+    seenAnything = true;
+    checkChars(s, 'text');
+    textChars += s.length;
+    if (textChars > limits.maxTextChars) limit('maxTextChars', `more than ${limits.maxTextChars} characters of text`);
+    const parent = stack.at(-1);
+    if (!parent) return; // whitespace around the root (sax rejects anything else there)
+    const last = parent.children.at(-1);
+    if (!cdata && last && !isElement(last) && !last.cdata) last.text += s;
+    else parent.children.push(cdata ? { text: s, cdata: true } : { text: s });
+  };
+  parser.ontext = (s) => addText(s, false);
+  parser.oncdata = (s) => addText(s, true);
+
+  parser.write(text).close();
+  if (!root) fail('malformed', 'XML is not well-formed: no root element');
+  return root!;
+}
