@@ -31,6 +31,7 @@ import { fleetFeature } from './fleet/fleet.feature.js';
 import { securityFeature } from './security/security.feature.js';
 import { evidenceFeature } from './evidence/evidence.feature.js';
 import { energyFeature } from './energy/energy.feature.js';
+import { uiFeature } from './ui/ui.feature.js';
 
 export interface BuiltApp {
   app: Koa;
@@ -88,7 +89,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const ledger = await ledgerFeature(services, key);
   const stream = streamFeature(services, ledger.core);
   const features: Feature[] = [ledger, stream, meshFeature(services, ledger.core, stream.stream)];
-  for (const build of [adsbFeature, cotFeature, fleetFeature, securityFeature, evidenceFeature, energyFeature]) features.push(build(services));
+  for (const build of [adsbFeature, cotFeature, fleetFeature, securityFeature, evidenceFeature, energyFeature, uiFeature]) features.push(build(services));
 
   routes.push(...coreRoutes(services), ...kernelRoutes({ pool, metrics }), ...features.flatMap((f) => f.routes), ...docsRoutes(() => routes));
 
