@@ -27,15 +27,8 @@ export interface LedgerNode {
   simulated: boolean;
 }
 
-export interface AppendInput {
-  kind: string;
-  tsUtc: string;
-  payload: Buffer;
-  paeSha256: Buffer;
-  sig: Buffer;
-  keyid: string;
-  simulated?: boolean;
-}
+/** What a caller supplies; index, chain link and digest are the ledger's to assign. */
+export type AppendInput = Omit<LedgerNode, 'index' | 'prev' | 'nodeDigest' | 'simulated'> & { simulated?: boolean };
 
 export class LedgerFullError extends Error {
   constructor(readonly maxNodes: number) {
