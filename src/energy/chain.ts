@@ -20,6 +20,7 @@ export class SnapshotChain {
    */
   link<T extends Record<string, unknown>>(body: T): T & { receipt_link: Record<string, unknown> } {
     const receipt_link: Record<string, unknown> = {
+      basis: 'computed', // seq counts this process's links; the hashes are computed
       seq: this.length,
       prev_hash: this.head,
       hash_formula: `${HASH_FORMULA}; computed over this body without receipt_link.hash`,

@@ -64,7 +64,8 @@ export function jtokenBody(example: ReturnType<typeof receiptDefaultsExample>, j
       hash: HASH_FORMULA,
       genesis: GENESIS,
     },
-    defaults_example: example,
+    // the /energy/receipt kernel run at its default inputs: every figure in it is computed
+    defaults_example: { basis: 'computed', ...example },
     honesty: 'This service runs no language model: per-token figures are published references or the receipt formula applied to caller inputs, never measurements of this process.',
     limits: [{ code: 'NO_LLM', detail: 'No tokens are generated here; j_marginal_per_request is a CPU-model figure per HTTP request.' }],
     sources: [ENERGY_SOURCES.samsi, ENERGY_SOURCES.mlenergy],
