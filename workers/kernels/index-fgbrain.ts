@@ -1,4 +1,6 @@
 /** Kernels of slice fgbrain, in the order of their kernel note. Imported by workers/registry.ts. */
 import type { KernelDef } from '../kernel-def.js';
+import fgbrainGraph from './fgbrain-graph.js';
+import fgbrainFire from './fgbrain-fire.js';
 
-export const SLICE: readonly KernelDef[] = [];
+export const SLICE: readonly KernelDef[] = [fgbrainGraph, fgbrainFire];
