@@ -5,12 +5,11 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, LIF, simulateFire } from '../lib/fgbrain.js';
-import { int, num } from '../lib/params.js';
-import { graphParams } from './fgbrain-graph.js';
+import { fireParams, fireWorstCase, sourcesWithinN, toFireParams, type FireKeys } from './fgbrain-fire-params.js';
 
 const RASTER_CAP = 4000;
 
-export default defineKernel<{ seed: number; n: number; m: number; duration_ms: number; drive_mv: number; sources: number; w_syn_mv: number; bg_rate_hz: number; bg_w_mv: number }>({
+export default defineKernel<FireKeys>({
   id: 'fgbrain/fire',
   version: 1,
   input: 'query',
@@ -18,13 +17,13 @@ export default defineKernel<{ seed: number; n: number; m: number; duration_ms: n
   technique: 'leaky integrate-and-fire neurons, exact exponential integration, refractory period, delayed synapses',
   references: ['isbn:9780262041997', 'doi:10.1017/CBO9780511815706'],
   honesty: 'The neuron model and simulation are real; the network is the seeded synthetic fgbrain graph.',
-  params: { ...graphParams, duration_ms: int(50, 2000, 500), drive_mv: num(0, 100, 25), sources: int(0, 96, 4), w_syn_mv: num(0, 20, 10), bg_rate_hz: num(0, 200, 0), bg_w_mv: num(0, 20, 4) },
-  constraints: (p) => (p.sources > p.n ? [{ param: 'sources', msg: 'sources must not exceed n' }] : []),
-  worstCase: { n: 96, m: 4, duration_ms: 2000, drive_mv: 100, sources: 96, w_syn_mv: 20, bg_rate_hz: 200, bg_w_mv: 20 },
+  params: fireParams,
+  constraints: sourcesWithinN,
+  worstCase: fireWorstCase,
   run(p, rng) {
     // draws: substrate from the shared stream fgbrain/graph; background from fgbrain/fire (one uniform per neuron per step when bg_rate_hz > 0)
     const s = buildSubstrate(p.n, p.m, rng.shared('fgbrain/graph'));
-    const { spikes } = simulateFire(s, { durationMs: p.duration_ms, driveMv: p.drive_mv, sources: p.sources, wSynMv: p.w_syn_mv, bgRateHz: p.bg_rate_hz, bgWMv: p.bg_w_mv }, rng.stream('background'));
+    const { spikes } = simulateFire(s, toFireParams(p), rng.shared('fgbrain/fire#background'));
     const ms = (step: number): number => step * LIF.dtMs;
     const all = spikes.flatMap((list, id) => list.map((step) => [step, id] as [number, number])).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     const bins = Math.ceil(p.duration_ms / 10);

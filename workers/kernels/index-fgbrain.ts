@@ -2,5 +2,7 @@
 import type { KernelDef } from '../kernel-def.js';
 import fgbrainGraph from './fgbrain-graph.js';
 import fgbrainFire from './fgbrain-fire.js';
+import fgbrainVitals from './fgbrain-vitals.js';
+import fgbrainVitalsEnergy from './fgbrain-vitals-energy.js';
 
-export const SLICE: readonly KernelDef[] = [fgbrainGraph, fgbrainFire];
+export const SLICE: readonly KernelDef[] = [fgbrainGraph, fgbrainFire, fgbrainVitals, fgbrainVitalsEnergy];

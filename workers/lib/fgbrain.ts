@@ -73,6 +73,11 @@ export interface FireResult {
   /** spikes[i] = spike steps of neuron i, ascending. */
   spikes: number[][];
   steps: number;
+  /** Membrane sums over all steps (for synchrony): Σ V_i, Σ V_i², Σ V̄, Σ V̄². */
+  sumV: Float64Array;
+  sumV2: Float64Array;
+  sumMean: number;
+  sumMean2: number;
 }
 
 /**
@@ -90,6 +95,10 @@ export function simulateFire(s: Substrate, p: FireParams, bg: Rng): FireResult {
   const v = new Float64Array(n);
   const refractory = new Int32Array(n);
   const spikes: number[][] = Array.from({ length: n }, () => []);
+  const sumV = new Float64Array(n);
+  const sumV2 = new Float64Array(n);
+  let sumMean = 0;
+  let sumMean2 = 0;
   const pBg = (p.bgRateHz * LIF.dtMs) / 1000;
   for (let step = 1; step <= steps; step++) {
     const arriving = ring[step % slots]!;
@@ -111,6 +120,15 @@ export function simulateFire(s: Substrate, p: FireParams, bg: Rng): FireResult {
         for (const q of post[i]!) target[q] = target[q]! + p.wSynMv;
       }
     }
+    let mean = 0;
+    for (let i = 0; i < n; i++) {
+      sumV[i] = sumV[i]! + v[i]!;
+      sumV2[i] = sumV2[i]! + v[i]! * v[i]!;
+      mean += v[i]!;
+    }
+    mean /= n;
+    sumMean += mean;
+    sumMean2 += mean * mean;
   }
-  return { spikes, steps };
+  return { spikes, steps, sumV, sumV2, sumMean, sumMean2 };
 }
