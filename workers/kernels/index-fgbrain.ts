@@ -4,5 +4,6 @@ import fgbrainGraph from './fgbrain-graph.js';
 import fgbrainFire from './fgbrain-fire.js';
 import fgbrainVitals from './fgbrain-vitals.js';
 import fgbrainVitalsEnergy from './fgbrain-vitals-energy.js';
+import fgbrainEvolve from './fgbrain-evolve.js';
 
-export const SLICE: readonly KernelDef[] = [fgbrainGraph, fgbrainFire, fgbrainVitals, fgbrainVitalsEnergy];
+export const SLICE: readonly KernelDef[] = [fgbrainGraph, fgbrainFire, fgbrainVitals, fgbrainVitalsEnergy, fgbrainEvolve];
