@@ -2,8 +2,9 @@
 import type { KernelDef } from '../kernel-def.js';
 import fgbrainGraph from './fgbrain-graph.js';
 import fgbrainFire from './fgbrain-fire.js';
+import fgbrainMemory from './fgbrain-memory.js';
 import fgbrainVitals from './fgbrain-vitals.js';
 import fgbrainVitalsEnergy from './fgbrain-vitals-energy.js';
 import fgbrainEvolve from './fgbrain-evolve.js';
 
-export const SLICE: readonly KernelDef[] = [fgbrainGraph, fgbrainFire, fgbrainVitals, fgbrainVitalsEnergy, fgbrainEvolve];
+export const SLICE: readonly KernelDef[] = [fgbrainGraph, fgbrainFire, fgbrainMemory, fgbrainVitals, fgbrainVitalsEnergy, fgbrainEvolve];
