@@ -6,5 +6,6 @@ import fgbrainMemory from './fgbrain-memory.js';
 import fgbrainVitals from './fgbrain-vitals.js';
 import fgbrainVitalsEnergy from './fgbrain-vitals-energy.js';
 import fgbrainEvolve from './fgbrain-evolve.js';
+import fgbrainManifest from './fgbrain-manifest.js';
 
-export const SLICE: readonly KernelDef[] = [fgbrainGraph, fgbrainFire, fgbrainMemory, fgbrainVitals, fgbrainVitalsEnergy, fgbrainEvolve];
+export const SLICE: readonly KernelDef[] = [fgbrainGraph, fgbrainFire, fgbrainMemory, fgbrainVitals, fgbrainVitalsEnergy, fgbrainEvolve, fgbrainManifest];
