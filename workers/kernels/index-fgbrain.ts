@@ -2,10 +2,11 @@
 import type { KernelDef } from '../kernel-def.js';
 import fgbrainGraph from './fgbrain-graph.js';
 import fgbrainFire from './fgbrain-fire.js';
+import fgbrainPlasticity from './fgbrain-plasticity.js';
 import fgbrainMemory from './fgbrain-memory.js';
 import fgbrainVitals from './fgbrain-vitals.js';
 import fgbrainVitalsEnergy from './fgbrain-vitals-energy.js';
 import fgbrainEvolve from './fgbrain-evolve.js';
 import fgbrainManifest from './fgbrain-manifest.js';
 
-export const SLICE: readonly KernelDef[] = [fgbrainGraph, fgbrainFire, fgbrainMemory, fgbrainVitals, fgbrainVitalsEnergy, fgbrainEvolve, fgbrainManifest];
+export const SLICE: readonly KernelDef[] = [fgbrainGraph, fgbrainFire, fgbrainPlasticity, fgbrainMemory, fgbrainVitals, fgbrainVitalsEnergy, fgbrainEvolve, fgbrainManifest];
