@@ -139,8 +139,8 @@ describe('kernel kla/update', () => {
 
   it('refuses out-of-range and malformed parameters', () => {
     expect(rejects(kla, { seq_len: '0', d_state: '0' })).to.deep.equal(['seq_len:number.min', 'd_state:number.min']);
-    expect(rejects(kla, { seq_len: '1025', d_state: '33' })).to.deep.equal(['seq_len:number.max', 'd_state:number.max']);
+    expect(rejects(kla, { seq_len: '769', d_state: '33' })).to.deep.equal(['seq_len:number.max', 'd_state:number.max']);
     expect(rejects(kla, { d_state: 'NaN' })).to.deep.equal(['d_state:qint.parse']);
-    expect(rejects(kla, { seq_len: '1024', d_state: '32' })).to.deep.equal([]);
+    expect(rejects(kla, { seq_len: '768', d_state: '32' })).to.deep.equal([]);
   });
 });
