@@ -1,6 +1,7 @@
 /** Kernels of slice c2 (kernels-c.md §12–§23), in note order. Imported by workers/registry.ts. */
 import type { KernelDef } from '../kernel-def.js';
 import s3searchSearch from './s3search-search.js';
+import slidesparsePack from './slidesparse-pack.js';
 import ternaryQuantize from './ternary-quantize.js';
 
-export const SLICE: readonly KernelDef[] = [s3searchSearch, ternaryQuantize];
+export const SLICE: readonly KernelDef[] = [s3searchSearch, ternaryQuantize, slidesparsePack];
