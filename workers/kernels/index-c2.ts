@@ -1,7 +1,8 @@
 /** Kernels of slice c2 (kernels-c.md §12–§23), in note order. Imported by workers/registry.ts. */
 import type { KernelDef } from '../kernel-def.js';
 import s3searchSearch from './s3search-search.js';
+import goatTransport from './goat-transport.js';
 import slidesparsePack from './slidesparse-pack.js';
 import ternaryQuantize from './ternary-quantize.js';
 
-export const SLICE: readonly KernelDef[] = [s3searchSearch, ternaryQuantize, slidesparsePack];
+export const SLICE: readonly KernelDef[] = [s3searchSearch, ternaryQuantize, goatTransport, slidesparsePack];
