@@ -1,0 +1,4 @@
+/** Kernels of slice c (kernels-c.md), batch h4, in note order. Imported by workers/registry.ts. */
+import type { KernelDef } from '../kernel-def.js';
+
+export const SLICE: readonly KernelDef[] = [];
