@@ -3,6 +3,7 @@ import type { KernelDef } from '../kernel-def.js';
 import s3searchSearch from './s3search-search.js';
 import goatTransport from './goat-transport.js';
 import slidesparsePack from './slidesparse-pack.js';
+import mlaLatentCompress from './mla-latent-compress.js';
 import ternaryQuantize from './ternary-quantize.js';
 
-export const SLICE: readonly KernelDef[] = [s3searchSearch, ternaryQuantize, goatTransport, slidesparsePack];
+export const SLICE: readonly KernelDef[] = [s3searchSearch, ternaryQuantize, goatTransport, mlaLatentCompress, slidesparsePack];
