@@ -1,4 +1,5 @@
 /** Kernels of slice c (kernels-c.md), batch h2, in note order. Imported by workers/registry.ts. */
 import type { KernelDef } from '../kernel-def.js';
+import kvcacheH2oEvict from './kvcache-h2o-evict.js';
 
-export const SLICE: readonly KernelDef[] = [];
+export const SLICE: readonly KernelDef[] = [kvcacheH2oEvict];
