@@ -1,0 +1,196 @@
+import { expect } from 'chai';
+import dllm, { chainMarginals } from '../../../workers/kernels/dllm-denoise.js';
+import { Rng } from '../../../workers/lib/prng.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+const V = 16;
+const run = (o: Record<string, number>) => runRaw(dllm, Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]))).result as any;
+const flatT = (r: any): number[] => (r.transition as number[][]).flat();
+
+/** log p(x) for a whole sequence under a uniform start and transition T. */
+function logp(T: number[], xs: ArrayLike<number>): number {
+  let s = -Math.log(V);
+  for (let i = 1; i < xs.length; i++) s += Math.log(T[xs[i - 1]! * V + xs[i]!]!);
+  return s;
+}
+
+/** Every sequence of length L over V tokens (V^L of them), as a callback. */
+function enumerate(L: number, v: number, f: (xs: number[]) => void): void {
+  const xs = new Array<number>(L).fill(0);
+  for (let code = 0; code < v ** L; code++) {
+    let c = code;
+    for (let i = L - 1; i >= 0; i--) {
+      xs[i] = c % v;
+      c = Math.floor(c / v);
+    }
+    f(xs);
+  }
+}
+
+/** Marginals by log-domain forward–backward (logsumexp), a different route from the kernel's scaled recursion. */
+function logMarginals(T: number[], obs: number[]): number[][] {
+  const L = obs.length;
+  const lse = (xs: number[]) => {
+    const m = Math.max(...xs);
+    return m === -Infinity ? m : m + Math.log(xs.reduce((s, x) => s + Math.exp(x - m), 0));
+  };
+  const ok = (i: number, x: number) => (obs[i]! < 0 || obs[i] === x ? 0 : -Infinity);
+  const la: number[][] = [Array.from({ length: V }, (_, x) => -Math.log(V) + ok(0, x))];
+  for (let i = 1; i < L; i++) la.push(Array.from({ length: V }, (_, b) => ok(i, b) + lse(la[i - 1]!.map((a, x) => a + Math.log(T[x * V + b]!)))));
+  const lb: number[][] = new Array(L);
+  lb[L - 1] = new Array(V).fill(0);
+  // with nothing observed after i the backward message is exactly log 1 = 0 (an empty condition)
+  for (let i = L - 2; i >= 0; i--) lb[i] = obs.slice(i + 1).every((o) => o < 0) ? new Array(V).fill(0) : Array.from({ length: V }, (_, a) => lse(lb[i + 1]!.map((b, y) => b + ok(i + 1, y) + Math.log(T[a * V + y]!))));
+  return la.map((row, i) => {
+    const s = row.map((x, k) => x + lb[i]![k]!);
+    const z = lse(s);
+    return s.map((x) => Math.exp(x - z));
+  });
+}
+
+/** Independent low-confidence sampler: linear schedule, argmax, commit the k most confident (ties → lower position). */
+function referenceDecode(T: number[], L: number, steps: number): { tokens: number[]; step: number[] } {
+  const tokens = new Array<number>(L).fill(-1);
+  const step = new Array<number>(L).fill(-1);
+  for (let s = 1; s <= steps; s++) {
+    const k = Math.round((L * s) / steps) - Math.round((L * (s - 1)) / steps);
+    const m = logMarginals(T, tokens);
+    const cands = [];
+    for (let i = 0; i < L; i++) {
+      if (tokens[i]! >= 0) continue;
+      const p = m[i]!;
+      const best = p.indexOf(Math.max(...p));
+      cands.push({ i, best, conf: p[best]! });
+    }
+    cands.sort((a, b) => b.conf - a.conf || a.i - b.i);
+    for (const c of cands.slice(0, k)) {
+      tokens[c.i] = c.best;
+      step[c.i] = s;
+    }
+  }
+  return { tokens, step };
+}
+
+describe('kernel dllm/denoise', () => {
+  it('forward–backward marginals equal brute-force enumeration for L ≤ 4, and each sums to 1', () => {
+    const rng = new Rng(7);
+    for (const L of [1, 2, 3, 4]) {
+      for (let trial = 0; trial < 3; trial++) {
+        const T: number[] = [];
+        for (let a = 0; a < V; a++) {
+          const w = Array.from({ length: V }, () => Math.exp(2 * rng.normal()));
+          const z = w.reduce((s, x) => s + x, 0);
+          T.push(...w.map((x) => x / z));
+        }
+        const obs = Array.from({ length: L }, () => (rng.next() < 0.4 ? rng.int(V) : -1));
+        const brute = Array.from({ length: L }, () => new Array<number>(V).fill(0));
+        let Z = 0;
+        enumerate(L, V, (xs) => {
+          if (xs.some((x, i) => obs[i]! >= 0 && obs[i] !== x)) return;
+          const p = Math.exp(logp(T, xs));
+          Z += p;
+          xs.forEach((x, i) => (brute[i]![x] += p));
+        });
+        const pi0 = new Array(V).fill(1 / V);
+        const m = chainMarginals(pi0, T, V, obs);
+        for (let i = 0; i < L; i++) {
+          let sum = 0;
+          for (let x = 0; x < V; x++) {
+            expect(m[i * V + x]).to.be.closeTo(brute[i]![x]! / Z, 1e-12);
+            sum += m[i * V + x]!;
+          }
+          expect(sum).to.be.closeTo(1, 1e-12);
+        }
+      }
+    }
+  });
+
+  it('the unmasking schedule is exactly L − round(L·s/steps); committed tokens are set once and counted per step', () => {
+    for (const [L, steps] of [[64, 16], [37, 5], [10, 10], [256, 128], [1, 1], [100, 7]] as const) {
+      const r = run({ seq_len: L, steps, seed: L + steps });
+      const masked = r.masked_after_step as number[];
+      expect(masked).to.have.length(steps);
+      masked.forEach((m, s) => expect(m).to.equal(L - Math.round((L * (s + 1)) / steps)));
+      expect(masked.at(-1)).to.equal(0);
+      const cps = r.committed_per_step as number[];
+      expect(cps.reduce((a, b) => a + b, 0)).to.equal(L);
+      const step = r.commit_step as number[];
+      const hist = new Array(steps).fill(0);
+      for (const s of step) hist[s - 1]++;
+      expect(hist).to.deep.equal(cps);
+      expect(r.final_tokens).to.have.length(L);
+      for (const t of r.final_tokens) expect(t).to.be.within(0, V - 1);
+      let adj = 0;
+      for (let i = 1; i < L; i++) if (step[i] === step[i - 1]) adj++;
+      expect(r.parallel_conflicts.low_confidence).to.equal(adj);
+    }
+  });
+
+  it('reproduces an independent low-confidence sampler (log-domain marginals) token for token and step for step (10 seeds)', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const L = 12 + seed;
+      const steps = 1 + (seed % 5);
+      const r = run({ seq_len: L, steps, seed });
+      const ref = referenceDecode(flatT(r), L, steps);
+      expect(r.final_tokens).to.deep.equal(ref.tokens);
+      expect(r.commit_step).to.deep.equal(ref.step);
+      // every step commits predictions at least as confident as every one left masked
+      const tr = r.confidence_trace;
+      tr.min_committed.forEach((m: number, s: number) => {
+        if (tr.max_left_masked[s] !== null) expect(m).to.be.at.least(tr.max_left_masked[s]);
+      });
+      expect(tr.max_left_masked.at(-1)).to.equal(null);
+    }
+  });
+
+  it('log-likelihoods recompute from the chain, never exceed Viterbi, and the references match brute force for L = 4', () => {
+    for (let seed = 0; seed < 6; seed++) {
+      const r = run({ seq_len: 48, steps: 12, seed });
+      const T = flatT(r);
+      expect(r.loglik_per_token.low_confidence).to.be.closeTo(logp(T, r.final_tokens) / 48, 1e-12);
+      expect(r.loglik_per_token.random).to.be.closeTo(logp(T, r.random_final_tokens) / 48, 1e-12);
+      expect(r.viterbi_loglik_per_token).to.be.closeTo(logp(T, r.viterbi_tokens) / 48, 1e-12);
+      expect(r.loglik_per_token.low_confidence).to.be.at.most(r.viterbi_loglik_per_token + 1e-12);
+      expect(r.loglik_per_token.random).to.be.at.most(r.viterbi_loglik_per_token + 1e-12);
+      expect(r.expected_loglik_per_token).to.be.below(r.viterbi_loglik_per_token);
+    }
+    const r = run({ seq_len: 4, steps: 2, seed: 3 });
+    const T = flatT(r);
+    let best = -Infinity;
+    let negH = 0;
+    enumerate(4, V, (xs) => {
+      const l = logp(T, xs);
+      best = Math.max(best, l);
+      negH += Math.exp(l) * l;
+    });
+    expect(r.viterbi_loglik_per_token).to.be.closeTo(best / 4, 1e-12);
+    expect(r.expected_loglik_per_token).to.be.closeTo(negH / 4, 1e-12);
+  });
+
+  it('[trend] one step per token beats decoding everything at once (10 seeds)', () => {
+    let wins = 0;
+    for (let seed = 0; seed < 10; seed++) {
+      const many = run({ seq_len: 32, steps: 32, seed }).loglik_per_token.low_confidence;
+      const one = run({ seq_len: 32, steps: 1, seed }).loglik_per_token.low_confidence;
+      if (many > one) wins++;
+    }
+    expect(wins).to.be.at.least(8);
+  });
+
+  it('the chain does not depend on seq_len or steps; deterministic and seed-sensitive', () => {
+    expect(run({ seq_len: 8, steps: 2, seed: 5 }).transition).to.deep.equal(run({ seq_len: 200, steps: 100, seed: 5 }).transition);
+    expect(runBody(dllm, { seed: '1' })).to.equal(runBody(dllm, { seed: '1' }));
+    expect(runBody(dllm, { seed: '1' })).to.not.equal(runBody(dllm, { seed: '2' }));
+  });
+
+  it('rejects out-of-range, malformed and steps > seq_len', () => {
+    expect(rejects(dllm, { seq_len: '0' })).to.deep.equal(['seq_len:number.min']);
+    expect(rejects(dllm, { seq_len: '257' })).to.deep.equal(['seq_len:number.max']);
+    expect(rejects(dllm, { steps: '0' })).to.deep.equal(['steps:number.min']);
+    expect(rejects(dllm, { seq_len: '256', steps: '129' })).to.deep.equal(['steps:number.max']);
+    expect(rejects(dllm, { steps: '1.5' })).to.deep.equal(['steps:qint.parse']);
+    expect(rejects(dllm, { seq_len: 'abc' })).to.deep.equal(['seq_len:qint.parse']);
+    expect(rejects(dllm, { seq_len: '8', steps: '9' })).to.deep.equal(['steps:constraint']);
+    expect(rejects(dllm, { seq_len: '8', steps: '8' })).to.deep.equal([]);
+  });
+});
