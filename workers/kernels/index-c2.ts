@@ -4,6 +4,7 @@ import s3searchSearch from './s3search-search.js';
 import goatTransport from './goat-transport.js';
 import slidesparsePack from './slidesparse-pack.js';
 import mlaLatentCompress from './mla-latent-compress.js';
+import pfieldCoordinate from './pfield-coordinate.js';
 import ternaryQuantize from './ternary-quantize.js';
 
-export const SLICE: readonly KernelDef[] = [s3searchSearch, ternaryQuantize, goatTransport, mlaLatentCompress, slidesparsePack];
+export const SLICE: readonly KernelDef[] = [s3searchSearch, ternaryQuantize, goatTransport, mlaLatentCompress, pfieldCoordinate, slidesparsePack];

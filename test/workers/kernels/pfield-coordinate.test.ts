@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import pfield, { topByActivation } from '../../../workers/kernels/pfield-coordinate.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+const KAPPA = 0.5;
+
+/** P(s) of the chain, written from the note's definition. */
+function pressure(s: number[], t: number[], w: number[]): number {
+  return s.reduce((acc, x, i) => acc + 0.5 * w[i]! * (x - t[i]!) ** 2 + (i + 1 < s.length ? 0.5 * KAPPA * (s[i + 1]! - x) ** 2 : 0), 0);
+}
+
+/** min P by dense Gaussian elimination on (W + κL)s = Wt (independent of the kernel's Thomas solver). */
+function optimum(t: number[], w: number[]): number[] {
+  const n = t.length;
+  const A = Array.from({ length: n }, (_, i) => Array.from({ length: n + 1 }, (_, j) => {
+    if (j === n) return w[i]! * t[i]!;
+    if (i === j) return w[i]! + KAPPA * ((i > 0 ? 1 : 0) + (i < n - 1 ? 1 : 0));
+    return Math.abs(i - j) === 1 ? -KAPPA : 0;
+  }));
+  for (let c = 0; c < n; c++) {
+    for (let r = c + 1; r < n; r++) {
+      const f = A[r]![c]! / A[c]![c]!;
+      for (let j = c; j <= n; j++) A[r]![j] = A[r]![j]! - f * A[c]![j]!;
+    }
+  }
+  const x = new Array(n).fill(0);
+  for (let r = n - 1; r >= 0; r--) {
+    let v = A[r]![n]!;
+    for (let j = r + 1; j < n; j++) v -= A[r]![j]! * x[j];
+    x[r] = v / A[r]![r]!;
+  }
+  return x;
+}
+
+describe('kernel pfield/coordinate', () => {
+  it('P0 and P* match the note’s definition and an independent solve; P_final ≥ P*; region pressures sum to P_final', () => {
+    for (const q of [{ seed: 1 }, { seed: 7, dim: 40, agents: 3, max_rounds: 300 }, { seed: 3, dim: 2, agents: 1 }]) {
+      const r = runRaw(pfield, q).result as any;
+      const zero = new Array(r.targets.length).fill(0);
+      expect(r.P0).to.be.closeTo(pressure(zero, r.targets, r.weights), 1e-9);
+      expect(r.P_star).to.be.closeTo(pressure(optimum(r.targets, r.weights), r.targets, r.weights), 1e-9);
+      expect(r.gap).to.be.at.least(-1e-12);
+      expect(r.final_region_pressures.reduce((a: number, b: number) => a + b, 0)).to.be.closeTo(r.P_final, 1e-9);
+      r.weights.forEach((v: number) => expect(v).to.be.within(0.5, 1.5));
+    }
+  });
+
+  it('pressure never rises, every accepted patch lowered it, and no more patches per round than agents or regions', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const q = { seed, agents: 1 + (seed % 5), dim: 4 + 3 * seed, max_rounds: 200, lr: seed % 2 ? 1 : 0.3 };
+      const r = runRaw(pfield, q).result as any;
+      const curve = r.pressure_curve as number[];
+      expect(curve.length).to.equal(r.rounds_run + 1);
+      curve.slice(1).forEach((p, k) => expect(p).to.be.at.most(curve[k]!));
+      // a round with no accepted patch leaves P exactly unchanged (the curve is rounded to 12 digits,
+      // so a tiny accepted decrease may not show)
+      r.patches_per_round.forEach((n: number, k: number) => {
+        expect(n).to.be.at.most(Math.min(q.agents, q.dim));
+        if (n === 0) expect(curve[k + 1]).to.equal(curve[k]);
+      });
+      expect(r.applied).to.equal(r.patches_per_round.reduce((a: number, b: number) => a + b, 0));
+      if (r.applied > 0) expect(curve.at(-1)).to.be.below(curve[0]!);
+    }
+  });
+
+  it('inhibition: no region is worked twice within three rounds', () => {
+    const r = runRaw(pfield, { seed: 4, agents: 6, dim: 12 }).result as any;
+    expect(r.patch_log).to.have.length(256);
+    const last = new Map<number, number>();
+    for (const e of r.patch_log) {
+      if (last.has(e.region)) expect(e.round - last.get(e.region)!).to.be.at.least(3);
+      last.set(e.region, e.round);
+    }
+  });
+
+  it('without decay (gamma_decay = 1) each region is patched at most once and the field stalls in a quiescent state', () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const r = runRaw(pfield, { seed, gamma_decay: 1, max_rounds: 2000 }).result as any;
+      expect(r.applied).to.be.at.most(16);
+      expect(r.quiescent).to.equal(true);
+      const decayed = runRaw(pfield, { seed, max_rounds: 2000 }).result as any;
+      expect(decayed.gap).to.be.below(r.gap);
+    }
+  });
+
+  it('[trend] the gap to the optimum falls as agents grow towards dim/3 (10 seeds)', () => {
+    let wins = 0;
+    for (let seed = 0; seed < 10; seed++) {
+      const gaps = [1, 2, 4, 8].map((agents) => (runRaw(pfield, { seed, agents }).result as any).gap);
+      if (gaps.every((g, i) => i === 0 || g < gaps[i - 1])) wins++;
+    }
+    expect(wins).to.be.at.least(8);
+  });
+
+  it('dispatch takes the highest activations, highest first, ties by index', () => {
+    const act = Float64Array.from([0.5, 2, 2, 0.1, 3, 2]);
+    expect(topByActivation([0, 1, 2, 3, 4, 5], act, 3)).to.deep.equal([4, 1, 2]);
+    expect(topByActivation([0, 1, 3, 5], act, 2)).to.deep.equal([1, 5]);
+    expect(topByActivation([0, 3], act, 5)).to.deep.equal([0, 3]);
+  });
+
+  it('is deterministic and seed-sensitive; out-of-range parameters are rejected', () => {
+    expect(runBody(pfield, { seed: 1 })).to.equal(runBody(pfield, { seed: 1 }));
+    expect(runBody(pfield, { seed: 1 })).to.not.equal(runBody(pfield, { seed: 2 }));
+    expect(rejects(pfield, { agents: '0' })).to.deep.equal(['agents:number.min']);
+    expect(rejects(pfield, { dim: '257' })).to.deep.equal(['dim:number.max']);
+    expect(rejects(pfield, { lr: '0' })).to.deep.equal(['lr:number.min']);
+    expect(rejects(pfield, { gamma_decay: '1.01' })).to.deep.equal(['gamma_decay:number.max']);
+    expect(rejects(pfield, { max_rounds: 'ten' })).to.deep.equal(['max_rounds:qint.parse']);
+  });
+});
