@@ -1,4 +1,5 @@
 /** Kernels of slice c (kernels-c.md), batch h3, in note order. Imported by workers/registry.ts. */
 import type { KernelDef } from '../kernel-def.js';
+import matgranTruncate from './matgran-truncate.js';
 
-export const SLICE: readonly KernelDef[] = [];
+export const SLICE: readonly KernelDef[] = [matgranTruncate];
