@@ -1,5 +1,6 @@
 /** Kernels of slice c (kernels-c.md), batch h2, in note order. Imported by workers/registry.ts. */
 import type { KernelDef } from '../kernel-def.js';
 import kvcacheH2oEvict from './kvcache-h2o-evict.js';
+import ringattnSimulate from './ringattn-simulate.js';
 
-export const SLICE: readonly KernelDef[] = [kvcacheH2oEvict];
+export const SLICE: readonly KernelDef[] = [kvcacheH2oEvict, ringattnSimulate];

@@ -1,0 +1,145 @@
+import { expect } from 'chai';
+import ring, { ringRows } from '../../../workers/kernels/ringattn-simulate.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
+const d = 8;
+
+/** The note's inputs, regenerated: L·d normals per stream, row-major. */
+function inputs(seed: number, L: number) {
+  const rng = new RngStreams(seed, 'ringattn/simulate');
+  return { Q: rng.stream('q').normals(L * d), K: rng.stream('k').normals(L * d), V: rng.stream('v').normals(L * d) };
+}
+
+/** Plain softmax attention of row i over keys 0…i (no blocks, no online merge). */
+function attention(Q: Float64Array, K: Float64Array, V: Float64Array, i: number): number[] {
+  const s = Array.from({ length: i + 1 }, (_, j) => {
+    let a = 0;
+    for (let c = 0; c < d; c++) a += Q[i * d + c]! * K[j * d + c]!;
+    return a / Math.sqrt(d);
+  });
+  const m = Math.max(...s);
+  const w = s.map((x) => Math.exp(x - m));
+  const z = w.reduce((a, b) => a + b, 0);
+  return Array.from({ length: d }, (_, c) => w.reduce((a, x, j) => a + x * V[j * d + c]!, 0) / z);
+}
+
+describe('kernel ringattn/simulate', () => {
+  it('the ring output equals full causal attention on every evaluated row (independent reference)', () => {
+    for (const [seed, L, P] of [[42, 4096, 8], [5, 1000, 7], [9, 333, 1], [11, 32, 32], [2, 1, 1], [3, 100, 3]]) {
+      const r = runRaw(ring, q({ seed, seq_len: L, devices: P })).result as any;
+      expect(r.max_abs_diff_vs_full).to.be.at.most(1e-12);
+      const { Q, K, V } = inputs(seed, L);
+      r.row_indices.forEach((i: number, k: number) => {
+        const ref = attention(Q, K, V, i);
+        ref.forEach((x, c) => expect(Math.abs(r.output_sample[k][c] - x)).to.be.at.most(1e-12));
+      });
+    }
+  });
+
+  it('evaluates max(1, floor(32/P)) rows per device, including the last row of each block', () => {
+    for (const [L, P] of [[4096, 8], [8192, 3], [100, 32], [40, 32], [7, 5]]) {
+      const r = runRaw(ring, q({ seq_len: L, devices: P })).result as any;
+      let expected = 0;
+      for (const dev of r.per_device) {
+        const inBlock = r.row_indices.filter((i: number) => i >= dev.start && i < dev.end);
+        expect(inBlock.length).to.equal(Math.min(dev.end - dev.start, Math.max(1, Math.floor(32 / P))));
+        expect(inBlock).to.include(dev.end - 1);
+        expected += inBlock.length;
+      }
+      expect(r.rows_evaluated).to.equal(expected);
+      expect(r.rows_evaluated).to.be.at.most(32);
+    }
+  });
+
+  it('a row depends neither on the number of devices nor on later tokens (module and body level)', () => {
+    const big = inputs(42, 8192);
+    const cut = (a: Float64Array) => a.subarray(0, 4096 * d);
+    const rows = [0, 1000, 2047, 4095];
+    const a = ringRows(cut(big.Q), cut(big.K), cut(big.V), 4096, 8, rows).out;
+    const b = ringRows(big.Q, big.K, big.V, 8192, 3, rows).out;
+    a.forEach((x, k) => expect(Math.abs(x - b[k]!)).to.be.at.most(1e-12));
+    // rows 255, 511, … are evaluated both at (4096, 8) and at (8192, 16)
+    const r1 = runRaw(ring, q({ seq_len: 4096, devices: 8 })).result as any;
+    const r2 = runRaw(ring, q({ seq_len: 8192, devices: 16 })).result as any;
+    let shared = 0;
+    r1.row_indices.forEach((i: number, k: number) => {
+      const k2 = r2.row_indices.indexOf(i);
+      if (k2 < 0) return;
+      shared++;
+      r1.output_sample[k].forEach((x: number, c: number) => expect(Math.abs(x - r2.output_sample[k2][c])).to.be.at.most(1e-12));
+    });
+    expect(shared).to.be.at.least(8);
+  });
+
+  it('the schedule is a Latin square; contiguous idle steps are P − 1 − p; one device has no communication', () => {
+    for (const [L, P] of [[4096, 8], [1000, 7], [64, 32]]) {
+      const r = runRaw(ring, q({ seq_len: L, devices: P })).result as any;
+      const S = r.schedule as number[][];
+      expect(S.length).to.equal(P);
+      for (let x = 0; x < P; x++) {
+        expect(new Set(S[x]).size).to.equal(P);
+        expect(new Set(S.map((row) => row[x])).size).to.equal(P);
+        expect(S[x]![0]).to.equal(x); // every device starts with its own block
+      }
+      r.per_device.forEach((dev: any, p: number) => expect(dev.idle_steps).to.equal(P - 1 - p));
+      expect(r.ring_steps).to.equal(P);
+    }
+    const one = runRaw(ring, q({ seq_len: 500, devices: 1 })).result as any;
+    expect(one.ring_steps).to.equal(1);
+    expect(one.schedule).to.deep.equal([[0]]);
+    expect(one.comm_elements_per_device).to.equal(0);
+    expect(one.comm_bytes_per_device).to.equal(0);
+    expect(one.block_merges).to.equal(one.rows_evaluated);
+  });
+
+  it('work sums to L(L+1)/2 in both layouts; imbalances match brute-force counts and their closed forms', () => {
+    for (const [L, P] of [[4096, 8], [1000, 7], [8192, 32], [5, 5], [97, 4]]) {
+      const r = runRaw(ring, q({ seq_len: L, devices: P })).result as any;
+      const contiguous = new Array<number>(P).fill(0);
+      const striped = new Array<number>(P).fill(0);
+      for (let i = 0; i < L; i++) {
+        const owner = r.per_device.findIndex((dev: any) => i >= dev.start && i < dev.end);
+        contiguous[owner] += i + 1;
+        striped[i % P] += i + 1;
+      }
+      r.per_device.forEach((dev: any, p: number) => {
+        expect(dev.work_contiguous).to.equal(contiguous[p]);
+        expect(dev.work_striped).to.equal(striped[p]);
+        expect(dev.end - dev.start).to.be.within(Math.floor(L / P), Math.ceil(L / P));
+      });
+      const total = (L * (L + 1)) / 2;
+      expect(contiguous.reduce((a, b) => a + b, 0)).to.equal(total);
+      expect(r.imbalance_contiguous).to.be.closeTo(Math.max(...contiguous) / (total / P), 1e-12);
+      expect(r.imbalance_striped).to.be.closeTo(Math.max(...striped) / (total / P), 1e-12);
+      if (L % P === 0) {
+        expect(r.imbalance_striped).to.be.closeTo(1 + (P - 1) / (L + 1), 1e-12);
+        // last contiguous block: B(2L − B + 1)/2 pairs, so imbalance = (2L − L/P + 1)/(L + 1) → 2 − 1/P
+        expect(r.imbalance_contiguous).to.be.closeTo((2 * L - L / P + 1) / (L + 1), 1e-12);
+        expect(r.comm_elements_per_device).to.equal((P - 1) * 2 * (L / P) * d);
+      }
+    }
+    const def = runRaw(ring).result as any;
+    expect(def.imbalance_contiguous).to.be.closeTo(1.8748, 1e-4);
+    expect(def.comm_bytes_per_device).to.equal(2 * def.comm_elements_per_device);
+    expect(def.single_device_elements).to.equal(3 * 4096 * d);
+    expect(def.peak_elements_per_device).to.equal(5 * 512 * d);
+  });
+
+  it('is deterministic and seed-sensitive', () => {
+    expect(runBody(ring, { seed: '1' })).to.equal(runBody(ring, { seed: '1' }));
+    expect(runBody(ring, { seed: '1' })).to.not.equal(runBody(ring, { seed: '2' }));
+  });
+
+  it('rejects out-of-range, malformed and inconsistent parameters', () => {
+    expect(rejects(ring, { seq_len: '0' })).to.deep.equal(['seq_len:number.min']);
+    expect(rejects(ring, { seq_len: '8193' })).to.deep.equal(['seq_len:number.max']);
+    expect(rejects(ring, { devices: '0' })).to.deep.equal(['devices:number.min']);
+    expect(rejects(ring, { devices: '33' })).to.deep.equal(['devices:number.max']);
+    expect(rejects(ring, { devices: '2.0' })).to.deep.equal(['devices:qint.parse']);
+    expect(rejects(ring, { seq_len: '4k' })).to.deep.equal(['seq_len:qint.parse']);
+    expect(rejects(ring, { seq_len: '7', devices: '8' })).to.deep.equal(['seq_len:constraint']);
+    expect(rejects(ring, { seq_len: '8', devices: '8' })).to.deep.equal([]);
+  });
+});
