@@ -44,10 +44,23 @@ export async function throughputBody(s: Services, r: Reading, windows: RequestWi
       wait_time_ms: { p99: q(pool.waitP99Ms, 'ms', 'measured', 'piscina wait-time histogram') },
       utilization: q(pool.utilization, 'ratio', 'measured'),
     },
-    sse: { open_streams: q(null, 'streams', 'measured', 'the stream feature publishes no counters to this view'), events_sent: q(null, 'events', 'measured', 'not published') },
+    sse: await sseBody(s),
     honesty: 'Every value is read from this process: the request counter and histogram behind /metrics, and the worker pool.',
     limits: [{ code: 'WINDOW_SAMPLING', detail: 'The 60 s and 300 s windows start at the oldest 5-second snapshot inside them; covered_s states the span.' }],
     sources: [ENERGY_SOURCES.goldenSignals, ENERGY_SOURCES.promClient],
+  };
+}
+
+/** SSE counters from the stream feature's gauges; null when the stream feature is not mounted. */
+async function sseBody(s: Services) {
+  const read = async (name: string, unit: string, basis: string) => {
+    const list = await samples(s.metrics.registry, name);
+    return q(list.length ? sumWhere(list) : null, unit, 'measured', list.length ? basis : 'the stream feature is not mounted');
+  };
+  return {
+    open_streams: await read('svc_sse_viewers', 'streams', 'svc_sse_viewers gauge'),
+    events_published: await read('svc_sse_events_published_total', 'events', 'svc_sse_events_published_total (one per verdict, fanned out to every viewer)'),
+    viewers_dropped: await read('svc_sse_viewers_dropped_total', 'streams', 'svc_sse_viewers_dropped_total'),
   };
 }
 

@@ -100,6 +100,9 @@ export function streamFeature(s: Services, core: LedgerCore): Feature & { stream
     registers: [s.metrics.registry],
   });
   new Gauge({ name: 'svc_sse_viewers', help: 'Connected SSE viewers', registers: [s.metrics.registry], collect() { this.set(hub.stats().viewers); } });
+  // monotone hub totals, read at scrape time (a Counter cannot be set, so these are gauges of totals)
+  new Gauge({ name: 'svc_sse_events_published_total', help: 'Verdict events published to the SSE stream since start', registers: [s.metrics.registry], collect() { this.set(hub.stats().events); } });
+  new Gauge({ name: 'svc_sse_viewers_dropped_total', help: 'SSE viewers dropped for a full send buffer since start', registers: [s.metrics.registry], collect() { this.set(hub.stats().dropped); } });
   hub.onFanout = (seconds) => fanout.observe(seconds);
   const keyUrl = s.config.server.publicBaseUrl ? keyUrlFor(s.config.server.publicBaseUrl) : null;
   core.verdicts.onVerdict((v) => {

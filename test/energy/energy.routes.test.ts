@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import { buildTestApp, testConfig, type TestApp } from '../helpers/app.js';
+import { openSse } from '../helpers/sse.js';
 
 const API = '/api/svc/v1/energy';
 const VIEWS = ['sovereign', 'jtoken', 'throughput', 'kvcache', 'gateway', 'router', 'carbon', 'metrics'];
@@ -167,6 +168,21 @@ describe('energy routes', () => {
     expect(val(l.p95)).to.be.at.most(val(l.p99));
     expect(val(b.kernels.tasks_completed) - val(a.kernels.tasks_completed)).to.equal(3);
     expect(val(b.kernels.run_time_ms.p50)).to.be.greaterThan(0);
+  });
+
+  it('/throughput: SSE counters follow the stream: a viewer opens a stream and its events are counted', async () => {
+    const a = (await get('throughput')).sse;
+    expect(val(a.open_streams)).to.equal(0);
+    const viewer = await openSse(`${t.baseUrl}/api/svc/v1/stream/verdicts`);
+    try {
+      await viewer.waitFor(2);
+      const b = (await get('throughput')).sse;
+      expect(val(b.open_streams)).to.equal(1);
+      expect(val(b.events_published) - val(a.events_published)).to.be.at.least(2);
+      expect(b.events_published.basis).to.equal('measured');
+    } finally {
+      viewer.close();
+    }
   });
 
   it('/kvcache: Llama 3.1 8B in bf16 is 131072 B/token and 1 GiB at 8192 tokens (query heads would give 4x)', async () => {
