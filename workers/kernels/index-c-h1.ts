@@ -2,5 +2,6 @@
 import type { KernelDef } from '../kernel-def.js';
 import morRoute from './mor-route.js';
 import rauqScore from './rauq-score.js';
+import bltEntropyPatch from './blt-entropy-patch.js';
 
-export const SLICE: readonly KernelDef[] = [morRoute, rauqScore];
+export const SLICE: readonly KernelDef[] = [morRoute, rauqScore, bltEntropyPatch];
