@@ -1,0 +1,155 @@
+import { expect } from 'chai';
+import genie, { rollout, solveLinear } from '../../../workers/kernels/genie-rollout.js';
+import { gramSchmidt } from '../../../workers/lib/linalg.js';
+import { Rng, RngStreams } from '../../../workers/lib/prng.js';
+import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
+
+type Mat = number[][];
+const mul = (a: Mat, b: Mat): Mat => a.map((row) => b[0]!.map((_, j) => row.reduce((s, v, k) => s + v * b[k]![j]!, 0)));
+const apply = (a: Mat, v: number[]) => a.map((row) => row.reduce((s, x, k) => s + x * v[k]!, 0));
+const eye = (n: number): Mat => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
+const norm = (v: number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+
+/** z_t = (ρR)^t z_0 + Σ_{s<t} (ρR)^{t−1−s} e_{a_s}, with explicit matrix powers. */
+function closedForm(z0: number[], M: Mat, E: number[][], actions: number[], t: number): number[] {
+  const D = z0.length;
+  const pow: Mat[] = [eye(D)];
+  for (let k = 1; k <= t; k++) pow.push(mul(M, pow[k - 1]!));
+  const z = apply(pow[t]!, z0);
+  for (let s = 0; s < t; s++) {
+    const term = apply(pow[t - 1 - s]!, E[actions[s]!]!);
+    term.forEach((v, i) => (z[i] = z[i]! + v));
+  }
+  return z;
+}
+
+/** The documented inputs (kernels-c §12): rotation, codebook, z_0 and actions from their own streams. */
+function regenerate(seed: number, D: number, A: number, H: number) {
+  const rng = new RngStreams(seed, 'genie/rollout');
+  const Rm = gramSchmidt({ rows: D, cols: D, data: rng.stream('rotation').normals(D * D) }).q;
+  const R = Array.from({ length: D }, (_, i) => Array.from(Rm.data.subarray(i * D, i * D + D)));
+  const cb = rng.stream('codebook');
+  const E = Array.from({ length: A }, () => {
+    const v = Array.from({ length: D }, () => cb.normal());
+    const n = norm(v);
+    return v.map((x) => x / n);
+  });
+  const z0 = Array.from(rng.stream('z0').normals(D));
+  const ar = rng.stream('actions');
+  const actions = Array.from({ length: H }, () => ar.int(A));
+  return { R, E, z0, actions };
+}
+
+describe('kernel genie/rollout', () => {
+  it('module: the rollout equals the closed form (ρR)^t z_0 + Σ (ρR)^{t−1−s} e_{a_s} for any R', () => {
+    const rng = new Rng(4);
+    for (const [D, A, T, rho] of [[3, 4, 12, 0.7], [5, 2, 9, 0], [2, 6, 20, 0.999]]) {
+      const R = rng.normals(D! * D!, 0.5);
+      const E = rng.normals(A! * D!);
+      const z0 = rng.normals(D!);
+      const acts = Array.from({ length: T! }, () => rng.int(A!));
+      const Z = rollout(z0, R, rho!, E, acts, D!);
+      const M = Array.from({ length: D! }, (_, i) => Array.from({ length: D! }, (_, j) => rho! * R[i * D! + j]!));
+      const Es = Array.from({ length: A! }, (_, k) => Array.from(E.subarray(k * D!, k * D! + D!)));
+      for (let t = 0; t <= T!; t++) {
+        const ref = closedForm(Array.from(z0), M, Es, acts, t);
+        ref.forEach((v, i) => expect(Z[t * D! + i]).to.be.closeTo(v, 1e-10 * Math.max(1, Math.abs(v))));
+      }
+    }
+    // the pivoted solver against a known system
+    const x = solveLinear(Float64Array.from([0, 2, 1, 1, 1, 0, 3, 0, 1]), [5, 3, 4], 3);
+    [1, 2, 1].forEach((v, i) => expect(x[i]).to.be.closeTo(v, 1e-14));
+  });
+
+  it('state norms match the closed-form rollout of the regenerated world and respect ‖z_t‖ ≤ ρ^t‖z_0‖ + (1 − ρ^t)/(1 − ρ)', () => {
+    for (const [seed, D, A, H, rho] of [[1, 4, 3, 12, 0.85], [2, 8, 6, 32, 0.5], [3, 3, 20, 40, 0.999]]) {
+      const r = runRaw(genie, q({ seed: seed!, dim: D!, n_actions: A!, horizon: H!, rho: rho! })).result as any;
+      const { R, E, z0, actions } = regenerate(seed!, D!, A!, H!);
+      expect(r.z0).to.have.length(D!);
+      r.z0.forEach((v: number, i: number) => expect(v).to.equal(z0[i]));
+      expect(r.true_actions).to.deep.equal(actions);
+      const M = R.map((row) => row.map((v) => rho! * v));
+      r.state_norms_index.forEach((t: number, k: number) => {
+        const ref = norm(closedForm(z0, M, E, actions, t));
+        expect(r.state_norms[k]).to.be.closeTo(ref, 1e-9 * Math.max(1, ref));
+        expect(r.state_norms[k]).to.be.at.most(rho! ** t * norm(z0) + (1 - rho! ** t) / (1 - rho!) + 1e-9);
+      });
+      // fixed point of the constant action a_0: residual of z* − ρRz* − e_a with the regenerated R
+      const a = actions[0]!;
+      expect(r.fixed_point.action).to.equal(a);
+      const zs = r.fixed_point.z_star as number[];
+      const resid = apply(M, zs).map((v, i) => zs[i]! - v - E[a]![i]!);
+      expect(norm(resid)).to.be.below(1e-9 * Math.max(1, norm(zs)));
+    }
+  });
+
+  it('rho = 0 forgets the state: z_{t+1} = e_{a_t}, so every later norm is 1 and the divergence ratio is 0', () => {
+    const r = runRaw(genie, q({ rho: 0, horizon: 50, seed: 3 })).result as any;
+    r.state_norms_index.forEach((t: number, k: number) => {
+      if (t >= 1) expect(r.state_norms[k]).to.be.closeTo(1, 1e-12);
+    });
+    expect(r.divergence_ratio[0]).to.be.closeTo(1, 1e-15);
+    for (const v of r.divergence_ratio.slice(1)) expect(v).to.equal(0);
+    expect(r.fixed_point_distance.end).to.be.closeTo(0, 1e-12);
+  });
+
+  it('closed forms: divergence ratio = ρ^t (orthogonal R) and the constant-action distance shrinks by exactly ρ^horizon', () => {
+    for (const [seed, D, H, rho] of [[1, 8, 32, 0.85], [2, 32, 1024, 0.999], [3, 2, 300, 0.9], [4, 17, 7, 0.3]]) {
+      const r = runRaw(genie, q({ seed: seed!, dim: D!, horizon: H!, rho: rho! })).result as any;
+      expect(r.divergence_ratio_index.at(-1)).to.equal(H);
+      r.divergence_ratio_index.forEach((t: number, k: number) => {
+        const expected = rho! ** t;
+        expect(Math.abs(r.divergence_ratio[k] - expected)).to.be.at.most(1e-10 * expected);
+      });
+      const { start, end } = r.fixed_point_distance;
+      const zsNorm = norm(r.fixed_point.z_star);
+      expect(start).to.be.greaterThan(0);
+      expect(Math.abs(end - rho! ** H! * start)).to.be.at.most(1e-10 * Math.max(1, zsNorm) + 1e-10 * rho! ** H! * start);
+    }
+  });
+
+  it('[trend] at defaults the latent actions are recovered (accuracy ≥ 0.9) and Δ PSNR > 0 (10 seeds)', () => {
+    let good = 0;
+    for (let seed = 300; seed < 310; seed++) {
+      const r = runRaw(genie, { seed: String(seed) }).result as any;
+      if (r.action_accuracy >= 0.9 && r.delta_psnr > 0) good++;
+      // bookkeeping that a stub would not reproduce: confusion = counts of (true, inferred) pairs
+      const conf = r.confusion as number[][];
+      expect(conf.flat().reduce((a, b) => a + b, 0)).to.equal(32);
+      expect(conf.reduce((s, row, i) => s + row[i]!, 0)).to.equal(Math.round(r.action_accuracy * 32));
+      const agree = (r.true_actions as number[]).filter((a, t) => a === r.inferred_actions[t]).length;
+      expect(agree / 32).to.be.closeTo(r.action_accuracy, 1e-15);
+      expect(r.delta_psnr).to.be.closeTo(r.psnr_inferred_mean - r.psnr_random_mean, 1e-9);
+      // with every action right the generated frames differ from the observed ones by the frame noise alone:
+      // PSNR ≈ 10·log10(2² / 0.01²) ≈ 46 dB
+      if (r.action_accuracy === 1) expect(r.psnr_inferred_mean).to.be.closeTo(10 * Math.log10(4 / 1e-4), 1);
+    }
+    expect(good).to.be.at.least(9);
+  });
+
+  it('caps long series at 256 and drops the confusion matrix above 16 actions', () => {
+    const r = runRaw(genie, q({ horizon: 1024, n_actions: 17 })).result as any;
+    expect(r.confusion).to.equal(null);
+    expect(r.state_norms).to.have.length(256);
+    expect(r.state_norms_index.at(-1)).to.equal(1024);
+    expect(r.true_actions).to.have.length(256);
+    expect(r.psnr_index.at(-1)).to.equal(1024);
+  });
+
+  it('is deterministic and seed-sensitive; bounds give 422-shaped failures', () => {
+    expect(runBody(genie, { seed: '8' })).to.equal(runBody(genie, { seed: '8' }));
+    expect(runBody(genie, { seed: '8' })).to.not.equal(runBody(genie, { seed: '9' }));
+    expect(rejects(genie, { dim: '1' })).to.deep.equal(['dim:number.min']);
+    expect(rejects(genie, { dim: '33' })).to.deep.equal(['dim:number.max']);
+    expect(rejects(genie, { n_actions: '1' })).to.deep.equal(['n_actions:number.min']);
+    expect(rejects(genie, { n_actions: '65' })).to.deep.equal(['n_actions:number.max']);
+    expect(rejects(genie, { horizon: '0' })).to.deep.equal(['horizon:number.min']);
+    expect(rejects(genie, { horizon: '1025' })).to.deep.equal(['horizon:number.max']);
+    expect(rejects(genie, { rho: '-0.1' })).to.deep.equal(['rho:number.min']);
+    expect(rejects(genie, { rho: '1' })).to.deep.equal(['rho:number.max']);
+    expect(rejects(genie, { horizon: '3.0' })).to.deep.equal(['horizon:qint.parse']);
+    expect(rejects(genie, { rho: '0.5x' })).to.deep.equal(['rho:qnum.parse']);
+  });
+});
