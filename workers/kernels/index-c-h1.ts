@@ -3,5 +3,6 @@ import type { KernelDef } from '../kernel-def.js';
 import morRoute from './mor-route.js';
 import rauqScore from './rauq-score.js';
 import bltEntropyPatch from './blt-entropy-patch.js';
+import formalmathRetrieve from './formalmath-retrieve.js';
 
-export const SLICE: readonly KernelDef[] = [morRoute, rauqScore, bltEntropyPatch];
+export const SLICE: readonly KernelDef[] = [morRoute, rauqScore, bltEntropyPatch, formalmathRetrieve];
