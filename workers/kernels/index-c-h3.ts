@@ -2,6 +2,7 @@
 import type { KernelDef } from '../kernel-def.js';
 import catqCalibrate from './catq-calibrate.js';
 import genieRollout from './genie-rollout.js';
+import inplacetttAdapt from './inplacettt-adapt.js';
 import matgranTruncate from './matgran-truncate.js';
 
-export const SLICE: readonly KernelDef[] = [catqCalibrate, genieRollout, matgranTruncate];
+export const SLICE: readonly KernelDef[] = [catqCalibrate, genieRollout, inplacetttAdapt, matgranTruncate];
