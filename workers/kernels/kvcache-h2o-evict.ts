@@ -34,6 +34,41 @@ function restrictedAttention(e: Float64Array, members: ArrayLike<number>, count:
   return z;
 }
 
+/** Attention of q_t over the cached keys (t itself included), added to their accumulated scores. */
+function accumulate(Q: Float64Array, K: Float64Array, t: number, cache: Int32Array, size: number, sc: Float64Array, acc: Float64Array): void {
+  const qo = t * D;
+  let max = -Infinity;
+  for (let m = 0; m < size; m++) {
+    const ko = cache[m]! * D;
+    let s = 0;
+    for (let c = 0; c < D; c++) s += Q[qo + c]! * K[ko + c]!;
+    s *= SCALE;
+    sc[m] = s;
+    if (s > max) max = s;
+  }
+  let z = 0;
+  for (let m = 0; m < size; m++) {
+    const e = Math.exp(sc[m]! - max);
+    sc[m] = e;
+    z += e;
+  }
+  for (let m = 0; m < size; m++) acc[cache[m]!] = acc[cache[m]!]! + sc[m]! / z;
+}
+
+/** Slot of the lowest accumulated score among cached positions ≤ limit (first on ties: the oldest); −1 if none. */
+function argminCandidate(cache: Int32Array, size: number, limit: number, acc: Float64Array): number {
+  let best = -1;
+  let bestScore = Infinity;
+  for (let m = 0; m < size && cache[m]! <= limit; m++) {
+    const a = acc[cache[m]!]!;
+    if (best < 0 || a < bestScore) {
+      best = m;
+      bestScore = a;
+    }
+  }
+  return best;
+}
+
 export default defineKernel<{ seed: number; seq_len: number; budget: number; recent: number; n_heavy: number }>({
   id: 'kvcache/h2o-evict',
   version: 1,
@@ -102,28 +137,12 @@ export default defineKernel<{ seed: number; seq_len: number; budget: number; rec
 
     for (let t = 0; t < L; t++) {
       cache[size++] = t;
-      // attention of q_t over the cache (with t itself), added to the accumulated scores
-      let max = -Infinity;
-      for (let m = 0; m < size; m++) {
-        const j = cache[m]!;
-        let s = 0;
-        for (let c = 0; c < D; c++) s += Q[t * D + c]! * K[j * D + c]!;
-        s *= SCALE;
-        sc[m] = s;
-        if (s > max) max = s;
-      }
-      let z = 0;
-      for (let m = 0; m < size; m++) {
-        sc[m] = Math.exp(sc[m]! - max);
-        z += sc[m]!;
-      }
-      for (let m = 0; m < size; m++) acc[cache[m]!] = acc[cache[m]!]! + sc[m]! / z;
+      accumulate(Q, K, t, cache, size, sc, acc);
 
       if (size > budget) {
         // candidates: j ≤ t − recent (outside the recent window); strict < keeps the oldest on ties
         const limit = t - recent;
-        let best = -1;
-        for (let m = 0; m < size && cache[m]! <= limit; m++) if (best < 0 || acc[cache[m]!]! < acc[cache[best]!]!) best = m;
+        let best = argminCandidate(cache, size, limit, acc);
         let minCandidate = Infinity;
         for (let m = 0; m < size && cache[m]! <= limit; m++) minCandidate = Math.min(minCandidate, acc[cache[m]!]!);
         if (best < 0) best = 0; // no candidate: evict the oldest (unreachable while recent ≤ budget)
