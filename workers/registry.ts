@@ -11,12 +11,8 @@ import { SLICE as b1 } from './kernels/index-b1.js';
 import { SLICE as b2 } from './kernels/index-b2.js';
 import { SLICE as c1 } from './kernels/index-c1.js';
 import { SLICE as c2 } from './kernels/index-c2.js';
-import { SLICE as ch1 } from './kernels/index-c-h1.js';
-import { SLICE as ch2 } from './kernels/index-c-h2.js';
-import { SLICE as ch3 } from './kernels/index-c-h3.js';
-import { SLICE as ch4 } from './kernels/index-c-h4.js';
 
-export const KERNELS: readonly KernelDef[] = [...a1, ...fgbrain, ...a2, ...b1, ...b2, ...c1, ...c2, ...ch1, ...ch2, ...ch3, ...ch4];
+export const KERNELS: readonly KernelDef[] = [...a1, ...fgbrain, ...a2, ...b1, ...b2, ...c1, ...c2];
 
 export const KERNELS_BY_ID: ReadonlyMap<string, KernelDef> = (() => {
   const map = new Map<string, KernelDef>();
