@@ -5,6 +5,7 @@
  * on a synthetic sequence with planted heavy-hitter keys. Design: kernels-c §7.
  */
 import { defineKernel } from '../kernel-def.js';
+import { subsetWeights } from '../lib/attention.js';
 import { sampleSeries } from '../lib/numbers.js';
 import { int } from '../lib/params.js';
 
@@ -36,23 +37,8 @@ function restrictedAttention(e: Float64Array, members: ArrayLike<number>, count:
 
 /** Attention of q_t over the cached keys (t itself included), added to their accumulated scores. */
 function accumulate(Q: Float64Array, K: Float64Array, t: number, cache: Int32Array, size: number, sc: Float64Array, acc: Float64Array): void {
-  const qo = t * D;
-  let max = -Infinity;
-  for (let m = 0; m < size; m++) {
-    const ko = cache[m]! * D;
-    let s = 0;
-    for (let c = 0; c < D; c++) s += Q[qo + c]! * K[ko + c]!;
-    s *= SCALE;
-    sc[m] = s;
-    if (s > max) max = s;
-  }
-  let z = 0;
-  for (let m = 0; m < size; m++) {
-    const e = Math.exp(sc[m]! - max);
-    sc[m] = e;
-    z += e;
-  }
-  for (let m = 0; m < size; m++) acc[cache[m]!] = acc[cache[m]!]! + sc[m]! / z;
+  subsetWeights(Q, t * D, K, cache, size, D, SCALE, sc);
+  for (let m = 0; m < size; m++) acc[cache[m]!] = acc[cache[m]!]! + sc[m]!;
 }
 
 /** Slot of the lowest accumulated score among cached positions ≤ limit (first on ties: the oldest); −1 if none. */

@@ -10,6 +10,7 @@
  * evaluated on Q = min(L, 64) evenly spaced query rows (kernels-c C6).
  */
 import { defineKernel } from '../kernel-def.js';
+import { subsetWeights } from '../lib/attention.js';
 import { int } from '../lib/params.js';
 
 const MAX_QUERIES = 64;
@@ -35,23 +36,9 @@ function attendIdx(
 ): void {
   out.fill(0);
   if (n === 0) return; // an empty branch contributes nothing (e.g. no complete block yet)
-  let max = -Infinity;
+  subsetWeights(Q, qOff, K, idx, n, d, scale, scratch);
   for (let m = 0; m < n; m++) {
-    const o = idx[m]! * d;
-    let acc = 0;
-    for (let i = 0; i < d; i++) acc += Q[qOff + i]! * K[o + i]!;
-    acc *= scale;
-    scratch[m] = acc;
-    if (acc > max) max = acc;
-  }
-  let sum = 0;
-  for (let m = 0; m < n; m++) {
-    const e = Math.exp(scratch[m]! - max);
-    scratch[m] = e;
-    sum += e;
-  }
-  for (let m = 0; m < n; m++) {
-    const a = scratch[m]! / sum;
+    const a = scratch[m]!;
     if (weights) weights[idx[m]!] = a;
     const o = idx[m]! * d;
     for (let i = 0; i < d; i++) out[i] = out[i]! + a * V[o + i]!;

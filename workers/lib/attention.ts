@@ -106,3 +106,27 @@ export function headRows(M: ArrayLike<number>, cols: number, rows: number): numb
   const n = Math.min(rows, Math.floor(M.length / cols));
   return Array.from({ length: n }, (_, r) => Array.from({ length: cols }, (_, c) => M[r * cols + c]!));
 }
+
+/**
+ * Softmax attention weights of q = Q[qOff…qOff+d) over the keys K[idx[m]] for m < n, in that order:
+ * w[m] = softmax_m(scale·q·K_idx[m]), maximum subtracted first. For kernels that attend to a subset
+ * of positions (a KV cache after eviction, sparse-attention branches); nothing is written when n = 0.
+ */
+export function subsetWeights(Q: ArrayLike<number>, qOff: number, K: ArrayLike<number>, idx: ArrayLike<number>, n: number, d: number, scale: number, w: Float64Array): void {
+  let max = -Infinity;
+  for (let m = 0; m < n; m++) {
+    const o = idx[m]! * d;
+    let acc = 0;
+    for (let i = 0; i < d; i++) acc += Q[qOff + i]! * K[o + i]!;
+    acc *= scale;
+    w[m] = acc;
+    if (acc > max) max = acc;
+  }
+  let sum = 0;
+  for (let m = 0; m < n; m++) {
+    const e = Math.exp(w[m]! - max);
+    w[m] = e;
+    sum += e;
+  }
+  for (let m = 0; m < n; m++) w[m] = w[m]! / sum;
+}
