@@ -263,3 +263,129 @@ export function gramSchmidt(a: Matrix): { q: Matrix; r: Matrix } {
   }
   return { q, r };
 }
+
+/**
+ * Eigen-decomposition of a symmetric n×n row-major matrix by Householder tridiagonalisation and
+ * implicit QL (O(n³), for sizes where `jacobiEigen` is too slow, e.g. n = 128). Returns eigenvalues in DESCENDING order
+ * and the eigenvectors as columns of a row-major n×n array (column j ↔ values[j]), each vector
+ * sign-normalised so its largest-magnitude entry is positive.
+ */
+export function symmetricEigen(a: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
+  const A = Float64Array.from(a);
+  // Qᵀ (stored by rows, so every update below walks contiguous memory) accumulates the Householder
+  // reflections, then the QL rotations: A = Q·T·Qᵀ.
+  const QT = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) QT[i * n + i] = 1;
+  const v = new Float64Array(n);
+  const p = new Float64Array(n);
+  const w = new Float64Array(n);
+  // 1. Householder: zero column k below the subdiagonal with H = I − 2vvᵀ (‖v‖ = 1) on both sides.
+  for (let k = 0; k < n - 2; k++) {
+    let sigma = 0;
+    for (let i = k + 1; i < n; i++) sigma += A[i * n + k]! ** 2;
+    const norm = Math.sqrt(sigma);
+    if (norm === 0) continue;
+    const x0 = A[(k + 1) * n + k]!;
+    const alpha = x0 > 0 ? -norm : norm; // opposite sign to x0 avoids cancellation in v0
+    v.fill(0);
+    v[k + 1] = x0 - alpha;
+    for (let i = k + 2; i < n; i++) v[i] = A[i * n + k]!;
+    let vn = 0;
+    for (let i = k + 1; i < n; i++) vn += v[i]! ** 2;
+    vn = Math.sqrt(vn);
+    if (vn === 0) continue;
+    for (let i = k + 1; i < n; i++) v[i] = v[i]! / vn;
+    // HAH = A − 2vwᵀ − 2wvᵀ with p = Av, w = p − (vᵀp)v (rows/cols ≥ k; column k is handled too)
+    let vp = 0;
+    for (let i = k; i < n; i++) {
+      let s = 0;
+      for (let j = k + 1; j < n; j++) s += A[i * n + j]! * v[j]!;
+      p[i] = s;
+      vp += v[i]! * s;
+    }
+    for (let i = k; i < n; i++) p[i] = p[i]! - vp * v[i]!;
+    for (let i = k; i < n; i++) {
+      const vi = v[i]!;
+      const wi = p[i]!;
+      for (let j = k; j < n; j++) A[i * n + j] = A[i * n + j]! - 2 * (vi * p[j]! + wi * v[j]!);
+    }
+    // Qᵀ ← H·Qᵀ = Qᵀ − 2v(vᵀQᵀ)
+    w.fill(0);
+    for (let j = k + 1; j < n; j++) {
+      const vj = v[j]!;
+      for (let c = 0; c < n; c++) w[c] = w[c]! + vj * QT[j * n + c]!;
+    }
+    for (let j = k + 1; j < n; j++) {
+      const vj2 = 2 * v[j]!;
+      for (let c = 0; c < n; c++) QT[j * n + c] = QT[j * n + c]! - vj2 * w[c]!;
+    }
+  }
+  const d = new Float64Array(n);
+  const e = new Float64Array(n); // e[i] couples i and i+1
+  for (let i = 0; i < n; i++) d[i] = A[i * n + i]!;
+  for (let i = 0; i < n - 1; i++) e[i] = A[(i + 1) * n + i]!;
+
+  // 2. Implicit QL on the tridiagonal (d, e), deflating from the top.
+  for (let l = 0; l < n; l++) {
+    for (let iter = 0; iter < 60; iter++) {
+      let m = l;
+      while (m < n - 1) {
+        const dd = Math.abs(d[m]!) + Math.abs(d[m + 1]!);
+        if (Math.abs(e[m]!) <= Number.EPSILON * dd) break;
+        m++;
+      }
+      if (m === l) break;
+      // shift from the leading 2×2 block, folded into the first rotation
+      let g = (d[l + 1]! - d[l]!) / (2 * e[l]!);
+      let r = Math.hypot(g, 1);
+      g = d[m]! - d[l]! + e[l]! / (g + (g >= 0 ? r : -r));
+      let s = 1;
+      let c = 1;
+      let shift = 0;
+      let i = m - 1;
+      let underflow = false;
+      for (; i >= l; i--) {
+        const f = s * e[i]!;
+        const b = c * e[i]!;
+        r = Math.hypot(f, g);
+        e[i + 1] = r;
+        if (r === 0) {
+          d[i + 1] = d[i + 1]! - shift;
+          e[m] = 0;
+          underflow = true;
+          break;
+        }
+        s = f / r;
+        c = g / r;
+        g = d[i + 1]! - shift;
+        const t = (d[i]! - g) * s + 2 * c * b;
+        shift = s * t;
+        d[i + 1] = g + shift;
+        g = c * t - b;
+        const r0 = i * n;
+        const r1 = r0 + n;
+        for (let k = 0; k < n; k++) {
+          const q1 = QT[r1 + k]!;
+          const q0 = QT[r0 + k]!;
+          QT[r1 + k] = s * q0 + c * q1;
+          QT[r0 + k] = c * q0 - s * q1;
+        }
+      }
+      if (underflow) continue;
+      d[l] = d[l]! - shift;
+      e[l] = g;
+      e[m] = 0;
+    }
+  }
+
+  const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => d[y]! - d[x]! || x - y);
+  const values = Float64Array.from(order, (i) => d[i]!);
+  const vectors = new Float64Array(n * n);
+  order.forEach((src, dst) => {
+    let big = 0;
+    for (let k = 0; k < n; k++) if (Math.abs(QT[src * n + k]!) > Math.abs(big)) big = QT[src * n + k]!;
+    const sign = big < 0 ? -1 : 1;
+    for (let k = 0; k < n; k++) vectors[k * n + dst] = sign * QT[src * n + k]!;
+  });
+  return { values, vectors };
+}
