@@ -2,7 +2,7 @@
  * The live parts built on the ledger: one shared simulated flight that runs only while somebody
  * watches, the SSE hub that fans its verdicts out, and the edge scene of recent verdicts.
  */
-import { Gauge, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Feature } from '../feature.js';
 import type { LedgerCore } from '../ledger/ledger.feature.js';
 import { keyUrlFor } from '../ledger/documents.js';
@@ -100,9 +100,13 @@ export function streamFeature(s: Services, core: LedgerCore): Feature & { stream
     registers: [s.metrics.registry],
   });
   new Gauge({ name: 'svc_sse_viewers', help: 'Connected SSE viewers', registers: [s.metrics.registry], collect() { this.set(hub.stats().viewers); } });
-  // monotone hub totals, read at scrape time (a Counter cannot be set, so these are gauges of totals)
-  new Gauge({ name: 'svc_sse_events_published_total', help: 'Verdict events published to the SSE stream since start', registers: [s.metrics.registry], collect() { this.set(hub.stats().events); } });
-  new Gauge({ name: 'svc_sse_viewers_dropped_total', help: 'SSE viewers dropped for a full send buffer since start', registers: [s.metrics.registry], collect() { this.set(hub.stats().dropped); } });
+  // the hub keeps the totals; these counters catch up with them at scrape time
+  const hubCounter = (name: string, help: string, total: () => number) => {
+    let seen = 0;
+    new Counter({ name, help, registers: [s.metrics.registry], collect() { const now = total(); this.inc(now - seen); seen = now; } });
+  };
+  hubCounter('svc_sse_events_published_total', 'Verdict events published to the SSE stream', () => hub.stats().events);
+  hubCounter('svc_sse_viewers_dropped_total', 'SSE viewers dropped for a full send buffer', () => hub.stats().dropped);
   hub.onFanout = (seconds) => fanout.observe(seconds);
   const keyUrl = s.config.server.publicBaseUrl ? keyUrlFor(s.config.server.publicBaseUrl) : null;
   core.verdicts.onVerdict((v) => {
