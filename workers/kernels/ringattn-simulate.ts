@@ -10,6 +10,8 @@
  * evaluated rows (convention C6), while work, memory and communication cover every row.
  */
 import { defineKernel } from '../kernel-def.js';
+import { attendRow } from '../lib/attention.js';
+import { evenlySpaced } from '../lib/numbers.js';
 import { int } from '../lib/params.js';
 
 const D = 8;
@@ -29,7 +31,7 @@ export function evaluatedRows(L: number, P: number): number[] {
     const s = blockStart(p, L, P);
     const b = blockStart(p + 1, L, P) - s;
     const r = Math.min(b, Math.max(1, Math.floor(ROWS_TOTAL / P)));
-    for (let k = 0; k < r; k++) rows.push(s + Math.floor(((k + 1) * b) / r) - 1);
+    for (const k of evenlySpaced(b, r)) rows.push(s + k);
   }
   return rows;
 }
@@ -82,25 +84,6 @@ export function ringRows(Q: Float64Array, K: Float64Array, V: Float64Array, L: n
   return { out, merges };
 }
 
-/** Two-pass causal softmax over the whole prefix 0…i: max first, then normaliser and output. */
-function fullRow(Q: Float64Array, K: Float64Array, V: Float64Array, i: number, out: Float64Array, off: number): void {
-  const score = (j: number) => {
-    let acc = 0;
-    for (let c = 0; c < D; c++) acc += Q[i * D + c]! * K[j * D + c]!;
-    return acc * SCALE;
-  };
-  let m = -Infinity;
-  for (let j = 0; j <= i; j++) m = Math.max(m, score(j));
-  let z = 0;
-  for (let c = 0; c < D; c++) out[off + c] = 0;
-  for (let j = 0; j <= i; j++) {
-    const w = Math.exp(score(j) - m);
-    z += w;
-    for (let c = 0; c < D; c++) out[off + c] = out[off + c]! + w * V[j * D + c]!;
-  }
-  for (let c = 0; c < D; c++) out[off + c] = out[off + c]! / z;
-}
-
 export default defineKernel<{ seed: number; seq_len: number; devices: number }>({
   id: 'ringattn/simulate',
   version: 1,
@@ -121,7 +104,8 @@ export default defineKernel<{ seed: number; seq_len: number; devices: number }>(
     const rows = evaluatedRows(L, P);
     const { out, merges } = ringRows(Q, K, V, L, P, rows);
     const ref = new Float64Array(rows.length * D);
-    rows.forEach((i, r) => fullRow(Q, K, V, i, ref, r * D));
+    const scratch = new Float64Array(L);
+    rows.forEach((i, r) => attendRow(Q, i * D, K, V, i, D, D, SCALE, ref, r * D, undefined, 0, scratch)); // full causal attention
     let maxDiff = 0;
     for (let x = 0; x < out.length; x++) maxDiff = Math.max(maxDiff, Math.abs(out[x]! - ref[x]!));
 
