@@ -10,6 +10,7 @@ import { int } from '../lib/params.js';
 import type { Rng } from '../lib/prng.js';
 import { sampleSeries } from '../lib/numbers.js';
 import { unit } from '../lib/linalg.js';
+import { topK } from '../lib/ranking.js';
 
 export const STORY_LEN = 5;
 export const KNN = 4;
@@ -188,12 +189,6 @@ export function dpScores(graph: Edge[][], anchors: { id: number; score: number }
     best = next;
   }
   return best;
-}
-
-function topK(scores: ArrayLike<number>, k: number): number[] {
-  return Array.from({ length: scores.length }, (_, i) => i)
-    .sort((a, b) => scores[b]! - scores[a]! || a - b)
-    .slice(0, k);
 }
 
 export default defineKernel<{ seed: number; nodes: number; dim: number; k: number }>({

@@ -7,6 +7,7 @@
  * Design: kernels-b §20.
  */
 import { defineKernel } from '../kernel-def.js';
+import { evenlySpaced } from '../lib/numbers.js';
 import { int } from '../lib/params.js';
 import type { Rng } from '../lib/prng.js';
 import { entropy, softmax } from '../lib/linalg.js';
@@ -130,7 +131,7 @@ export default defineKernel<{ seed: number; group_size: number; steps: number }>
     }
     const finalPis = theta.map((row) => softmax(row));
     const fin = stats(finalPis);
-    const shown = rows.length <= ROW_CAP ? rows : Array.from({ length: ROW_CAP }, (_, k) => rows[Math.floor(((k + 1) * rows.length) / ROW_CAP) - 1]!);
+    const shown = rows.length <= ROW_CAP ? rows : evenlySpaced(rows.length, ROW_CAP).map((i) => rows[i]!);
     return {
       constants: { prompts: PROMPTS, answers: ANSWERS, reward: 'binary, one correct answer per prompt', rows_listed: shown.length, row_stats: 'policy before the update of step t; sampled statistics of the batch drawn at step t' },
       result: {

@@ -13,6 +13,7 @@ import { defineKernel } from '../kernel-def.js';
 import { cholesky, choleskySolve, zeros } from '../lib/linalg.js';
 import { int } from '../lib/params.js';
 import type { Rng } from '../lib/prng.js';
+import { topK } from '../lib/ranking.js';
 
 const AMP_LO = 0.5;
 const AMP_HI = 1.5;
@@ -32,26 +33,6 @@ function unitRows(rng: Rng, m: number, d: number): Float64Array {
     for (let i = 0; i < d; i++) W[j * d + i] = row[i]! * inv;
   }
   return W;
-}
-
-/**
- * Indices of the k largest values of `a` in descending order (ties → lower index), by an insertion
- * buffer of size k: O(m) when most values miss the buffer, never a full sort of m values.
- */
-export function topK(a: ArrayLike<number>, k: number): number[] {
-  const idx: number[] = [];
-  for (let j = 0; j < a.length; j++) {
-    const v = a[j]!;
-    if (idx.length === k && v <= a[idx[k - 1]!]!) continue; // equal values keep the earlier index
-    let p = idx.length === k ? k - 1 : idx.length;
-    if (idx.length < k) idx.push(j);
-    while (p > 0 && a[idx[p - 1]!]! < v) {
-      idx[p] = idx[p - 1]!;
-      p--;
-    }
-    idx[p] = j;
-  }
-  return idx;
 }
 
 export default defineKernel<{ seed: number; d_model: number; n_features: number; top_k: number; batch: number }>({

@@ -5,6 +5,7 @@
  * gradients on the paper's toy target f(x, y) = exp(sin(πx) + y²). Design: kernels-b §14.
  */
 import { defineKernel } from '../kernel-def.js';
+import { sigmoid } from '../lib/linalg.js';
 import { int } from '../lib/params.js';
 import type { Rng } from '../lib/prng.js';
 import { sampleSeries } from '../lib/numbers.js';
@@ -23,7 +24,6 @@ export const TEST_POINTS = 256;
 const CURVE_POINTS = 50;
 
 export const target = (x: number, y: number): number => Math.exp(Math.sin(Math.PI * x) + y * y);
-const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 export const silu = (x: number): number => x * sigmoid(x);
 const siluGrad = (x: number): number => {
   const s = sigmoid(x);

@@ -6,7 +6,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { subsetWeights } from '../lib/attention.js';
-import { sampleSeries } from '../lib/numbers.js';
+import { evenlySpaced, sampleSeries } from '../lib/numbers.js';
 import { int } from '../lib/params.js';
 
 const D = 8;
@@ -90,7 +90,7 @@ export default defineKernel<{ seed: number; seq_len: number; budget: number; rec
     }
 
     const E = Math.min(L, EVAL_MAX);
-    const evalSteps = Array.from({ length: E }, (_, k) => Math.floor(((k + 1) * L) / E) - 1);
+    const evalSteps = evenlySpaced(L, E);
     const isEval = new Int32Array(L).fill(-1);
     evalSteps.forEach((t, k) => (isEval[t] = k));
 

@@ -8,6 +8,7 @@
 import { defineKernel } from '../kernel-def.js';
 import { attendRow } from '../lib/attention.js';
 import { entropy } from '../lib/linalg.js';
+import { evenlySpaced } from '../lib/numbers.js';
 import { int } from '../lib/params.js';
 import type { Rng, RngStreams } from '../lib/prng.js';
 
@@ -73,8 +74,7 @@ export function mlaModel(p: MlaParams, rng: RngStreams) {
 
 /** C6 rows: r_k = floor((k+1)·L/Q) − 1, with Q = min(4, L) so every row is distinct. */
 export function evaluatedRows(L: number): number[] {
-  const q = Math.min(QUERIES, L);
-  return Array.from({ length: q }, (_, k) => Math.floor(((k + 1) * L) / q) - 1);
+  return evenlySpaced(L, Math.min(QUERIES, L));
 }
 
 export default defineKernel<{ seed: number } & MlaParams>({

@@ -6,6 +6,7 @@
  * Attention inside the block is not simulated; its cost is accounted analytically. Design: kernels-c §1.
  */
 import { defineKernel } from '../kernel-def.js';
+import { sigmoid } from '../lib/linalg.js';
 import { canonicalJson, sha256Hex, roundNumber } from '../lib/numbers.js';
 import { int } from '../lib/params.js';
 import type { RngStreams } from '../lib/prng.js';
@@ -27,8 +28,6 @@ export interface MorInputs {
 export function capacitySchedule(N: number, R: number): number[] {
   return Array.from({ length: R }, (_, i) => Math.ceil((N * (R - i)) / R));
 }
-
-const sigmoid = (z: number): number => 1 / (1 + Math.exp(-z));
 
 /**
  * Expert-choice recursion. Scores use each token's current state; selected tokens get the block

@@ -10,7 +10,9 @@
  * evaluated on Q = min(L, 64) evenly spaced query rows (kernels-c C6).
  */
 import { defineKernel } from '../kernel-def.js';
+import { sigmoid } from '../lib/linalg.js';
 import { subsetWeights } from '../lib/attention.js';
+import { evenlySpaced } from '../lib/numbers.js';
 import { int } from '../lib/params.js';
 
 const MAX_QUERIES = 64;
@@ -44,8 +46,6 @@ function attendIdx(
     for (let i = 0; i < d; i++) out[i] = out[i]! + a * V[o + i]!;
   }
 }
-
-const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
 export default defineKernel<{ seed: number; seq_len: number; dim: number; block: number; top_n: number; window: number }>({
   id: 'nsa/simulate',
@@ -87,7 +87,7 @@ export default defineKernel<{ seed: number; seq_len: number; dim: number; block:
     }
 
     const nq = Math.min(L, MAX_QUERIES);
-    const rows = Array.from({ length: nq }, (_, k) => Math.floor(((k + 1) * L) / nq) - 1);
+    const rows = evenlySpaced(L, nq);
     const oC = new Float64Array(d);
     const oS = new Float64Array(d);
     const oW = new Float64Array(d);

@@ -17,6 +17,7 @@
 import { defineKernel } from '../kernel-def.js';
 import { sampleSeries } from '../lib/numbers.js';
 import { int, num } from '../lib/params.js';
+import { topK } from '../lib/ranking.js';
 
 const KAPPA = 0.5;
 const TARGET_SD = 2;
@@ -100,21 +101,9 @@ export class Artifact {
   }
 }
 
-/**
- * The k candidates of highest activation, highest first, ties by index. A native numeric sort finds
- * the k-th value and only the chosen few are sorted with a comparator (2000 rounds of a full
- * comparator sort over 256 regions cost ~60 ms here).
- */
+/** The k candidates of highest activation, highest first, ties by index (candidates are in index order). */
 export function topByActivation(candidates: number[], activation: Float64Array, k: number): number[] {
-  let chosen = candidates;
-  if (candidates.length > k) {
-    const values = Float64Array.from(candidates, (i) => activation[i]!).sort();
-    const kth = values[values.length - k]!;
-    const above = candidates.filter((i) => activation[i]! > kth);
-    const ties = candidates.filter((i) => activation[i] === kth); // candidates are in index order
-    chosen = above.concat(ties.slice(0, k - above.length));
-  }
-  return chosen.sort((a, b) => activation[b]! - activation[a]! || a - b);
+  return topK(Float64Array.from(candidates, (i) => activation[i]!), k).map((j) => candidates[j]!);
 }
 
 export default defineKernel<{ seed: number; agents: number; dim: number; max_rounds: number; lr: number; gamma_decay: number }>({

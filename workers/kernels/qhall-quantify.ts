@@ -11,6 +11,7 @@ import { defineKernel } from '../kernel-def.js';
 import { int } from '../lib/params.js';
 import type { Rng } from '../lib/prng.js';
 import { jacobiEigen, type Matrix } from '../lib/linalg.js';
+import { auroc } from '../lib/ranking.js';
 
 export const SIGMA = 0.35;
 export const ALPHA = 1e-3;
@@ -159,13 +160,6 @@ export function clusterEntropies(sizes: number[], K: number): { shannon: number;
   return { shannon: h, renyi2: -Math.log(s2) };
 }
 
-/** Mann–Whitney AUROC of `pos` over `neg`, ties count ½. */
-export function auroc(pos: number[], neg: number[]): number {
-  let u = 0;
-  for (const p of pos) for (const n of neg) u += p > n ? 1 : p === n ? 0.5 : 0;
-  return u / (pos.length * neg.length);
-}
-
 export default defineKernel<{ seed: number; generations: number; dim: number; latent_answers: number }>({
   id: 'qhall/quantify',
   version: 1,
@@ -194,6 +188,7 @@ export default defineKernel<{ seed: number; generations: number; dim: number; la
       const gq = drawGenerations(K, dim, q < QUESTIONS / 2 ? 1 : A, stream, stream);
       (q < QUESTIONS / 2 ? grounded : confab).push(eigenScore(gq).score);
     }
+    const detectionAuroc = auroc([...confab, ...grounded], [...confab.map(() => 1), ...grounded.map(() => 0)]); // confabulating is the positive class
     let traceRho = 0;
     for (const l of kle.spectrum) traceRho += l;
     return {
@@ -210,7 +205,7 @@ export default defineKernel<{ seed: number; generations: number; dim: number; la
         renyi2_entropy: renyi2,
         normalized_entropy: hNorm,
         plateau: { levels: LEVELS, nu, g: nu / LEVELS },
-        detection: { eigenscores_grounded: grounded, eigenscores_confab: confab, auroc: auroc(confab, grounded) },
+        detection: { eigenscores_grounded: grounded, eigenscores_confab: confab, auroc: detectionAuroc },
       },
       checks: {
         rho_trace: traceRho,

@@ -9,6 +9,7 @@
 import { defineKernel } from '../kernel-def.js';
 import { int } from '../lib/params.js';
 import type { Rng } from '../lib/prng.js';
+import { auroc } from '../lib/ranking.js';
 
 const N_SEQ = 16;
 const N_LAYERS = 6;
@@ -32,22 +33,6 @@ export function rauqConfidence(p: ArrayLike<number>, a: ArrayLike<number>, alpha
     logSum += Math.log(c[i]!);
   }
   return { c, u: -logSum / L };
-}
-
-/** Mann–Whitney AUROC of `scores` for label 1 against label 0 (ties count ½); null without both classes. */
-export function auroc(scores: number[], labels: number[]): number | null {
-  let pairs = 0;
-  let wins = 0;
-  for (let i = 0; i < scores.length; i++) {
-    if (labels[i] !== 1) continue;
-    for (let j = 0; j < scores.length; j++) {
-      if (labels[j] !== 0) continue;
-      pairs++;
-      if (scores[i]! > scores[j]!) wins += 1;
-      else if (scores[i] === scores[j]) wins += 0.5;
-    }
-  }
-  return pairs ? wins / pairs : null;
 }
 
 /**

@@ -6,17 +6,11 @@
  * by a ridge-regularised LDA probe. Design: kernels-c §10.
  */
 import { defineKernel } from '../kernel-def.js';
-import { cholesky, choleskySolve, cosine, dot, norm, unit, type Matrix } from '../lib/linalg.js';
+import { cholesky, choleskySolve, cosine, dot, norm, sigmoid, unit, type Matrix } from '../lib/linalg.js';
 import { int, num } from '../lib/params.js';
 
 const NOISE = 0.5;
 const RIDGE = 0.1;
-
-function sigmoid(z: number): number {
-  if (z >= 0) return 1 / (1 + Math.exp(-z));
-  const e = Math.exp(z);
-  return e / (1 + e);
-}
 
 export default defineKernel<{ seed: number; dim: number; cluster: number; sweep_points: number; c_max: number; kappa: number }>({
   id: 'steering/sweep',

@@ -8,6 +8,7 @@
  * −ln coverage ≈ a·n^(−b) of Brown et al. is fitted by least squares.
  */
 import { defineKernel } from '../kernel-def.js';
+import { sigmoid } from '../lib/linalg.js';
 import { int, num } from '../lib/params.js';
 import type { RngStreams } from '../lib/prng.js';
 
@@ -18,8 +19,6 @@ export const VERIFIER_SD = 0.5;
 export const R_FIX = 0.15;
 export const R_BREAK = 0.03;
 export const A_INF = R_FIX / (R_FIX + R_BREAK);
-
-const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 
 /** p_i = sigmoid(logit p + 0.8·z_i); exactly p when p ∈ {0, 1}. */
 export function problemP(p: number, z: ArrayLike<number>): Float64Array {

@@ -103,6 +103,11 @@ export function logSumExp(xs: ArrayLike<number>): number {
   return max + Math.log(s);
 }
 
+/** Logistic sigmoid; for very negative z, exp(−z) overflows to Infinity and the result is exactly 0, never NaN. */
+export function sigmoid(z: number): number {
+  return 1 / (1 + Math.exp(-z));
+}
+
 /** Softmax with the maximum subtracted first. */
 export function softmax(xs: ArrayLike<number>): Float64Array {
   let max = -Infinity;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import sae, { topK } from '../../../workers/kernels/interpretability-features.js';
+import sae from '../../../workers/kernels/interpretability-features.js';
+import { topK } from '../../../workers/lib/ranking.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 

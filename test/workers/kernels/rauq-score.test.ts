@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import rauq, { auroc, rauqConfidence } from '../../../workers/kernels/rauq-score.js';
+import rauq, { rauqConfidence } from '../../../workers/kernels/rauq-score.js';
+import { auroc } from '../../../workers/lib/ranking.js';
 import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
