@@ -103,12 +103,21 @@ describe('kernel mor/route', () => {
     expect([one.compute_ratio, one.kv_cache_ratio, one.attention_pair_ratio]).to.deep.equal([1, 1, 1]);
   });
 
-  it('token choice has no capacity: its histogram sums to N and is imbalanced over 10 seeds', () => {
+  it('token choice has no capacity: its histogram is argmax(U·h_0) recomputed, sums to N and is imbalanced over 10 seeds', () => {
     let imbalanced = 0;
     for (let seed = 0; seed < 10; seed++) {
       const r = runRaw(mor, { seed: String(seed), num_tokens: '512', max_recursion: '8' }).result as any;
       const h = r.token_choice.depth_histogram as number[];
       expect(h.reduce((a, b) => a + b, 0)).to.equal(512);
+      // the documented draws: U (8×d, N(0, 1/d)) from stream `tc`, each token to its argmax row
+      const { h: h0 } = draws(seed, 512, 8);
+      const U = new RngStreams(seed, 'mor/route').stream('tc').normals(8 * D, 1 / Math.sqrt(D));
+      const expected = new Array(8).fill(0);
+      for (let t = 0; t < 512; t++) {
+        const z = Array.from({ length: 8 }, (_, k) => U.subarray(k * D, (k + 1) * D).reduce((acc, u, i) => acc + u * h0[t * D + i]!, 0));
+        expected[z.indexOf(Math.max(...z))]++;
+      }
+      expect(h).to.deep.equal(expected);
       expect(r.token_choice.imbalance).to.be.closeTo(Math.max(...h) / 64, 1e-12);
       if (r.token_choice.imbalance > 1.2) imbalanced++;
     }
