@@ -8,13 +8,14 @@ import { join } from 'node:path';
 import { validateXML } from 'xmllint-wasm';
 import { projectRoot } from '../../src/config/load.js';
 
-export const SPEC = join(projectRoot(), '..', 'shared', 'spec');
-const XSD = readFileSync(join(SPEC, 'cot-schema', 'Event-PUBLIC.xsd'), 'utf8');
+/** The repository's own copies of the real CoT samples and the MITRE schema (see test/fixtures/README.md). */
+export const FIXTURES = join(projectRoot(), 'test', 'fixtures');
+const XSD = readFileSync(join(FIXTURES, 'cot-schema', 'Event-PUBLIC.xsd'), 'utf8');
 
-export const COT_SAMPLES: { file: string; xml: string }[] = readdirSync(join(SPEC, 'cot-samples'))
+export const COT_SAMPLES: { file: string; xml: string }[] = readdirSync(join(FIXTURES, 'cot-samples'))
   .filter((f) => f.endsWith('.xml'))
   .sort()
-  .map((file) => ({ file, xml: readFileSync(join(SPEC, 'cot-samples', file), 'utf8') }));
+  .map((file) => ({ file, xml: readFileSync(join(FIXTURES, 'cot-samples', file), 'utf8') }));
 
 /** Validity of each document against the XSD, in one xmllint run (about 60 ms per run). */
 export async function xsdValid(docs: string[]): Promise<boolean[]> {
