@@ -23,7 +23,8 @@ import type { Services } from './services.js';
 import type { Feature } from './feature.js';
 import { adsbFeature } from './adsb/adsb.feature.js';
 import { ledgerFeature } from './ledger/ledger.feature.js';
-import { loadSigningKey } from './ledger/keys.js';
+import { resolveSigningKey } from './ledger/keys.js';
+import { openStore } from './ledger/store/open-store.js';
 import { streamFeature } from './stream/stream.feature.js';
 import { meshFeature } from './mesh/mesh.feature.js';
 import { cotFeature } from './cot/cot.feature.js';
@@ -50,8 +51,16 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const log = opts.log ?? createLogger(config.log.level);
   const eventLoop = new EventLoopMonitor();
   const metrics = new Metrics(eventLoop);
+  // the store first: in file mode it takes the data directory's lock before anything is written
+  const store = await openStore(config.ledger, { retryAfterS: config.pool.retryAfterS, log });
   // the key exists before the pool: workers receive it once, at start (ledger-signing note 6.6)
-  const key = loadSigningKey(config.ledger.signingKeyFile);
+  let key;
+  try {
+    key = resolveSigningKey(config.ledger);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const pool = new WorkerPool(config.pool, effectiveThreads(config), log, key.privateKey);
   metrics.observePool(() => pool.detailedSnapshot());
   const health = new HealthRegistry();
@@ -86,7 +95,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   });
 
   // order matters: later features read what earlier ones publish on `services`
-  const ledger = await ledgerFeature(services, key);
+  const ledger = await ledgerFeature(services, key, store);
   const stream = streamFeature(services, ledger.core);
   const features: Feature[] = [ledger, stream, meshFeature(services, ledger.core, stream.stream)];
   for (const build of [adsbFeature, cotFeature, fleetFeature, securityFeature, evidenceFeature, energyFeature, uiFeature]) features.push(build(services));

@@ -41,6 +41,9 @@ export interface LedgerStatus {
   verifyNewest(): { index: number; verified: boolean; reason: string } | null;
   keyid: string;
   ephemeralKey: boolean;
+  /** ledger.mode, and whether acknowledged nodes survive a restart. */
+  mode: 'memory' | 'file' | 'postgres';
+  durable: boolean;
 }
 
 /** Published by the CoT feature. */

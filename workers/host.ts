@@ -2,7 +2,7 @@
  * The only Piscina entry. Dispatches a task by kind; kernels are pure and synchronous, so the
  * handler never leaves a floating promise behind (lost silently under atomics:'sync').
  */
-import { sign, type KeyObject } from 'node:crypto';
+import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { workerData } from 'node:worker_threads';
 import { runKernelTask } from './run-kernel.js';
 import type { Task, TaskResult } from './tasks.js';
@@ -28,6 +28,15 @@ export default function handle(task: Task): TaskResult<unknown> {
       const started = performance.now();
       const sigs = task.paes.map((p) => sign('sha256', p, signingKey));
       return { ok: true, value: sigs, stats: { runMs: performance.now() - started } };
+    }
+    case 'verify': {
+      const started = performance.now();
+      const keys = new Map(Object.entries(task.keys).map(([id, der]) => [id, createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' })]));
+      const ok = task.items.map((it) => {
+        const key = keys.get(it.keyid);
+        return key !== undefined && verify('sha256', it.pae, key, it.sig);
+      });
+      return { ok: true, value: ok, stats: { runMs: performance.now() - started } };
     }
     case 'probe':
       return { ok: true, value: { pid: process.pid, at: performance.now() }, stats: { runMs: 0 } };

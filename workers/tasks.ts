@@ -21,6 +21,13 @@ export interface SignTask {
   paes: Uint8Array[];
 }
 
+/** Verifies DER ECDSA P-256 signatures over PAEs with public keys given as SPKI DER, by keyid. */
+export interface VerifyTask {
+  kind: 'verify';
+  keys: Record<string, Uint8Array>;
+  items: { pae: Uint8Array; sig: Uint8Array; keyid: string }[];
+}
+
 /** Test-only faults, refused unless the pool was started with diagnostics enabled. */
 export interface DiagnosticTask {
   kind: 'diag';
@@ -28,7 +35,7 @@ export interface DiagnosticTask {
   ms?: number;
 }
 
-export type Task = KernelTask | SignTask | ProbeTask | DiagnosticTask;
+export type Task = KernelTask | SignTask | VerifyTask | ProbeTask | DiagnosticTask;
 
 export interface TaskStats {
   /** Wall time of the run inside the worker, in milliseconds. */

@@ -2,50 +2,75 @@
 import type { Context } from 'koa';
 import type { Ledger, LedgerNode } from './ledger.js';
 import type { SigningKey } from './keys.js';
+import type { Keyring } from './keyring.js';
+import type { LedgerStore, ReplayReport } from './store/store.js';
 import { dsseDocument } from './receipt.js';
 import { pae, PAYLOAD_TYPE, verifySignature } from './dsse.js';
 
 export interface LedgerState {
   ledger: Ledger;
   key: SigningKey;
+  keyring: Keyring;
+  store: LedgerStore;
+  replay: ReplayReport;
   /** Start-up self-test outcome: the key signed (in the pool) and verified. */
   selfTest: { ok: boolean; reason: string };
 }
 
-export function limits(key: SigningKey): { code: string; detail: string }[] {
-  const out = [{ code: 'EPHEMERAL_LEDGER', detail: 'The ledger lives in process memory and resets on restart.' }];
+const REQUESTED_MODE = { memory: 'EPHEMERAL', file: 'FILE', postgres: 'POSTGRES' } as const;
+
+export function limits(key: SigningKey, store: LedgerStore): { code: string; detail: string }[] {
+  const out: { code: string; detail: string }[] = [];
+  if (store.mode === 'memory') out.push({ code: 'EPHEMERAL_LEDGER', detail: 'The ledger lives in process memory and resets on restart.' });
   if (key.ephemeral) {
     out.push({ code: 'EPHEMERAL_SIGNING_KEY', detail: 'The signing key was generated at start-up; receipts from before a restart cannot be checked against the new key.' });
   }
   return out;
 }
 
-export function readinessDocument({ ledger, selfTest }: LedgerState): Record<string, unknown> {
+/** How durable the ledger is right now: what readiness, exports and health report. */
+export function durabilityState(store: LedgerStore): 'EPHEMERAL' | 'DURABLE' | 'DEGRADED' | 'CORRUPT' {
+  if (store.mode === 'memory') return 'EPHEMERAL';
+  const st = store.status().state;
+  return st === 'READY' ? 'DURABLE' : st === 'CORRUPT' ? 'CORRUPT' : 'DEGRADED';
+}
+
+export function readinessDocument({ ledger, key, store, replay, selfTest }: LedgerState): Record<string, unknown> {
   const integrity = ledger.verifyIntegrity();
   const full = ledger.size >= ledger.maxNodes;
-  const ready = selfTest.ok && integrity.verified && !full;
+  const adapter = store.status();
+  const adapterOk = adapter.state === 'READY' || adapter.state === 'NOT_APPLICABLE';
+  const ready = selfTest.ok && integrity.verified && !full && adapterOk;
+  const durable = store.mode !== 'memory';
+  const productionReady = ready && durable && !key.ephemeral;
   const reason = !selfTest.ok
     ? `SIGNING_SELF_TEST_FAILED: ${selfTest.reason}`
     : !integrity.verified
       ? `INTEGRITY_FAILED: ${integrity.reason}`
-      : full
-        ? `LEDGER_FULL: ${ledger.size} of ${ledger.maxNodes} nodes; appends are refused and nothing is evicted`
-        : 'in-memory ledger; resets on restart';
+      : !adapterOk
+        ? `STORE_${adapter.state}: ${adapter.reason}`
+        : full
+          ? `LEDGER_FULL: ${ledger.size} of ${ledger.maxNodes} nodes; appends are refused and nothing is evicted`
+          : durable
+            ? `${store.mode} ledger: ${adapter.reason}`
+            : 'in-memory ledger; resets on restart';
   return {
     schema: 'svc.ledger-readiness/v1',
-    durability_state: 'EPHEMERAL',
-    requested_mode: 'EPHEMERAL',
+    durability_state: durabilityState(store),
+    requested_mode: REQUESTED_MODE[store.mode],
     ready,
-    production_ready: false,
-    production_readiness_basis: 'NOT_APPLICABLE',
+    production_ready: productionReady,
+    production_readiness_basis: !durable ? 'NOT_APPLICABLE' : productionReady ? 'DURABLE_STORE_AND_PERSISTED_KEY' : key.ephemeral ? 'EPHEMERAL_SIGNING_KEY' : 'NOT_READY',
     readiness_probe: 'READ_ONLY',
-    persistence_scope: 'PROCESS_MEMORY',
-    startup_state: selfTest.ok ? 'READY' : 'FAILED',
-    adapter_configured: false,
-    adapter_state: 'NOT_APPLICABLE',
+    persistence_scope: store.scope,
+    startup_state: !selfTest.ok ? 'FAILED' : replay.corruptAt ? 'DEGRADED' : 'READY',
+    adapter_configured: adapter.configured,
+    adapter_state: adapter.state,
     integrity: { state: integrity.verified ? 'VERIFIED' : 'FAILED', verified: integrity.verified, nodes: integrity.nodes, root: integrity.root },
-    replay: { state: 'NOT_APPLICABLE', nodes: 0 },
-    recovery: { attempts: 0, retry_after_s: 0 },
+    replay: durable
+      ? { state: replay.corruptAt ? 'STOPPED_AT_DAMAGE' : 'COMPLETE', nodes: replay.nodes, ms: Math.round(replay.ms), first_bad_index: replay.corruptAt?.index ?? null }
+      : { state: 'NOT_APPLICABLE', nodes: 0 },
+    recovery: { attempts: adapter.recovery.attempts, retry_after_s: adapter.recovery.retry_after_s, ...(replay.trimmed ? { trimmed_bytes: replay.trimmed.bytes, trimmed_reason: replay.trimmed.reason } : {}) },
     reason,
   };
 }
@@ -70,11 +95,15 @@ export function verifyOfflineSteps(keyUrl: string): string[] {
   ];
 }
 
-const HONESTY =
-  'Real ECDSA P-256 SHA-256 signature over the DSSE v1 PAE, re-verified when this document was generated; the ledger is in process memory and resets on restart.';
+const HONESTY_SIGNATURE = 'Real ECDSA P-256 SHA-256 signature over the DSSE v1 PAE, re-verified with the key its receipt names when this document was generated';
+const HONESTY_STORE = {
+  memory: 'the ledger is in process memory and resets on restart.',
+  file: 'the ledger is an append-only JSON Lines file, fdatasync\'ed before every acknowledgement, and survives restarts.',
+  postgres: 'the ledger is one hash chain in PostgreSQL shared by every replica, committed before every acknowledgement.',
+} as const;
 
 export function exportDocument(state: LedgerState, node: LedgerNode | undefined, keyUrl: string): Record<string, unknown> {
-  const { ledger, key } = state;
+  const { ledger, key, keyring, store } = state;
   const readiness = readinessDocument(state);
   const base = {
     schema: 'svc.receipt-export/v1',
@@ -82,12 +111,12 @@ export function exportDocument(state: LedgerState, node: LedgerNode | undefined,
     generated_at: new Date().toISOString(),
     public_key_url: keyUrl,
     ledger: readiness,
-    ledger_durability: 'EPHEMERAL',
+    ledger_durability: durabilityState(store),
     ledger_size: ledger.size,
-    keyid: key.keyid,
+    keyid: node?.keyid ?? key.keyid,
     verify_offline: verifyOfflineSteps(keyUrl),
-    limits: limits(key),
-    honesty: HONESTY,
+    limits: limits(key, store),
+    honesty: `${HONESTY_SIGNATURE}; ${HONESTY_STORE[store.mode]}`,
   };
   if (!node) {
     // an empty ledger is reported as such: no receipt is made up
@@ -106,7 +135,8 @@ export function exportDocument(state: LedgerState, node: LedgerNode | undefined,
     };
   }
   const paeBytes = pae(PAYLOAD_TYPE, node.payload);
-  const check = verifySignature(paeBytes, node.sig, key.publicKey);
+  const signer = keyring.get(node.keyid);
+  const check = signer ? verifySignature(paeBytes, node.sig, signer.publicKey) : { verified: false };
   return {
     ...base,
     ok: check.verified,

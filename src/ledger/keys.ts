@@ -4,7 +4,8 @@
  * anyone can recompute with `openssl pkey -pubin -outform DER | sha256sum`.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync, constants } from 'node:fs';
+import { join } from 'node:path';
 
 export interface SigningKey {
   privateKey: KeyObject;
@@ -50,4 +51,22 @@ export function loadSigningKey(file: string | null): SigningKey {
     if (err instanceof KeyError) throw err;
     throw new KeyError(`signing key file ${file} is not a PKCS#8 PEM private key: ${(err as Error).message}`);
   }
+}
+
+/** Where the key lives by mode: file mode keeps one in the data directory, created on first start. */
+export function resolveSigningKey(cfg: { mode: string; dataDir: string; signingKeyFile: string | null }): SigningKey {
+  if (cfg.mode !== 'file' || cfg.signingKeyFile !== null) return loadSigningKey(cfg.signingKeyFile);
+  const file = join(cfg.dataDir, 'signing-key.pem');
+  const pem = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  mkdirSync(cfg.dataDir, { recursive: true });
+  try {
+    // O_EXCL: an existing key is never overwritten; 0600: only the service's user reads it
+    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+    writeSync(fd, pem);
+    fsyncSync(fd);
+    closeSync(fd);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new KeyError(`cannot create signing key file ${file}: ${(err as Error).message}`);
+  }
+  return loadSigningKey(file);
 }

@@ -11,7 +11,8 @@ import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import { verifyConsistency, verifyInclusion, leafHash } from '../../workers/lib/merkle.js';
 import { Joi as QJoi, bool, int } from '../../workers/lib/params.js';
 import type { Ledger, LedgerNode } from './ledger.js';
-import { limits } from './documents.js';
+import { durabilityState, limits } from './documents.js';
+import type { LedgerStore } from './store/store.js';
 import type { SigningKey } from './keys.js';
 
 const dagParams = QJoi.object({
@@ -64,7 +65,7 @@ function focusNode(ledger: Ledger, node: string | number): LedgerNode | null {
   return matches[0]!;
 }
 
-export function khipuDag(ledger: Ledger, key: SigningKey, request: string): Record<string, unknown> {
+export function khipuDag(ledger: Ledger, key: SigningKey, store: LedgerStore, request: string): Record<string, unknown> {
   const { params, label } = parseDagRequest(request);
   const size = ledger.size;
   if (params.since !== undefined && params.since > size) {
@@ -110,8 +111,8 @@ export function khipuDag(ledger: Ledger, key: SigningKey, request: string): Reco
       khipu_root: root.toString('hex'),
       root_alg: 'rfc9162-sha256',
       node_digest_formula: 'SHA-256("svc.khipu.node.v1\\n" || uint64_be(index) || prev || pae_sha256)',
-      durability: 'EPHEMERAL',
-      limits: limits(key),
+      durability: durabilityState(store),
+      limits: limits(key, store),
       focus: focus ? { index: focus.index, node_digest: focus.nodeDigest.toString('hex') } : null,
       vertices,
       edges,

@@ -9,7 +9,21 @@ export interface NoFlyZone {
   polygon: [number, number][];
 }
 
+export type LedgerModeName = 'memory' | 'file' | 'postgres';
+
 export interface LedgerConfig {
+  /** Where nodes are persisted: memory (nothing), file (data directory), postgres (shared). */
+  mode: LedgerModeName;
+  /** file mode: the data directory (ledger log, lock, signing key, public keyring). */
+  dataDir: string;
+  /** postgres mode: connection URL (required there). */
+  databaseUrl: string | null;
+  /** Nodes made durable by one write + fdatasync (or one transaction) at most. */
+  groupCommitMax: number;
+  /** The longest an append waits for company before its batch is written, in ms. */
+  groupCommitWaitMs: number;
+  /** Nodes allowed to wait for a commit; beyond it 503 + Retry-After. */
+  commitQueueMax: number;
   /** Appends beyond this are refused with 503; nothing is ever evicted. */
   maxNodes: number;
   /** PKCS#8 PEM of a P-256 key; null generates an ephemeral key at start. */
@@ -24,6 +38,12 @@ const latLon = Joi.array().ordered(Joi.number().min(-90).max(90).required(), Joi
 export const ledgerConfig: FeatureConfig = {
   key: 'ledger',
   schema: Joi.object({
+    mode: Joi.string().valid('memory', 'file', 'postgres').default('file'),
+    dataDir: Joi.string().min(1).max(4096).default('data'),
+    databaseUrl: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).allow(null).default(null),
+    groupCommitMax: Joi.number().integer().min(1).max(1024).default(64),
+    groupCommitWaitMs: Joi.number().integer().min(0).max(50).default(0),
+    commitQueueMax: Joi.number().integer().min(1).max(1_000_000).default(4096),
     maxNodes: Joi.number().integer().min(1).max(10_000_000).default(100_000),
     signingKeyFile: Joi.string().allow(null).default(null),
     signBatchMax: Joi.number().integer().min(1).max(4096).default(64),
@@ -31,6 +51,18 @@ export const ledgerConfig: FeatureConfig = {
       .items(Joi.object({ id: Joi.string().pattern(/^[a-z0-9-]{1,64}$/).required(), name: Joi.string().max(128).required(), polygon: Joi.array().items(latLon).min(3).max(1000).required() }))
       .max(100)
       .default([]),
-  }).default(),
-  env: { SVC_LEDGER_MAX_NODES: 'maxNodes', SVC_SIGNING_KEY_FILE: 'signingKeyFile' },
+  })
+    .when(Joi.object({ mode: Joi.valid('postgres') }).unknown(), {
+      then: Joi.object({ databaseUrl: Joi.required().invalid(null), signingKeyFile: Joi.required().invalid(null) }),
+    })
+    .default(),
+  env: {
+    SVC_LEDGER_MAX_NODES: 'maxNodes',
+    SVC_SIGNING_KEY_FILE: 'signingKeyFile',
+    SVC_LEDGER_MODE: 'mode',
+    SVC_DATA_DIR: 'dataDir',
+    SVC_DATABASE_URL: 'databaseUrl',
+    SVC_LEDGER_GROUP_COMMIT_MAX: 'groupCommitMax',
+    SVC_LEDGER_GROUP_COMMIT_WAIT_MS: 'groupCommitWaitMs',
+  },
 };

@@ -14,9 +14,15 @@ import type { SigningKey } from './keys.js';
 import { Ledger } from './ledger.js';
 import { ledgerRoutes } from './ledger.routes.js';
 import { Signer } from './signer.js';
+import { Keyring } from './keyring.js';
+import { signatureVerifier } from './replay.js';
+import type { LedgerStore, ReplayReport } from './store/store.js';
+import { LedgerWriter } from './writer.js';
 
 export interface LedgerCore {
   ledger: Ledger;
+  writer: LedgerWriter;
+  store: LedgerStore;
   signer: Signer;
   verdicts: VerdictService;
   key: SigningKey;
@@ -24,8 +30,10 @@ export interface LedgerCore {
 }
 
 /** Signs a throwaway message through the pool and verifies it on this thread; nothing is appended. */
-async function selfTest(signer: Signer, key: SigningKey): Promise<{ ok: boolean; reason: string }> {
+async function selfTest(s: Services, signer: Signer, key: SigningKey): Promise<{ ok: boolean; reason: string }> {
   try {
+    // workers start (and load their modules) on first use: that is not the signing budget
+    await s.pool.run({ kind: 'probe' }, { deadlineMs: 30_000 });
     const probe = pae(PAYLOAD_TYPE, Buffer.from(`{"self_test":"${key.keyid}"}`));
     const sig = await signer.sign(probe);
     const ok = verify('sha256', probe, key.publicKey, sig);
@@ -35,12 +43,19 @@ async function selfTest(signer: Signer, key: SigningKey): Promise<{ ok: boolean;
   }
 }
 
-export async function ledgerFeature(s: Services, key: SigningKey): Promise<Feature & { core: LedgerCore }> {
+export async function ledgerFeature(s: Services, key: SigningKey, store: LedgerStore): Promise<Feature & { core: LedgerCore }> {
   const cfg = s.config.ledger;
   const ledger = new Ledger(cfg.maxNodes);
   const signer = new Signer(s.pool, cfg.signBatchMax);
-  const verdicts = new VerdictService(ledger, signer, key.keyid, cfg.noFlyZones, s.config.pool.retryAfterS);
-  const state: LedgerState = { ledger, key, selfTest: await selfTest(signer, key) };
+  // the keyring: every key that ever signed into this ledger stays published
+  const keyring = new Keyring(key);
+  for (const pem of await store.loadKeys()) keyring.add(pem);
+  await store.recordKey(key.keyid, key.spkiPem);
+  const replay: ReplayReport = await store.replay({ apply: (n) => ledger.applyNode(n), verifySignatures: signatureVerifier(s.pool, keyring) });
+  if (store.mode !== 'memory') s.log.info({ mode: store.mode, nodes: replay.nodes, ms: Math.round(replay.ms), trimmed: replay.trimmed, corrupt_at: replay.corruptAt }, 'ledger replayed');
+  const writer = new LedgerWriter(ledger, store, { groupMax: cfg.groupCommitMax, waitMs: cfg.groupCommitWaitMs, queueMax: cfg.commitQueueMax, retryAfterS: s.config.pool.retryAfterS });
+  const verdicts = new VerdictService(ledger, writer, signer, key.keyid, cfg.noFlyZones, s.config.pool.retryAfterS);
+  const state: LedgerState = { ledger, key, keyring, store, replay, selfTest: await selfTest(s, signer, key) };
   if (!state.selfTest.ok) s.log.error({ reason: state.selfTest.reason }, 'signing self-test failed: ledger not ready');
 
   s.ledger = {
@@ -54,11 +69,14 @@ export async function ledgerFeature(s: Services, key: SigningKey): Promise<Featu
     verifyNewest: () => {
       const n = ledger.newest();
       if (!n) return null;
-      const r = verifySignature(pae(PAYLOAD_TYPE, n.payload), n.sig, key.publicKey);
+      const signer = keyring.get(n.keyid);
+      const r = signer ? verifySignature(pae(PAYLOAD_TYPE, n.payload), n.sig, signer.publicKey) : { verified: false };
       return { index: n.index, verified: r.verified, reason: r.verified ? 'newest receipt re-verified with the public key' : 'newest receipt does not verify' };
     },
     keyid: key.keyid,
     ephemeralKey: key.ephemeral,
+    mode: store.mode,
+    durable: store.mode !== 'memory',
   };
   s.health.register('ledger:nodes', () => ({
     componentType: 'datastore',
@@ -74,6 +92,10 @@ export async function ledgerFeature(s: Services, key: SigningKey): Promise<Featu
 
   return {
     routes: [...ledgerRoutes(state, s.config.server.publicBaseUrl), ...verdictRoutes(verdicts, ledger, s.config.server.publicBaseUrl)],
-    core: { ledger, signer, verdicts, key, state },
+    core: { ledger, writer, store, signer, verdicts, key, state },
+    async close() {
+      await writer.drain();
+      await store.close();
+    },
   };
 }

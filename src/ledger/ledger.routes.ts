@@ -22,7 +22,9 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
         const node = index === -1 ? ledger.newest() : ledger.get(index);
         if (index !== -1 && !node) throw Errors.itemNotFound('receipt', String(index));
         ctx.set('Cache-Control', 'no-store');
-        return exportDocument(state, node, publicKeyUrl(ctx, publicBaseUrl));
+        const url = publicKeyUrl(ctx, publicBaseUrl);
+        // a receipt signed before a rotation points at its own (retired) key
+        return exportDocument(state, node, node && node.keyid !== key.keyid ? `${url}?keyid=${node.keyid}` : url);
       },
     }),
     defineRoute({
@@ -55,6 +57,14 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
           jwk: key.jwk,
           ephemeral: key.ephemeral,
           created_at: key.createdAt,
+          // the keyring: retired keys stay published so every receipt ever issued still verifies
+          keys: state.keyring.list().map((k) => ({
+            keyid: k.keyid,
+            status: k.current ? 'current' : 'retired',
+            public_key_pem: k.spkiPem,
+            public_key_url: k.current ? publicKeyUrl(ctx, publicBaseUrl) : `${publicKeyUrl(ctx, publicBaseUrl)}?keyid=${k.keyid}`,
+            jwk: k.jwk,
+          })),
         };
       },
     }),
@@ -64,9 +74,14 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
       summary: 'The SubjectPublicKeyInfo PEM that public_key_url names',
       tag: 'ledger',
       produces: 'application/x-pem-file',
-      handler({ ctx }) {
+      query: Joi.object({ keyid: Joi.string().pattern(/^[0-9a-f]{64}$/).description('a key of the keyring (default: the current key)') }),
+      errors: [404],
+      handler({ query, ctx }) {
+        const wanted = (query as { keyid?: string }).keyid;
+        const k = wanted === undefined ? state.keyring.get(key.keyid) : state.keyring.get(wanted);
+        if (!k) throw Errors.itemNotFound('key', wanted ?? key.keyid);
         ctx.type = 'application/x-pem-file';
-        return key.spkiPem;
+        return k.spkiPem;
       },
     }),
     defineRoute({
@@ -78,7 +93,7 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
       bodyLimitBytes: 64 * 1024,
       errors: [413, 415],
       handler({ body, ctx }) {
-        return verifyEnvelope(body as Record<string, unknown>, key, ledger, publicKeyUrl(ctx, publicBaseUrl));
+        return verifyEnvelope(body as Record<string, unknown>, state.keyring, ledger, publicKeyUrl(ctx, publicBaseUrl));
       },
     }),
     defineRoute({
@@ -89,7 +104,7 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
       query: requestQuerySchema,
       errors: [404],
       handler({ query }) {
-        return khipuDag(ledger, key, (query as { request: string }).request);
+        return khipuDag(ledger, key, state.store, (query as { request: string }).request);
       },
     }),
   ];

@@ -75,16 +75,37 @@ export class Ledger {
     this.reserved = Math.max(0, this.reserved - n);
   }
 
-  /** Appends one reserved node; synchronous by design. */
+  /** The digest new nodes link to (zero before genesis). */
+  get head(): Buffer {
+    return this.nodes.at(-1)?.nodeDigest ?? ZERO_DIGEST;
+  }
+
+  /** Sequences and appends one node in memory at once (memory-only callers and tests). */
   append(input: AppendInput): LedgerNode {
     if (this.reserved > 0) this.reserved--;
     else if (this.nodes.length >= this.maxNodes) throw new LedgerFullError(this.maxNodes);
     const index = this.nodes.length;
     const prev = index === 0 ? ZERO_DIGEST : this.nodes[index - 1]!.nodeDigest;
-    const node: LedgerNode = { ...input, simulated: input.simulated ?? false, index, prev, nodeDigest: nodeDigest(index, prev, input.paeSha256) };
+    return this.apply({ ...input, simulated: input.simulated ?? false, index, prev, nodeDigest: nodeDigest(index, prev, input.paeSha256) });
+  }
+
+  /**
+   * Adds a node sequenced elsewhere (a store's durable commit or replay, another replica's append)
+   * after checking that it extends this chain: next index, link to the head, digest recomputes.
+   * `fromReservation` consumes a slot claimed with reserve().
+   */
+  applyNode(node: LedgerNode, fromReservation = false): LedgerNode {
+    if (node.index !== this.nodes.length) throw new Error(`node ${node.index} does not extend a ledger of ${this.nodes.length} nodes`);
+    if (!node.prev.equals(this.head)) throw new Error(`node ${node.index}: prev does not match node ${node.index - 1}`);
+    if (!nodeDigest(node.index, node.prev, node.paeSha256).equals(node.nodeDigest)) throw new Error(`node ${node.index}: digest does not recompute`);
+    if (fromReservation && this.reserved > 0) this.reserved--;
+    return this.apply(node);
+  }
+
+  private apply(node: LedgerNode): LedgerNode {
     this.nodes.push(node);
     this.merkle.append(node.nodeDigest);
-    this.byPae.set(node.paeSha256.toString('hex'), index);
+    this.byPae.set(node.paeSha256.toString('hex'), node.index);
     for (const l of this.listeners) l(node);
     return node;
   }

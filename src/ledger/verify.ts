@@ -7,7 +7,7 @@
 import Joi from 'joi';
 import { decodeBase64, pae, PAYLOAD_TYPE, sha256, verifySignature, type Envelope, type SignatureCheck } from './dsse.js';
 import type { Ledger } from './ledger.js';
-import type { SigningKey } from './keys.js';
+import type { Keyring } from './keyring.js';
 import { RECEIPT_SCHEMA } from './receipt.js';
 
 const B64 = /^(?:(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?|[A-Za-z0-9_-]*)$/;
@@ -44,15 +44,29 @@ function parseReceipt(bytes: Buffer): Record<string, unknown> | null {
   }
 }
 
-export function verifyEnvelope(body: Record<string, unknown>, key: SigningKey, ledger: Ledger, keyUrl: string): Record<string, unknown> {
+export function verifyEnvelope(body: Record<string, unknown>, keyring: Keyring, ledger: Ledger, keyUrl: string): Record<string, unknown> {
   const env = (body.dsse ?? body) as Envelope;
   const payload = decodeBase64(env.payload);
   const paeBytes = pae(env.payloadType, payload);
   const paeSha = sha256(paeBytes).toString('hex');
+  let usedKey = keyring.current.keyid;
   const signatures: SignatureCheck[] = env.signatures.map((s, index) => {
     const hint = s.keyid ? s.keyid.toLowerCase() : null;
-    const r = verifySignature(paeBytes, decodeBase64(s.sig), key.publicKey);
-    return { index, keyid_hint: hint, keyid_match: hint === key.keyid, encoding: r.encoding, verified: r.verified };
+    // the key the signature names, from the keyring (current or retired); without a hint, any of them
+    const named = hint === null ? undefined : keyring.get(hint);
+    const candidates = hint === null ? keyring.list() : named ? [named] : [];
+    const sig = decodeBase64(s.sig);
+    let r: ReturnType<typeof verifySignature> = verifySignature(paeBytes, sig, keyring.current.publicKey);
+    let matched = false;
+    for (const k of candidates) {
+      r = verifySignature(paeBytes, sig, k.publicKey);
+      if (r.verified) {
+        usedKey = k.keyid;
+        matched = true;
+        break;
+      }
+    }
+    return { index, keyid_hint: hint, keyid_match: hint !== null && named !== undefined, encoding: r.encoding, verified: matched };
   });
   const sigOk = signatures.some((s) => s.verified);
   const typeOk = env.payloadType === PAYLOAD_TYPE;
@@ -74,7 +88,7 @@ export function verifyEnvelope(body: Record<string, unknown>, key: SigningKey, l
     alg: 'ECDSA-P256-SHA256',
     payload_type: env.payloadType,
     pae_sha256: paeSha,
-    key: { keyid: key.keyid, public_key_url: keyUrl },
+    key: { keyid: usedKey, public_key_url: usedKey === keyring.current.keyid ? keyUrl : `${keyUrl}?keyid=${usedKey}`, status: usedKey === keyring.current.keyid ? 'current' : 'retired' },
     signatures,
     ledger: {
       member: node !== undefined,

@@ -7,7 +7,9 @@
 import type { NoFlyZone } from '../ledger/ledger.config.js';
 import { pae, PAYLOAD_TYPE, sha256 } from '../ledger/dsse.js';
 import { LedgerFullError, type Ledger, type LedgerNode } from '../ledger/ledger.js';
-import { receiptPayload } from '../ledger/receipt.js';
+import type { LedgerWriter } from '../ledger/writer.js';
+import { StoreUnavailableError } from '../ledger/store/store.js';
+import { RECEIPT_KIND, receiptPayload } from '../ledger/receipt.js';
 import type { Signer } from '../ledger/signer.js';
 import { Errors } from '../http/errors.js';
 import type { PreviousFix } from './axes.js';
@@ -47,6 +49,7 @@ export class VerdictService {
 
   constructor(
     private readonly ledger: Ledger,
+    private readonly writer: LedgerWriter,
     private readonly signer: Signer,
     private readonly keyid: string,
     private readonly zones: readonly NoFlyZone[],
@@ -95,11 +98,18 @@ export class VerdictService {
       this.ledger.release(frames.length);
       throw err;
     }
-    // one synchronous step: contiguous indices for the whole batch
-    const verdicts = prepared.map((p, i): Verdict => {
-      const node = this.ledger.append({ kind: 'counter_uas_decision', tsUtc: p.tsUtc, payload: p.payload, paeSha256: sha256(p.paeBytes), sig: sigs[i]!, keyid: this.keyid, simulated });
-      return { frame: p.frame, evaluation: p.evaluation, node, simulated };
-    });
+    // one durable batch: contiguous indices, answered only once the store has it
+    let nodes: LedgerNode[];
+    try {
+      nodes = await this.writer.append(
+        prepared.map((p, i) => ({ kind: RECEIPT_KIND, tsUtc: p.tsUtc, payload: p.payload, paeSha256: sha256(p.paeBytes), sig: sigs[i]!, keyid: this.keyid, simulated })),
+      );
+    } catch (err) {
+      this.ledger.release(frames.length);
+      if (err instanceof StoreUnavailableError) throw Errors.capacity(`Ledger store unavailable: ${err.message}`, err.retryAfterS);
+      throw err;
+    }
+    const verdicts = prepared.map((p, i): Verdict => ({ frame: p.frame, evaluation: p.evaluation, node: nodes[i]!, simulated }));
     this.appended += verdicts.length;
     for (const v of verdicts) for (const l of this.listeners) l(v);
     return verdicts;

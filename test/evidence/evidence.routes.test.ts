@@ -28,6 +28,8 @@ function tamperableLedger(keyid: string, nodes: number): { status: LedgerStatus;
       return { ...r, root: ledger.size ? r.root : null };
     },
     verifyNewest: () => null,
+    mode: 'memory',
+    durable: false,
     keyid,
     ephemeralKey: true,
   };

@@ -1,0 +1,359 @@
+/**
+ * file mode: the ledger as an append-only JSON Lines log in the data directory, one node per line,
+ * auditable with jq, sha256sum and openssl alone (README "Auditing the ledger file").
+ *
+ *   <dataDir>/khipu.jsonl   line 1: {"schema":"svc.khipu-file/v1",...}; then one node per line
+ *   <dataDir>/LOCK          the writer's identity; a second process refuses to start
+ *   <dataDir>/keys/         every public key that has signed into this log (<keyid>.pem)
+ *
+ * Durability: a batch is written with one write() and made durable with fdatasync() before any of
+ * its verdicts is answered (scale-out note 2.2–2.3). Both run on libuv's pool, never on the event
+ * loop. Nothing is rewritten in place: the only truncation is of bytes that were never
+ * acknowledged (a torn last line at start, or a batch whose write or sync failed).
+ */
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { open, readdir, readFile, writeFile, type FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { pae, PAYLOAD_TYPE, sha256 } from '../dsse.js';
+import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../ledger.js';
+import { sequence, StoreUnavailableError, type AdapterStatus, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
+
+export const FILE_SCHEMA = 'svc.khipu-file/v1';
+export const LEDGER_FILE = 'khipu.jsonl';
+const HEX32 = /^[0-9a-f]{64}$/;
+
+/** One line of the log, the node's fields in a fixed order. */
+interface NodeLine {
+  i: number;
+  kind: string;
+  ts_utc: string;
+  simulated: boolean;
+  keyid: string;
+  payload_type: string;
+  payload: string;
+  sig: string;
+  pae_sha256: string;
+  prev: string;
+  digest: string;
+}
+
+export function nodeLine(n: LedgerNode): string {
+  const line: NodeLine = {
+    i: n.index,
+    kind: n.kind,
+    ts_utc: n.tsUtc,
+    simulated: n.simulated,
+    keyid: n.keyid,
+    payload_type: PAYLOAD_TYPE,
+    payload: n.payload.toString('base64'),
+    sig: n.sig.toString('base64'),
+    pae_sha256: n.paeSha256.toString('hex'),
+    prev: n.prev.toString('hex'),
+    digest: n.nodeDigest.toString('hex'),
+  };
+  return `${JSON.stringify(line)}\n`;
+}
+
+/** Parses and checks one line against the chain so far; a string says what is wrong. */
+export function parseNodeLine(text: string, index: number, head: Buffer): LedgerNode | string {
+  let l: NodeLine;
+  try {
+    l = JSON.parse(text) as NodeLine;
+  } catch {
+    return 'line is not JSON';
+  }
+  if (typeof l !== 'object' || l === null) return 'line is not a JSON object';
+  if (l.i !== index) return `index ${String(l.i)} where ${index} was expected`;
+  for (const f of ['pae_sha256', 'prev', 'digest'] as const) if (typeof l[f] !== 'string' || !HEX32.test(l[f])) return `${f} is not a hex SHA-256`;
+  if (typeof l.payload !== 'string' || typeof l.sig !== 'string' || typeof l.keyid !== 'string' || typeof l.kind !== 'string' || typeof l.ts_utc !== 'string') return 'a field is missing';
+  if (l.payload_type !== PAYLOAD_TYPE) return `payload_type is not ${PAYLOAD_TYPE}`;
+  const payload = Buffer.from(l.payload, 'base64');
+  const paeSha256 = sha256(pae(PAYLOAD_TYPE, payload));
+  if (paeSha256.toString('hex') !== l.pae_sha256) return 'pae_sha256 does not recompute from the payload';
+  const prev = Buffer.from(l.prev, 'hex');
+  if (!prev.equals(index === 0 ? ZERO_DIGEST : head)) return `prev does not match node ${index - 1}`;
+  const digest = nodeDigest(index, prev, paeSha256);
+  if (digest.toString('hex') !== l.digest) return 'node digest does not recompute';
+  return { index, kind: l.kind, tsUtc: l.ts_utc, simulated: l.simulated === true, keyid: l.keyid, payload, paeSha256, sig: Buffer.from(l.sig, 'base64'), prev, nodeDigest: digest };
+}
+
+export class LockHeldError extends Error {}
+
+interface LockHolder {
+  pid: number;
+  host: string;
+  started_at: string;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * An exclusive lock file naming its holder. A lock left by a process that no longer runs on this
+ * host (SIGKILL, power loss) is taken over; any other holder stops start-up with its identity.
+ * (proper-lockfile would not name the holder, and detects staleness by mtime only after a delay.)
+ */
+export function acquireLock(dir: string): () => void {
+  const path = join(dir, 'LOCK');
+  const me: LockHolder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+      writeSync(fd, `${JSON.stringify(me)}\n`);
+      fsyncSync(fd);
+      closeSync(fd);
+      return () => {
+        try {
+          const holder = JSON.parse(readFileSync(path, 'utf8')) as LockHolder;
+          if (holder.pid === me.pid && holder.host === me.host) unlinkSync(path);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      let holder: LockHolder | null = null;
+      try {
+        holder = JSON.parse(readFileSync(path, 'utf8')) as LockHolder;
+      } catch {
+        holder = null; // written by nobody we know (empty after a crash mid-write): stale
+      }
+      if (holder && (holder.host !== me.host || alive(holder.pid))) {
+        throw new LockHeldError(`data directory ${dir} is locked by pid ${holder.pid} on ${holder.host} since ${holder.started_at}; one process writes a file ledger (use postgres mode for replicas)`);
+      }
+      unlinkSync(path); // the holder is gone: take over
+    }
+  }
+  throw new LockHeldError(`data directory ${dir}: could not take the lock`);
+}
+
+export interface FileStoreOptions {
+  dataDir: string;
+  retryAfterS: number;
+  /** Backoff before reopening after a failed write or sync (doubling, capped). */
+  recoveryBaseMs?: number;
+  recoveryMaxMs?: number;
+  log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+}
+
+export class FileStore implements LedgerStore {
+  readonly mode = 'file' as const;
+  readonly scope = 'LOCAL_FILE' as const;
+  private readonly path: string;
+  private fh: FileHandle | null = null;
+  /** Bytes known to be durable: everything acknowledged ends here. */
+  private durableBytes = 0;
+  private state: AdapterStatus['state'] = 'REPLAYING';
+  private reason = 'replaying the ledger file';
+  private attempts = 0;
+  private lastError: string | null = null;
+  private retryAt = 0;
+  private unlock: () => void;
+
+  private constructor(private readonly opts: FileStoreOptions) {
+    this.path = join(opts.dataDir, LEDGER_FILE);
+    this.unlock = () => {};
+  }
+
+  /** Creates the data directory if needed and takes the writer lock (throws LockHeldError). */
+  static open(opts: FileStoreOptions): FileStore {
+    mkdirSync(join(opts.dataDir, 'keys'), { recursive: true });
+    const store = new FileStore(opts);
+    store.unlock = acquireLock(opts.dataDir);
+    return store;
+  }
+
+  async replay(opts: ReplayOptions): Promise<ReplayReport> {
+    const started = performance.now();
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(this.path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await this.create();
+      this.ready();
+      return { nodes: 0, trimmed: null, corruptAt: null, ms: performance.now() - started };
+    }
+    // a torn tail (no newline: the crash came mid-write) was never acknowledged: trim it
+    let end = bytes.lastIndexOf(0x0a) + 1;
+    let trimmed: ReplayReport['trimmed'] = null;
+    if (end < bytes.length) {
+      trimmed = { bytes: bytes.length - end, reason: `torn last line (${bytes.length - end} bytes without a newline) trimmed: it was never acknowledged` };
+      const fh = await open(this.path, 'r+');
+      await fh.truncate(end);
+      await fh.sync();
+      await fh.close();
+      this.opts.log?.warn({ trimmed_bytes: trimmed.bytes, file: this.path }, 'ledger file: torn last line trimmed');
+    }
+    if (end === 0) {
+      // not even a complete header: nothing was ever acknowledged in this file
+      await this.create();
+      this.ready();
+      return { nodes: 0, trimmed, corruptAt: null, ms: performance.now() - started };
+    }
+    const text = bytes.subarray(0, end).toString('utf8');
+    const lines = text.split('\n');
+    lines.pop(); // after the last newline
+    let corruptAt: ReplayReport['corruptAt'] = null;
+    const header = safeParse(lines[0]!);
+    if (!header || header.schema !== FILE_SCHEMA) corruptAt = { index: 0, reason: `line 1 is not a ${FILE_SCHEMA} header` };
+    const nodes: LedgerNode[] = [];
+    let head: Buffer = ZERO_DIGEST;
+    for (let k = 1; k < lines.length && !corruptAt; k++) {
+      const n = parseNodeLine(lines[k]!, k - 1, head);
+      if (typeof n === 'string') corruptAt = { index: k - 1, reason: `node ${k - 1} (line ${k + 1}): ${n}` };
+      else {
+        nodes.push(n);
+        head = n.nodeDigest;
+      }
+    }
+    const badSig = await opts.verifySignatures(nodes);
+    if (badSig && (!corruptAt || badSig.index < corruptAt.index)) corruptAt = badSig;
+    const valid = corruptAt ? nodes.slice(0, corruptAt.index) : nodes;
+    for (const n of valid) opts.apply(n);
+    if (corruptAt) {
+      this.state = 'CORRUPT';
+      this.reason = `ledger file damaged at node ${corruptAt.index}: ${corruptAt.reason}; appends are refused, nodes 0..${corruptAt.index - 1} are served`;
+      this.opts.log?.warn({ index: corruptAt.index, reason: corruptAt.reason, file: this.path }, 'ledger file damaged: appends refused');
+    } else {
+      this.durableBytes = end;
+      this.fh = await open(this.path, 'a');
+      this.ready();
+    }
+    return { nodes: valid.length, trimmed, corruptAt, ms: performance.now() - started };
+  }
+
+  async commit(inputs: readonly AppendInput[], tip: Tip): Promise<LedgerNode[]> {
+    if (this.state !== 'READY' || !this.fh) throw this.refusal();
+    const nodes = sequence(inputs, tip);
+    const buf = Buffer.from(nodes.map(nodeLine).join(''), 'utf8');
+    try {
+      let off = 0;
+      while (off < buf.length) off += (await this.fh.write(buf, off, buf.length - off)).bytesWritten;
+      await this.fh.datasync();
+    } catch (err) {
+      this.fail(err as Error);
+      throw this.refusal();
+    }
+    this.durableBytes += buf.length;
+    return nodes;
+  }
+
+  readFrom(): Promise<LedgerNode[]> {
+    return Promise.resolve([]); // the lock makes this process the only writer
+  }
+
+  onRemoteAppend(): void {}
+
+  async loadKeys(): Promise<string[]> {
+    const dir = join(this.opts.dataDir, 'keys');
+    const names = (await readdir(dir)).filter((f) => f.endsWith('.pem')).sort();
+    return Promise.all(names.map((f) => readFile(join(dir, f), 'utf8')));
+  }
+
+  async recordKey(keyid: string, spkiPem: string): Promise<void> {
+    try {
+      await writeFile(join(this.opts.dataDir, 'keys', `${keyid}.pem`), spkiPem, { flag: 'wx', mode: 0o644 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+
+  status(): AdapterStatus {
+    return {
+      configured: true,
+      state: this.state,
+      reason: this.reason,
+      recovery: { attempts: this.attempts, retry_after_s: this.state === 'UNAVAILABLE' ? Math.max(0, Math.ceil((this.retryAt - Date.now()) / 1000)) : 0, last_error: this.lastError },
+    };
+  }
+
+  async close(): Promise<void> {
+    const fh = this.fh;
+    this.fh = null;
+    if (this.state === 'READY') this.state = 'UNAVAILABLE';
+    this.reason = 'closed';
+    await fh?.close().catch(() => {});
+    this.unlock();
+  }
+
+  private ready(): void {
+    this.state = 'READY';
+    this.reason = `appending to ${this.path} with fdatasync before every acknowledgement`;
+  }
+
+  private refusal(): StoreUnavailableError {
+    const wait = this.state === 'UNAVAILABLE' ? Math.max(this.opts.retryAfterS, Math.ceil((this.retryAt - Date.now()) / 1000)) : this.opts.retryAfterS;
+    return new StoreUnavailableError(this.reason, wait);
+  }
+
+  private async create(): Promise<void> {
+    const fh = await open(this.path, 'w', 0o644);
+    const header = `${JSON.stringify({ schema: FILE_SCHEMA, created_at: new Date().toISOString(), node_digest: 'SHA-256("svc.khipu.node.v1\\n" || uint64_be(i) || prev || pae_sha256)' })}\n`;
+    await fh.write(header);
+    await fh.sync();
+    await fh.close();
+    // the new file's directory entry must be durable too
+    const dir = await open(this.opts.dataDir, 'r');
+    await dir.sync().catch(() => {});
+    await dir.close();
+    this.durableBytes = Buffer.byteLength(header);
+    this.fh = await open(this.path, 'a');
+  }
+
+  /**
+   * A failed write or sync: the kernel may have dropped the dirty pages, so a retried fsync on this
+   * descriptor could lie (fsyncgate). Refuse appends, then reopen, cut back to the durable length
+   * and carry on, with a capped doubling backoff.
+   */
+  private fail(err: Error): void {
+    this.state = 'UNAVAILABLE';
+    this.lastError = err.message;
+    this.reason = `ledger file write failed (${err.message}); appends are refused until it is reopened`;
+    this.opts.log?.warn({ err: err.message, file: this.path }, 'ledger file write failed: appends refused');
+    const fh = this.fh;
+    this.fh = null;
+    void fh?.close().catch(() => {});
+    this.scheduleReopen();
+  }
+
+  private scheduleReopen(): void {
+    const base = this.opts.recoveryBaseMs ?? 500;
+    const delay = Math.min(this.opts.recoveryMaxMs ?? 30_000, base * 2 ** Math.min(this.attempts, 16));
+    this.retryAt = Date.now() + delay;
+    setTimeout(() => void this.reopen(), delay).unref();
+  }
+
+  private async reopen(): Promise<void> {
+    if (this.state !== 'UNAVAILABLE' || this.reason === 'closed') return;
+    this.attempts++;
+    try {
+      const fh = await open(this.path, 'r+');
+      await fh.truncate(this.durableBytes); // only the failed, unacknowledged batch is cut
+      await fh.sync();
+      await fh.close();
+      this.fh = await open(this.path, 'a');
+      this.ready();
+      this.opts.log?.info({ attempts: this.attempts }, 'ledger file reopened: appends resume');
+    } catch (err) {
+      this.lastError = (err as Error).message;
+      this.scheduleReopen();
+    }
+  }
+}
+
+function safeParse(text: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v && typeof v === 'object' ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Where ledger nodes are persisted. The main thread still owns ordering (the Ledger mirror and the
+ * LedgerWriter's group commit); a store only makes a sequenced batch durable and replays what it
+ * holds at start. Three modes, chosen by `ledger.mode`, never falling back from one to another:
+ *   memory   — nothing persisted (tests, throwaway demos)
+ *   file     — an append-only JSON Lines log in the data directory, fdatasync'ed per batch
+ *   postgres — one chain in one table shared by every replica
+ */
+import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../ledger.js';
+
+export type LedgerMode = 'memory' | 'file' | 'postgres';
+export type PersistenceScope = 'PROCESS_MEMORY' | 'LOCAL_FILE' | 'POSTGRES';
+
+/** The adapter states readiness reports (interface 2.2 `adapter_state`). */
+export type AdapterState = 'NOT_APPLICABLE' | 'READY' | 'REPLAYING' | 'UNAVAILABLE' | 'CORRUPT' | 'LOCKED';
+
+/** The end of the chain a batch is sequenced against. */
+export interface Tip {
+  size: number;
+  head: Buffer;
+}
+
+export interface ReplayReport {
+  /** Nodes read, verified and handed over in index order. */
+  nodes: number;
+  /** A torn last line (crash mid-write) that was trimmed, with what was cut. */
+  trimmed: { bytes: number; reason: string } | null;
+  /** First damaged index when the stored log is not a valid chain; the prefix before it is served. */
+  corruptAt: { index: number; reason: string } | null;
+  ms: number;
+}
+
+export interface ReplayOptions {
+  apply(node: LedgerNode): void;
+  /** The first node whose signature does not verify with its key from the keyring, or null. */
+  verifySignatures(nodes: readonly LedgerNode[]): Promise<{ index: number; reason: string } | null>;
+}
+
+export interface AdapterStatus {
+  configured: boolean;
+  state: AdapterState;
+  /** Human-readable cause of the current state. */
+  reason: string;
+  recovery: { attempts: number; retry_after_s: number; last_error: string | null };
+}
+
+export interface LedgerStore {
+  readonly mode: LedgerMode;
+  readonly scope: PersistenceScope;
+  /**
+   * Reads every stored node in index order and checks it (index, link, PAE and node digests, then
+   * every signature through `verifySignatures`), and hands the valid prefix to `apply`. Stops at
+   * the first damaged node, reports it as `corruptAt` and refuses appends from then on.
+   */
+  replay(opts: ReplayOptions): Promise<ReplayReport>;
+  /**
+   * Makes `inputs`, sequenced after `tip`, durable, and resolves with every node from `tip.size`
+   * on in index order, the batch's own nodes last (in postgres mode other replicas' nodes may come
+   * first). Throws a StoreUnavailableError when nothing of the batch was made durable.
+   */
+  commit(inputs: readonly AppendInput[], tip: Tip): Promise<LedgerNode[]>;
+  /** Nodes from `from` on that this process has not seen (other replicas'); [] where none can exist. */
+  readFrom(from: number, limit: number): Promise<LedgerNode[]>;
+  /** Called with the store's size when another writer may have appended (postgres NOTIFY). */
+  onRemoteAppend(listener: (size: number) => void): void;
+  /** Public keys (SPKI PEM) of every key that has signed into this ledger: the keyring. */
+  loadKeys(): Promise<string[]>;
+  /** Publishes a public key in the keyring (idempotent). Private keys are never stored here. */
+  recordKey(keyid: string, spkiPem: string): Promise<void>;
+  status(): AdapterStatus;
+  close(): Promise<void>;
+}
+
+/** Appends are refused for now (store down, damaged, or locked); the client may retry. */
+export class StoreUnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterS: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Chains `inputs` after `tip`: the one place index, prev and node digest are assigned. */
+export function sequence(inputs: readonly AppendInput[], tip: Tip): LedgerNode[] {
+  let prev = tip.size === 0 ? ZERO_DIGEST : tip.head;
+  return inputs.map((input, k) => {
+    const index = tip.size + k;
+    const digest = nodeDigest(index, prev, input.paeSha256);
+    const node: LedgerNode = { ...input, simulated: input.simulated ?? false, index, prev, nodeDigest: digest };
+    prev = digest;
+    return node;
+  });
+}
