@@ -182,7 +182,7 @@ export class FileStore implements LedgerStore {
       return { nodes: 0, trimmed: null, corruptAt: null, ms: performance.now() - started };
     }
     // a torn tail (no newline: the crash came mid-write) was never acknowledged: trim it
-    let end = bytes.lastIndexOf(0x0a) + 1;
+    const end = bytes.lastIndexOf(0x0a) + 1;
     let trimmed: ReplayReport['trimmed'] = null;
     if (end < bytes.length) {
       trimmed = { bytes: bytes.length - end, reason: `torn last line (${bytes.length - end} bytes without a newline) trimmed: it was never acknowledged` };
