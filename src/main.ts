@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import { KeyError } from './ledger/keys.js';
+import { LockHeldError } from './ledger/store/file-store.js';
 import { createLogger } from './observability/logger.js';
 
 async function main(): Promise<void> {
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
   try {
     built = await buildApp(config, { log });
   } catch (err) {
-    if (err instanceof KeyError) {
+    if (err instanceof KeyError || err instanceof LockHeldError) {
       process.stderr.write(`${err.message}\n`);
       process.exitCode = 2;
       return;

@@ -1,26 +1,7 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createInterface } from 'node:readline';
-
-/** Starts the real entry point (src/main.ts under tsx) on a free port. */
-async function startService(env: Record<string, string> = {}): Promise<{ child: ChildProcess; base: string; lines: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  const rl = createInterface({ input: child.stdout! });
-  const port = await new Promise<number>((resolve, reject) => {
-    rl.on('line', (line) => {
-      lines.push(line);
-      const msg = JSON.parse(line) as { msg?: string; port?: number };
-      if (msg.msg === 'listening') resolve(msg.port!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited early with ${code}`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}`, lines };
-}
+import { startService } from './helpers/service-process.js';
 
 describe('src/main.ts (process entry)', function () {
   this.timeout(30000);

@@ -1,0 +1,51 @@
+/** The real entry point (src/main.ts under tsx) as a child process on a free 127.0.0.1 port. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  base: string;
+  /** Every JSON log line the service printed so far. */
+  lines: string[];
+  /** Everything it wrote to stderr. */
+  stderr: () => string;
+}
+
+export async function startService(env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const rl = createInterface({ input: child.stdout! });
+  const port = await new Promise<number>((resolve, reject) => {
+    rl.on('line', (line) => {
+      lines.push(line);
+      let msg: { msg?: string; port?: number };
+      try {
+        msg = JSON.parse(line) as typeof msg;
+      } catch {
+        return;
+      }
+      if (msg.msg === 'listening') resolve(msg.port!);
+    });
+    child.once('exit', (code) => reject(new Error(`service exited early with ${code}: ${stderr.slice(-2000)}`)));
+  });
+  return { child, base: `http://127.0.0.1:${port}`, lines, stderr: () => stderr };
+}
+
+/** Runs the entry point to its exit (for start-up failures): exit code and stderr. */
+export async function runServiceToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stderr, stdout };
+}
