@@ -8,6 +8,10 @@ import { SCENARIOS } from './scenarios.js';
 import { environment, printTable, saveReport, startServer, type Server, type Summary } from './lib.js';
 import { signingBench } from './signing.js';
 import { sseBench } from './sse.js';
+import { ledgerBench } from './ledger.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const wanted = process.argv.slice(2);
 const chosen = SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.name));
@@ -15,7 +19,8 @@ const chosen = SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.
 const koa = await startServer('koa-hello', ['--import', 'tsx', 'bench/servers/koa-hello.ts'], '/hello');
 const bare = await startServer('http-hello', ['--import', 'tsx', 'bench/servers/http-hello.ts'], '/');
 // the service runs from the compiled build, as in production
-const svc: Server = await startServer('service', ['dist/src/main.js'], '/api/svc/v1/health');
+// in its own data directory (file mode is the default): never the checkout's ./data
+const svc: Server = await startServer('service', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-')) });
 const report: Record<string, unknown> = { environment: environment(), scenarios: {} };
 try {
   for (const scenario of chosen) {
@@ -32,6 +37,7 @@ try {
 } finally {
   await Promise.all([koa.stop(), bare.stop(), svc.stop()]);
 }
+if (wanted.length === 0 || wanted.includes('ledger')) (report.scenarios as Record<string, unknown>).ledger = await ledgerBench();
 if (wanted.length === 0 || wanted.includes('signing')) {
   const rows = await signingBench();
   console.log('\n## signing: signatures per second, in-process, ratio to a plain crypto.sign loop');
