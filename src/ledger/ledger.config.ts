@@ -52,7 +52,7 @@ export const ledgerConfig: FeatureConfig = {
       .max(100)
       .default([]),
   })
-    .when(Joi.object({ mode: Joi.valid('postgres') }).unknown(), {
+    .when(Joi.object({ mode: Joi.valid('postgres').required() }).unknown(), {
       then: Joi.object({ databaseUrl: Joi.required().invalid(null), signingKeyFile: Joi.required().invalid(null) }),
     })
     .default(),

@@ -23,6 +23,15 @@ describe('src/config', () => {
     expect(() => loadConfig({ env: {}, overrides: { pool: { bogus: 1 } } })).to.throw(ConfigError, /pool\.bogus/);
   });
 
+  it('ledger modes: file by default, memory for tests, postgres only with a database URL and a key file', () => {
+    expect(loadConfig({ env: {} }).ledger).to.include({ mode: 'file', dataDir: 'data', groupCommitMax: 64 });
+    expect(loadConfig({ env: { NODE_ENV: 'test' } }).ledger.mode).to.equal('memory');
+    expect(() => loadConfig({ env: { SVC_LEDGER_MODE: 'postgres' } })).to.throw(ConfigError, /ledger\.databaseUrl \(env SVC_DATABASE_URL\): is required; ledger\.signingKeyFile \(env SVC_SIGNING_KEY_FILE\): is required/);
+    const pg = loadConfig({ env: { SVC_LEDGER_MODE: 'postgres', SVC_DATABASE_URL: 'postgres://svc@127.0.0.1:5432/svc', SVC_SIGNING_KEY_FILE: '/run/secrets/key.pem' } });
+    expect(pg.ledger).to.include({ mode: 'postgres', databaseUrl: 'postgres://svc@127.0.0.1:5432/svc' });
+    expect(() => loadConfig({ env: { SVC_LEDGER_MODE: 'sqlite' } })).to.throw(ConfigError, /ledger\.mode \(env SVC_LEDGER_MODE\): must be one of \[memory, file, postgres\]/);
+  });
+
   it('is frozen', () => {
     const c = loadConfig({ env: {} });
     expect(Object.isFrozen(c) && Object.isFrozen(c.server)).to.equal(true);
