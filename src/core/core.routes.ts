@@ -32,7 +32,7 @@ export function coreRoutes(s: Services): RouteDef[] {
       summary: 'Doctrine: honesty rules, service rules, limits, crypto and their live enforcement status',
       tag: 'core',
       handler() {
-        return doctrineDocument(s.enforcement());
+        return doctrineDocument(s.enforcement(), s.config.ledger.mode);
       },
     }),
     defineRoute({

@@ -30,11 +30,25 @@ export const HONESTY_RULES = [
   },
   {
     id: 'H4',
+    // the interface's rule for the in-memory ledger; the text follows ledger.mode (ledgerRule)
     text: 'The ledger lives in process memory and is emptied on restart.',
     enforced_by: ['src/ledger'],
-    evidence_claims: ['ledger-ephemeral'],
+    evidence_claims: ['ledger-durability'],
   },
 ] as const;
+
+export type LedgerModeName = 'memory' | 'file' | 'postgres';
+
+/** Honesty rule 4 as it is true for the running mode. */
+export const LEDGER_RULE_TEXT: Record<LedgerModeName, string> = {
+  memory: 'The ledger lives in process memory and is emptied on restart.',
+  file: 'The ledger is an append-only file on this machine: every acknowledged verdict was written and fdatasync\'ed before its answer and survives restarts.',
+  postgres: 'The ledger is one hash chain in PostgreSQL shared by every replica: every acknowledged verdict was committed before its answer and survives restarts.',
+};
+
+export function honestyRules(mode: LedgerModeName) {
+  return HONESTY_RULES.map((r) => (r.id === 'H4' ? { ...r, text: LEDGER_RULE_TEXT[mode] } : r));
+}
 
 export const SERVICE_RULES = [
   { id: 'S1', text: 'Every number in a view carries its basis: measured, computed, model, published, dataset, config or input.' },
@@ -47,34 +61,37 @@ export const BASIS_VOCABULARY = ['measured', 'computed', 'model', 'published', '
 
 export const SCHEMAS = ['svc.receipt-export/v1', 'svc.ledger-readiness/v1', 'svc.receipt/v1', 'svc.kernel/v1', 'svc.doctrine/v1'];
 
+const EPHEMERAL_LIMIT = { code: 'EPHEMERAL_LEDGER', detail: 'The ledger is held in process memory and resets on restart.' };
+
 export const DOCTRINE_LIMITS = [
-  { code: 'EPHEMERAL_LEDGER', detail: 'The ledger is held in process memory and resets on restart.' },
   { code: 'COT_ROADMAP_UNWIRED', detail: 'No UDP multicast, TAK server stream or client-certificate enrolment is wired.' },
   { code: 'ADSB_BEST_EFFORT', detail: 'The ADS-B feed depends on public community aggregators; when all fail the last snapshot is served with live=false.' },
   { code: 'NO_AUTHENTICATION', detail: 'The interface states no authentication; every route is public.' },
   { code: 'SYNTHETIC_FLEET_DATASET', detail: 'Fleet data is a seeded synthetic sample dataset, not real vessels.' },
 ];
 
-export const RULES_SHA256 = sha256Hex(canonicalJson({ honesty_rules: HONESTY_RULES, service_rules: SERVICE_RULES }));
+export function rulesSha256(mode: LedgerModeName): string {
+  return sha256Hex(canonicalJson({ honesty_rules: honestyRules(mode), service_rules: SERVICE_RULES }));
+}
 
 export interface Enforcement {
   from_refresh_at: string | null;
   claims: Record<string, string>;
 }
 
-export function doctrineDocument(enforcement: Enforcement): Record<string, unknown> {
+export function doctrineDocument(enforcement: Enforcement, mode: LedgerModeName): Record<string, unknown> {
   return {
     schema: 'svc.doctrine/v1',
     doctrine: RECEIPT_DOCTRINE,
     versions: { api: API_VERSION, receipt_doctrine: RECEIPT_DOCTRINE, mesh_wire_doctrine: MESH_DOCTRINE, schemas: SCHEMAS },
     version_note: 'v10 is the label carried by mesh wire documents and v11 the label of receipt exports; the interface states no changelog between them.',
-    honesty_rules: HONESTY_RULES,
+    honesty_rules: honestyRules(mode),
     service_rules: SERVICE_RULES,
-    limits: DOCTRINE_LIMITS,
+    limits: mode === 'memory' ? [EPHEMERAL_LIMIT, ...DOCTRINE_LIMITS] : DOCTRINE_LIMITS,
     crypto: { alg: 'ECDSA-P256-SHA256', envelope: 'DSSEv1', payloadType: 'application/vnd.svc.receipt+json', signature_encoding: 'ASN.1 DER, standard base64' },
     basis_vocabulary: BASIS_VOCABULARY,
     enforcement,
-    rules_sha256: RULES_SHA256,
+    rules_sha256: rulesSha256(mode),
     honesty: 'Static rules plus the enforcement status of the last evidence refresh; no status is asserted that was not checked.',
   };
 }

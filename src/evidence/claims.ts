@@ -173,20 +173,32 @@ const cotRoadmapUnwired: Claim = {
   },
 };
 
-const ledgerEphemeral: Claim = {
-  claim_id: 'ledger-ephemeral',
-  title: 'Ledger is ephemeral',
-  statement: 'The ledger lives in process memory and resets on restart, and says so: durability EPHEMERAL, persistence PROCESS_MEMORY, limit EPHEMERAL_LEDGER.',
-  method: 'Read the ledger readiness object and the receipt export in-process.',
+/** What readiness and exports must say in each ledger mode (honesty rule 4 as the mode makes it true). */
+const DURABILITY_EXPECTED = {
+  memory: { durability_state: 'EPHEMERAL', persistence_scope: 'PROCESS_MEMORY', limit: true },
+  file: { durability_state: 'DURABLE', persistence_scope: 'LOCAL_FILE', limit: false },
+  postgres: { durability_state: 'DURABLE', persistence_scope: 'POSTGRES', limit: false },
+} as const;
+
+const ledgerDurability: Claim = {
+  claim_id: 'ledger-durability',
+  title: 'Ledger durability is what the doctrine says',
+  statement:
+    'The ledger reports the durability of its configured mode: memory mode says EPHEMERAL, PROCESS_MEMORY and the EPHEMERAL_LEDGER limit; file and postgres modes say DURABLE with their persistence scope and carry no EPHEMERAL_LEDGER limit.',
+  method: 'Read the configured ledger mode, the ledger readiness object and the receipt export in-process.',
   sources: [internal('Ledger readiness', `${API}/ledger/readiness`), internal('Receipt export', `${API}/receipt/export`)],
   async check(s) {
     if (!hasRoute(s, `GET ${API}/ledger/readiness`)) return fail('ledger readiness route not mounted');
+    const mode = s.config.ledger.mode;
+    const want = DURABILITY_EXPECTED[mode];
     const r = (await inProcess(s).getJson<{ durability_state?: string; persistence_scope?: string }>(`${API}/ledger/readiness`)).body;
     const doc = await exportDoc(s);
     const limit = doc?.limits?.some((l) => l.code === 'EPHEMERAL_LEDGER') ?? false;
-    const observations = { durability_state: r?.durability_state ?? null, persistence_scope: r?.persistence_scope ?? null, limit_present: limit };
-    if (r?.durability_state === 'EPHEMERAL' && r.persistence_scope === 'PROCESS_MEMORY' && limit) return { status: 'verified', reason: 'EPHEMERAL, PROCESS_MEMORY, EPHEMERAL_LEDGER limit reported', observations };
-    return fail('durability, persistence or limit disagree with the doctrine', observations);
+    const observations = { mode, durability_state: r?.durability_state ?? null, persistence_scope: r?.persistence_scope ?? null, limit_present: limit };
+    if (r?.durability_state === want.durability_state && r.persistence_scope === want.persistence_scope && limit === want.limit) {
+      return { status: 'verified', reason: `${mode} mode: ${want.durability_state}, ${want.persistence_scope}, EPHEMERAL_LEDGER limit ${limit ? 'reported' : 'absent'}`, observations };
+    }
+    return fail(`durability, persistence or limit disagree with ${mode} mode`, observations);
   },
 };
 
@@ -251,7 +263,7 @@ export const CLAIMS: readonly Claim[] = [
   signaturesRealEcdsa,
   adsbNeverSynthetic,
   cotRoadmapUnwired,
-  ledgerEphemeral,
+  ledgerDurability,
   kernelsDeterministic,
   energyFiguresLabelled,
 ];

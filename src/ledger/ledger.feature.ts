@@ -9,7 +9,7 @@ import type { Services } from '../services.js';
 import { verdictRoutes } from '../verdicts/verdicts.routes.js';
 import { VerdictService } from '../verdicts/verdict-service.js';
 import { pae, PAYLOAD_TYPE, verifySignature } from './dsse.js';
-import type { LedgerState } from './documents.js';
+import { durabilityState, type LedgerState } from './documents.js';
 import type { SigningKey } from './keys.js';
 import { Ledger } from './ledger.js';
 import { ledgerRoutes } from './ledger.routes.js';
@@ -85,6 +85,16 @@ export async function ledgerFeature(s: Services, key: SigningKey, store: LedgerS
     status: ledger.size >= ledger.maxNodes ? 'warn' : 'pass',
     output: `cap ${ledger.maxNodes}`,
   }));
+  s.health.register('ledger:store', () => {
+    const st = store.status();
+    return {
+      componentType: 'datastore',
+      observedValue: durabilityState(store),
+      observedUnit: 'durability',
+      status: st.state === 'CORRUPT' ? 'fail' : st.state === 'READY' || st.state === 'NOT_APPLICABLE' ? 'pass' : 'warn',
+      output: `${store.mode} mode (${store.scope}): ${st.reason}`,
+    };
+  });
   s.health.register('ledger:integrity', () => {
     const r = ledger.verifyIntegrity();
     return { componentType: 'datastore', observedValue: r.verified, observedUnit: 'boolean', status: r.verified && state.selfTest.ok ? 'pass' : 'fail', output: r.verified ? r.reason : r.reason };

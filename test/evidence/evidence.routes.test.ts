@@ -160,13 +160,14 @@ describe('evidence claims', () => {
       }
     });
 
-    it('kernels-deterministic and ledger-ephemeral re-derive their observations', async () => {
+    it('kernels-deterministic and ledger-durability re-derive their observations', async () => {
       const k = (await t.http.get(live('kernels-deterministic'))).body;
       expect(k.status).to.equal('verified');
       const direct = await t.http.get(k.observations.route);
       expect(k.observations.sha256[0]).to.equal(createHash('sha256').update(direct.text).digest('hex'));
-      const e = (await t.http.get(live('ledger-ephemeral'))).body;
-      expect(e.observations).to.include({ durability_state: 'EPHEMERAL', persistence_scope: 'PROCESS_MEMORY', limit_present: true });
+      const e = (await t.http.get(live('ledger-durability'))).body;
+      expect(e.status).to.equal('verified');
+      expect(e.observations).to.include({ mode: 'memory', durability_state: 'EPHEMERAL', persistence_scope: 'PROCESS_MEMORY', limit_present: true });
       expect(unlabelledNumbers({ a: { value: 1, basis: 'measured' }, b: 2, c: [{ basis: 'model', v: [3] }] })).to.deep.equal(['$.b']);
     });
 

@@ -37,6 +37,15 @@ describe('ledger file mode', function () {
     expect(ready.status).to.equal(200);
     expect(ready.body).to.include({ durability_state: 'DURABLE', requested_mode: 'FILE', persistence_scope: 'LOCAL_FILE', adapter_configured: true, adapter_state: 'READY', production_ready: true });
     expect(before.limits.map((l: { code: string }) => l.code)).to.not.include('EPHEMERAL_LEDGER');
+    // the doctrine, the evidence claim and the posture baseline follow the mode
+    const doctrine = (await t.http.get('/api/svc/v1/doctrine')).body;
+    expect(doctrine.limits.map((l: { code: string }) => l.code)).to.not.include('EPHEMERAL_LEDGER');
+    expect(doctrine.honesty_rules.find((r: { id: string }) => r.id === 'H4').text).to.match(/append-only file .* fdatasync'ed before its answer/);
+    const claim = (await t.http.get('/api/svc/v1/evidence/research/ledger-durability/live')).body;
+    expect(claim.status).to.equal('verified');
+    expect(claim.observations).to.include({ mode: 'file', durability_state: 'DURABLE', persistence_scope: 'LOCAL_FILE', limit_present: false });
+    const drift = (await t.http.get('/api/svc/v1/posture/drift')).body;
+    expect(drift.checks.find((c: { id: string }) => c.id === 'ledger-mode')).to.include({ actual: 'DURABLE', status: 'pass' });
     await t.close();
 
     // the key file is private and the log audits with nothing but the file itself
