@@ -67,7 +67,7 @@ export async function ledgerBench(): Promise<Record<string, unknown>> {
     const dir = tmp();
     writeSyntheticLedger(dir, nodes);
     const t0 = performance.now();
-    const replayed = await startServer('service (replay)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: dir, SVC_LEDGER_MAX_NODES: '10000000' });
+    const replayed = await startServer('service (replay)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: dir, SVC_LEDGER_MAX_NODES: '10000000' }, 300);
     const startMs = performance.now() - t0;
     const readiness = (await (await fetch(`${replayed.base}/api/svc/v1/ledger/readiness`)).json()) as { ready: boolean; replay: { nodes: number; ms: number } };
     await replayed.stop();

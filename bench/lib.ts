@@ -23,7 +23,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Spawns a server on a free port and waits until `readyPath` answers. */
-export async function startServer(name: string, args: string[], readyPath: string, env: Record<string, string> = {}): Promise<Server> {
+export async function startServer(name: string, args: string[], readyPath: string, env: Record<string, string> = {}, readyTimeoutS = 20): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, args, {
     // warn level: a log line per request would measure the pipe, not the service
@@ -35,7 +35,10 @@ export async function startServer(name: string, args: string[], readyPath: strin
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (exited) throw new Error(`${name} exited before answering`);
-    if (i > 200) throw new Error(`${name} did not answer ${readyPath} within 20 s`);
+    if (i > readyTimeoutS * 10) {
+      child.kill('SIGKILL'); // never leave a half-started server behind
+      throw new Error(`${name} did not answer ${readyPath} within ${readyTimeoutS} s`);
+    }
     try {
       if ((await fetch(base + readyPath)).ok) break;
     } catch {

@@ -51,7 +51,7 @@ export async function ledgerFeature(s: Services, key: SigningKey, store: LedgerS
   const keyring = new Keyring(key);
   for (const pem of await store.loadKeys()) keyring.add(pem);
   await store.recordKey(key.keyid, key.spkiPem);
-  const replay: ReplayReport = await store.replay({ apply: (n) => ledger.applyNode(n), verifySignatures: signatureVerifier(s.pool, keyring) });
+  const replay: ReplayReport = await store.replay({ apply: (n) => ledger.applyNode(n, false, true), verifySignatures: signatureVerifier(s.pool, keyring) });
   if (store.mode !== 'memory') s.log.info({ mode: store.mode, nodes: replay.nodes, ms: Math.round(replay.ms), trimmed: replay.trimmed, corrupt_at: replay.corruptAt }, 'ledger replayed');
   const writer = new LedgerWriter(ledger, store, { groupMax: cfg.groupCommitMax, waitMs: cfg.groupCommitWaitMs, queueMax: cfg.commitQueueMax, retryAfterS: s.config.pool.retryAfterS });
   const verdicts = new VerdictService(ledger, writer, signer, key.keyid, cfg.noFlyZones, s.config.pool.retryAfterS);

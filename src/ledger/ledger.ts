@@ -92,14 +92,21 @@ export class Ledger {
   /**
    * Adds a node sequenced elsewhere (a store's durable commit or replay, another replica's append)
    * after checking that it extends this chain: next index, link to the head, digest recomputes.
-   * `fromReservation` consumes a slot claimed with reserve().
+   * `fromReservation` consumes a slot claimed with reserve(). A store's replay has recomputed the
+   * digest from the stored bytes already (`replayed`): it is not hashed a second time, and the
+   * node counts as verified for the incremental integrity probe.
    */
-  applyNode(node: LedgerNode, fromReservation = false): LedgerNode {
+  applyNode(node: LedgerNode, fromReservation = false, replayed = false): LedgerNode {
     if (node.index !== this.nodes.length) throw new Error(`node ${node.index} does not extend a ledger of ${this.nodes.length} nodes`);
     if (!node.prev.equals(this.head)) throw new Error(`node ${node.index}: prev does not match node ${node.index - 1}`);
-    if (!nodeDigest(node.index, node.prev, node.paeSha256).equals(node.nodeDigest)) throw new Error(`node ${node.index}: digest does not recompute`);
+    if (!replayed && !nodeDigest(node.index, node.prev, node.paeSha256).equals(node.nodeDigest)) throw new Error(`node ${node.index}: digest does not recompute`);
     if (fromReservation && this.reserved > 0) this.reserved--;
-    return this.apply(node);
+    this.apply(node);
+    if (replayed && this.verifiedUpTo === node.index) {
+      this.verifiedUpTo = node.index + 1;
+      this.verifiedDigest = node.nodeDigest;
+    }
+    return node;
   }
 
   private apply(node: LedgerNode): LedgerNode {
