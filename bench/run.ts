@@ -9,6 +9,7 @@ import { environment, printTable, saveReport, startServer, type Server, type Sum
 import { signingBench } from './signing.js';
 import { sseBench } from './sse.js';
 import { ledgerBench } from './ledger.js';
+import { ledgerMemory } from './ledger-memory.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,11 @@ try {
   await Promise.all([koa.stop(), bare.stop(), svc.stop()]);
 }
 if (wanted.length === 0 || wanted.includes('ledger')) (report.scenarios as Record<string, unknown>).ledger = await ledgerBench();
+if (wanted.length === 0 || wanted.includes('ledger-memory')) {
+  const r = ledgerMemory();
+  console.log(`\n## ledger-memory: ${r.nodes} nodes appended in memory mode, ${r.bytesPerNode.toFixed(0)} bytes per node (heap + array buffers after GC${r.gc ? '' : '; run without --expose-gc, figures include garbage'})`);
+  (report.scenarios as Record<string, unknown>)['ledger-memory'] = r;
+}
 if (wanted.length === 0 || wanted.includes('signing')) {
   const rows = await signingBench();
   console.log('\n## signing: signatures per second, in-process, ratio to a plain crypto.sign loop');

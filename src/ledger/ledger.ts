@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { MerkleLog } from './merkle-log.js';
+import { NodeTable } from './node-table.js';
 
 export const NODE_DOMAIN = Buffer.from('svc.khipu.node.v1\n', 'utf8');
 export const ZERO_DIGEST = Buffer.alloc(32);
@@ -45,9 +46,8 @@ export function nodeDigest(index: number, prev: Uint8Array, paeSha256: Uint8Arra
 export type AppendListener = (node: LedgerNode) => void;
 
 export class Ledger {
-  private readonly nodes: LedgerNode[] = [];
+  private readonly nodes = new NodeTable();
   private readonly merkle = new MerkleLog();
-  private readonly byPae = new Map<string, number>();
   private readonly listeners = new Set<AppendListener>();
   /** Slots promised to appends in flight (signing), so the cap is never overshot. */
   private reserved = 0;
@@ -77,7 +77,7 @@ export class Ledger {
 
   /** The digest new nodes link to (zero before genesis). */
   get head(): Buffer {
-    return this.nodes.at(-1)?.nodeDigest ?? ZERO_DIGEST;
+    return this.nodes.length ? this.nodes.digest(this.nodes.length - 1) : ZERO_DIGEST;
   }
 
   /** Sequences and appends one node in memory at once (memory-only callers and tests). */
@@ -85,7 +85,7 @@ export class Ledger {
     if (this.reserved > 0) this.reserved--;
     else if (this.nodes.length >= this.maxNodes) throw new LedgerFullError(this.maxNodes);
     const index = this.nodes.length;
-    const prev = index === 0 ? ZERO_DIGEST : this.nodes[index - 1]!.nodeDigest;
+    const prev = this.head;
     return this.apply({ ...input, simulated: input.simulated ?? false, index, prev, nodeDigest: nodeDigest(index, prev, input.paeSha256) });
   }
 
@@ -112,7 +112,6 @@ export class Ledger {
   private apply(node: LedgerNode): LedgerNode {
     this.nodes.push(node);
     this.merkle.append(node.nodeDigest);
-    this.byPae.set(node.paeSha256.toString('hex'), node.index);
     for (const l of this.listeners) l(node);
     return node;
   }
@@ -123,28 +122,29 @@ export class Ledger {
   }
 
   get(index: number): LedgerNode | undefined {
-    return this.nodes[index];
+    return this.nodes.get(index);
   }
 
   newest(): LedgerNode | undefined {
-    return this.nodes.at(-1);
+    return this.nodes.get(this.nodes.length - 1);
   }
 
   /** The last `n` nodes, oldest first. */
   tail(n: number): LedgerNode[] {
-    return this.nodes.slice(Math.max(0, this.nodes.length - n));
+    const out: LedgerNode[] = [];
+    for (let i = Math.max(0, this.nodes.length - n); i < this.nodes.length; i++) out.push(this.nodes.get(i)!);
+    return out;
   }
 
   indexOfPae(paeSha256Hex: string): number | undefined {
-    return this.byPae.get(paeSha256Hex);
+    return /^[0-9a-f]{64}$/.test(paeSha256Hex) ? this.nodes.indexOfPae(Buffer.from(paeSha256Hex, 'hex')) : undefined;
   }
 
   /** Nodes whose digest starts with `prefix` (hex), at most `limit`. */
   findByDigestPrefix(prefix: string, limit = 2): LedgerNode[] {
     const out: LedgerNode[] = [];
-    for (const n of this.nodes) {
-      if (n.nodeDigest.toString('hex').startsWith(prefix)) out.push(n);
-      if (out.length >= limit) break;
+    for (let i = 0; i < this.nodes.length && out.length < limit; i++) {
+      if (this.nodes.digest(i).toString('hex').startsWith(prefix)) out.push(this.nodes.get(i)!);
     }
     return out;
   }
@@ -172,7 +172,7 @@ export class Ledger {
     }
     let prev = this.verifiedDigest;
     for (let i = this.verifiedUpTo; i < this.nodes.length; i++) {
-      const n = this.nodes[i]!;
+      const n = this.nodes.get(i)!;
       if (!n.prev.equals(prev)) return { verified: false, nodes: this.nodes.length, root: this.root().toString('hex'), reason: `chain broken at node ${i}: prev does not match node ${i - 1}` };
       if (!nodeDigest(i, prev, n.paeSha256).equals(n.nodeDigest)) {
         return { verified: false, nodes: this.nodes.length, root: this.root().toString('hex'), reason: `node ${i}: digest does not recompute` };

@@ -4,10 +4,11 @@
  * proofs O(log² n) — the SSE flight keeps appending, so no request may rehash the whole tree.
  */
 import { EMPTY_ROOT, leafHash, nodeHash, splitPoint } from '../../workers/lib/merkle.js';
+import { HashColumn } from './columns.js';
 
 export class MerkleLog {
-  /** levels[k][j] = MTH of leaves [j·2^k, (j+1)·2^k); level 0 holds the leaf hashes. */
-  private readonly levels: Buffer[][] = [[]];
+  /** levels[k][j] = MTH of leaves [j·2^k, (j+1)·2^k); level 0 holds the leaf hashes (packed). */
+  private readonly levels: HashColumn[] = [new HashColumn()];
   /** The current root, computed once per size (it is read several times per request). */
   private cachedRoot: { size: number; hash: Buffer } | null = null;
 
@@ -22,14 +23,14 @@ export class MerkleLog {
     // a completed pair at level k becomes a node at level k+1
     while (this.levels[k]!.length % 2 === 0) {
       const lvl = this.levels[k]!;
-      h = nodeHash(lvl[lvl.length - 2]!, lvl[lvl.length - 1]!);
+      h = nodeHash(lvl.get(lvl.length - 2), lvl.get(lvl.length - 1));
       k++;
-      (this.levels[k] ??= []).push(h);
+      (this.levels[k] ??= new HashColumn()).push(h);
     }
   }
 
   leaf(index: number): Buffer {
-    return this.levels[0]![index]!;
+    return this.levels[0]!.get(index);
   }
 
   /** MTH(D[lo:hi]) using cached perfect subtrees. */
@@ -38,10 +39,10 @@ export class MerkleLog {
     if (n === 0) return EMPTY_ROOT;
     if ((n & (n - 1)) === 0 && lo % n === 0) {
       const k = Math.log2(n);
-      const cached = this.levels[k]?.[lo / n];
-      if (cached) return cached;
+      const level = this.levels[k];
+      if (level && lo / n < level.length) return level.get(lo / n);
     }
-    if (n === 1) return this.levels[0]![lo]!;
+    if (n === 1) return this.levels[0]!.get(lo);
     const k = splitPoint(n);
     return nodeHash(this.rangeHash(lo, lo + k), this.rangeHash(lo + k, hi));
   }

@@ -14,8 +14,7 @@ interface Acked {
 }
 
 /** `clients` loops posting verdicts until `stop` resolves; every 200 answer is recorded. */
-async function load(base: string, clients: number, stop: Promise<void>): Promise<{ acked: Acked[]; failed: number }> {
-  const acked: Acked[] = [];
+async function load(base: string, clients: number, stop: Promise<void>, acked: Acked[]): Promise<{ acked: Acked[]; failed: number }> {
   let failed = 0;
   let stopped = false;
   void stop.then(() => (stopped = true));
@@ -55,16 +54,17 @@ describe('crash safety (file mode): SIGKILL under load loses nothing acknowledge
     const env = { SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: dir };
     svc = await startService(env);
     const first = svc;
-    const delayMs = 400 + Math.floor(Math.random() * 800);
-    const killed = new Promise<void>((resolve) =>
-      setTimeout(() => {
-        first.child.kill('SIGKILL');
-        resolve();
-      }, delayMs),
-    );
-    const { acked } = await load(first.base, 16, killed);
+    // the kill comes at a random moment once the load is flowing (at least 20 verdicts answered)
+    const acked: Acked[] = [];
+    const delayMs = Math.floor(Math.random() * 600);
+    const killed = (async () => {
+      while (acked.length < 20) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, delayMs));
+      first.child.kill('SIGKILL');
+    })();
+    await load(first.base, 16, killed, acked);
     await new Promise((r) => first.child.once('exit', r));
-    expect(acked.length, `verdicts acknowledged in ${delayMs} ms before SIGKILL`).to.be.greaterThan(20);
+    expect(acked.length, `verdicts acknowledged before SIGKILL (${delayMs} ms after the 20th)`).to.be.greaterThan(20);
 
     svc = await startService(env);
     const { size } = auditLedgerFile(dir);
