@@ -6,6 +6,7 @@
  */
 import { SCENARIOS } from './scenarios.js';
 import { environment, printTable, saveReport, startServer, type Server, type Summary } from './lib.js';
+import { writeReportMarkdown } from './report.js';
 import { signingBench } from './signing.js';
 import { sseBench } from './sse.js';
 import { ledgerBench } from './ledger.js';
@@ -14,7 +15,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const wanted = process.argv.slice(2);
+// --report also writes bench/REPORT.md (committed when performance work lands)
+const writeMarkdown = process.argv.includes('--report');
+const wanted = process.argv.slice(2).filter((a) => a !== '--report');
 const chosen = SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.name));
 
 const koa = await startServer('koa-hello', ['--import', 'tsx', 'bench/servers/koa-hello.ts'], '/hello');
@@ -22,32 +25,33 @@ const bare = await startServer('http-hello', ['--import', 'tsx', 'bench/servers/
 // the service runs from the compiled build, as in production
 // in its own data directory (file mode is the default): never the checkout's ./data
 const svc: Server = await startServer('service', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-')) });
-const report: Record<string, unknown> = { environment: environment(), scenarios: {} };
+const report: { environment: Record<string, unknown>; scenarios: Record<string, unknown> } = { environment: environment(), scenarios: {} };
 try {
   for (const scenario of chosen) {
     const rows: (Summary & { ratio?: number; vs?: string })[] = await scenario.run({ koa, bare, svc });
     printTable(`${scenario.name}: ${scenario.title}`, rows);
-    (report.scenarios as Record<string, unknown>)[scenario.name] = rows;
+    report.scenarios[scenario.name] = rows;
   }
   if (wanted.length === 0 || wanted.includes('sse')) {
     const r = await sseBench(svc);
     console.log(`\n## sse: ${r.viewers} viewers on one stream (generator in this process)`);
     console.log(`events ${r.events}, missed deliveries ${r.missed}, event age at arrival p50 ${r.ageP50Ms} ms / p99 ${r.ageP99Ms} ms, fan-out spread p99 ${r.spreadP99Ms} ms (client side), server fan-out p99 <= ${r.serverFanoutP99Ms} ms, RSS ${r.rssBeforeMb.toFixed(0)} -> ${r.rssAfterMb.toFixed(0)} MB`);
-    (report.scenarios as Record<string, unknown>).sse = r;
+    report.scenarios.sse = r;
   }
 } finally {
   await Promise.all([koa.stop(), bare.stop(), svc.stop()]);
 }
-if (wanted.length === 0 || wanted.includes('ledger')) (report.scenarios as Record<string, unknown>).ledger = await ledgerBench();
+if (wanted.length === 0 || wanted.includes('ledger')) report.scenarios.ledger = await ledgerBench();
 if (wanted.length === 0 || wanted.includes('ledger-memory')) {
   const r = ledgerMemory();
   console.log(`\n## ledger-memory: ${r.nodes} nodes appended in memory mode, ${r.bytesPerNode.toFixed(0)} bytes per node (heap + array buffers after GC${r.gc ? '' : '; run without --expose-gc, figures include garbage'})`);
-  (report.scenarios as Record<string, unknown>)['ledger-memory'] = r;
+  report.scenarios['ledger-memory'] = r;
 }
 if (wanted.length === 0 || wanted.includes('signing')) {
   const rows = await signingBench();
   console.log('\n## signing: signatures per second, in-process, ratio to a plain crypto.sign loop');
   for (const r of rows) console.log(`${r.label.padEnd(52)}${r.sigsPerSec.toFixed(0).padStart(9)} sig/s  ${r.ratio.toFixed(2)}x`);
-  (report.scenarios as Record<string, unknown>).signing = rows;
+  report.scenarios.signing = rows;
 }
 console.log(`\nreport: ${saveReport('bench', report)}`);
+if (writeMarkdown) console.log(`markdown: ${writeReportMarkdown(report)}`);

@@ -1,5 +1,6 @@
 /** Load scenarios. Each returns rows; a ratio compares with a baseline measured in the same run. */
 import { load, warm, type Server, type Summary } from './lib.js';
+import { poolBaseline } from './pool-baseline.js';
 
 export interface Servers {
   koa: Server;
@@ -37,13 +38,21 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'kernels',
-    title: 'a pool kernel at defaults against the koa baseline',
+    title: 'pool kernels at defaults: over HTTP against the same kernel in a bare pool (what the service adds), and the koa baseline',
     async run({ koa, svc }) {
-      await warm(`${svc.base}${KERNEL}`);
-      const k = await load('baseline koa+router hello', { url: `${koa.base}/hello` });
-      const s = await load(`GET ${KERNEL} (defaults)`, { url: `${svc.base}${KERNEL}` });
-      const t = await load('GET /api/svc/v1/ternary/quantize (defaults)', { url: `${svc.base}/api/svc/v1/ternary/quantize` });
-      return [k, ratio(s, k, 'vs koa+router'), ratio(t, k, 'vs koa+router')];
+      const rows: Row[] = [await load('baseline koa+router hello', { url: `${koa.base}/hello` })];
+      for (const [id, path] of [
+        ['ssm/scan', KERNEL],
+        ['ternary/quantize', '/api/svc/v1/ternary/quantize'],
+      ] as const) {
+        await warm(`${svc.base}${path}`);
+        // the effective parameters the route runs with, so the bare pool runs exactly the same task
+        const params = ((await (await fetch(`${svc.base}${path}`)).json()) as { params: Record<string, unknown> }).params;
+        const bare = await poolBaseline(`baseline bare pool ${id} (in-process)`, id, params);
+        const http = await load(`GET ${path} (defaults)`, { url: `${svc.base}${path}` });
+        rows.push(bare, ratio(http, bare, 'vs bare pool'));
+      }
+      return rows;
     },
   },
   {

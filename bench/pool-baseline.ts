@@ -1,0 +1,33 @@
+/**
+ * The pool without HTTP: the same kernel with the same parameters, run by a bare Piscina pool on
+ * the built worker entry with the service's thread count, `connections` tasks kept in flight for
+ * the same duration. A kernel route's req/s divided by this rate is what the service adds (Koa,
+ * validation, headers, metrics, the round trip), not what the kernel costs.
+ */
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { CONNECTIONS, DURATION_S, type Summary } from './lib.js';
+
+export async function poolBaseline(label: string, kernelId: string, params: Record<string, unknown>, threads = availableParallelism()): Promise<Summary> {
+  const pool = new Piscina({ filename: new URL('../dist/workers/host.js', import.meta.url).href, minThreads: threads, maxThreads: threads, concurrentTasksPerWorker: 1 });
+  const task = { kind: 'kernel', id: kernelId, params };
+  // warm every thread the way the service's warm-up request does
+  await Promise.all(Array.from({ length: threads * 4 }, () => pool.run(task)));
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = performance.now() + DURATION_S * 1000;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const r = (await pool.run(task)) as { ok: boolean };
+        if (!r.ok) errors++;
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  await pool.destroy();
+  latencies.sort((a, b) => a - b);
+  const q = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
+  return { label, reqPerSec: latencies.length / DURATION_S, p50: q(0.5), p99: q(0.99), p999: q(0.999), errors, non2xx: 0, timeouts: 0, requests: latencies.length };
+}
