@@ -35,17 +35,23 @@ export class HashColumn {
 /** Variable-length byte strings appended to slabs; `add` returns where they went. */
 export class ByteArena {
   private readonly slabs: Buffer[] = [];
-  private used = SLAB; // forces a first slab
+  private used = 0;
 
-  add(bytes: Uint8Array): { slab: number; offset: number } {
-    if (this.used + bytes.byteLength > SLAB) {
+  /** Stores the byte strings back to back in one slab; returns where the first begins. */
+  add(...parts: Uint8Array[]): { slab: number; offset: number } {
+    let length = 0;
+    for (const p of parts) length += p.byteLength;
+    if (this.used + length > (this.slabs.at(-1)?.length ?? 0)) {
       // a string larger than a slab gets one of its own size
-      this.slabs.push(Buffer.allocUnsafeSlow(Math.max(SLAB, bytes.byteLength)));
+      this.slabs.push(Buffer.allocUnsafeSlow(Math.max(SLAB, length)));
       this.used = 0;
     }
     const at = { slab: this.slabs.length - 1, offset: this.used };
-    this.slabs[at.slab]!.set(bytes, this.used);
-    this.used += bytes.byteLength;
+    const slab = this.slabs[at.slab]!;
+    for (const p of parts) {
+      slab.set(p, this.used);
+      this.used += p.byteLength;
+    }
     return at;
   }
 

@@ -38,9 +38,14 @@ export class LedgerFullError extends Error {
 }
 
 export function nodeDigest(index: number, prev: Uint8Array, paeSha256: Uint8Array): Buffer {
-  const idx = Buffer.alloc(8);
-  idx.writeBigUInt64BE(BigInt(index));
-  return createHash('sha256').update(NODE_DOMAIN).update(idx).update(prev).update(paeSha256).digest();
+  // one buffer, one hash call: this runs for every node of a replay
+  const buf = Buffer.allocUnsafe(NODE_DOMAIN.length + 8 + 64);
+  NODE_DOMAIN.copy(buf, 0);
+  buf.writeUInt32BE(Math.floor(index / 2 ** 32), NODE_DOMAIN.length);
+  buf.writeUInt32BE(index >>> 0, NODE_DOMAIN.length + 4);
+  buf.set(prev, NODE_DOMAIN.length + 8);
+  buf.set(paeSha256, NODE_DOMAIN.length + 40);
+  return createHash('sha256').update(buf).digest();
 }
 
 export type AppendListener = (node: LedgerNode) => void;

@@ -34,7 +34,7 @@ export class NodeTable {
     const i = this.digests.length;
     this.digests.push(n.nodeDigest);
     this.paes.push(n.paeSha256);
-    const at = this.arena.add(Buffer.concat([n.payload, n.sig]));
+    const at = this.arena.add(n.payload, n.sig);
     this.slab.push(at.slab);
     this.offset.push(at.offset);
     this.payloadLen.push(n.payload.length);

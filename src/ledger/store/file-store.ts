@@ -22,6 +22,8 @@ import { sequence, StoreUnavailableError, type AdapterStatus, type LedgerStore, 
 export const FILE_SCHEMA = 'svc.khipu-file/v1';
 export const LEDGER_FILE = 'khipu.jsonl';
 const HEX32 = /^[0-9a-f]{64}$/;
+/** Nodes handed to the signature sweep at a time while parsing goes on. */
+const SWEEP_CHUNK = 4096;
 
 /** One line of the log, the node's fields in a fixed order. */
 interface NodeLine {
@@ -198,24 +200,31 @@ export class FileStore implements LedgerStore {
       this.ready();
       return { nodes: 0, trimmed, corruptAt: null, ms: performance.now() - started };
     }
-    const text = bytes.subarray(0, end).toString('utf8');
-    const lines = text.split('\n');
-    lines.pop(); // after the last newline
+    // line by line straight from the bytes: no copy of the whole file as one string
     let corruptAt: ReplayReport['corruptAt'] = null;
-    const header = safeParse(lines[0]!);
+    let lineEnd = bytes.indexOf(0x0a);
+    const header = safeParse(bytes.toString('utf8', 0, lineEnd));
     if (!header || header.schema !== FILE_SCHEMA) corruptAt = { index: 0, reason: `line 1 is not a ${FILE_SCHEMA} header` };
     const nodes: LedgerNode[] = [];
     let head: Buffer = ZERO_DIGEST;
-    for (let k = 1; k < lines.length && !corruptAt; k++) {
-      const n = parseNodeLine(lines[k]!, k - 1, head);
-      if (typeof n === 'string') corruptAt = { index: k - 1, reason: `node ${k - 1} (line ${k + 1}): ${n}` };
+    // signatures are checked in the pool while this thread goes on parsing
+    const sweeps: Promise<{ index: number; reason: string } | null>[] = [];
+    let swept = 0;
+    for (let start = lineEnd + 1, k = 0; start < end && !corruptAt; start = lineEnd + 1, k++) {
+      lineEnd = bytes.indexOf(0x0a, start);
+      const n = parseNodeLine(bytes.toString('utf8', start, lineEnd), k, head);
+      if (typeof n === 'string') corruptAt = { index: k, reason: `node ${k} (line ${k + 2}): ${n}` };
       else {
         nodes.push(n);
         head = n.nodeDigest;
       }
+      if (nodes.length - swept >= SWEEP_CHUNK) {
+        sweeps.push(opts.verifySignatures(nodes.slice(swept)));
+        swept = nodes.length;
+      }
     }
-    const badSig = await opts.verifySignatures(nodes);
-    if (badSig && (!corruptAt || badSig.index < corruptAt.index)) corruptAt = badSig;
+    if (swept < nodes.length) sweeps.push(opts.verifySignatures(nodes.slice(swept)));
+    for (const badSig of await Promise.all(sweeps)) if (badSig && (!corruptAt || badSig.index < corruptAt.index)) corruptAt = badSig;
     const valid = corruptAt ? nodes.slice(0, corruptAt.index) : nodes;
     for (const n of valid) opts.apply(n);
     if (corruptAt) {
