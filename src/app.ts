@@ -93,7 +93,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
 
   routes.push(...coreRoutes(services), ...kernelRoutes({ pool, metrics }), ...features.flatMap((f) => f.routes), ...docsRoutes(() => routes));
 
-  const app = createKoaApp({ routes, jsonLimitBytes: config.http.jsonLimitBytes, log, metrics, traces: services.traces });
+  const app = createKoaApp({ routes, jsonLimitBytes: config.http.jsonLimitBytes, bodyTimeoutMs: config.guard.bodyTimeoutMs, log, metrics, traces: services.traces });
   // building the app blocks the loop on purpose (schemas, datasets, keys): that is not service delay
   eventLoop.reset();
 

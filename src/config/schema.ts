@@ -4,12 +4,13 @@ import { availableParallelism } from 'node:os';
 import { adsbConfig, type AdsbConfig } from '../adsb/adsb.config.js';
 import { cotConfig, type CotConfig } from '../cot/cot.config.js';
 import { energyConfig, type EnergyConfig } from '../energy/energy.config.js';
+import { guardConfig, type GuardConfig } from '../http/guard.config.js';
 import { ledgerConfig, type LedgerConfig } from '../ledger/ledger.config.js';
 import { streamConfig, type StreamConfig } from '../stream/stream.config.js';
 import type { FeatureConfig } from './feature-config.js';
 
 /** Feature slices: each feature declares its own keys, defaults and env variables next to its code. */
-export const FEATURE_CONFIGS: readonly FeatureConfig[] = [ledgerConfig, streamConfig, adsbConfig, cotConfig, energyConfig];
+export const FEATURE_CONFIGS: readonly FeatureConfig[] = [ledgerConfig, streamConfig, adsbConfig, cotConfig, energyConfig, guardConfig];
 
 export interface Config {
   env: string;
@@ -32,6 +33,7 @@ export interface Config {
   adsb: AdsbConfig;
   cot: CotConfig;
   energy: EnergyConfig;
+  guard: GuardConfig;
 }
 
 export const configSchema = Joi.object<Config>({

@@ -7,12 +7,14 @@ import { mountRoutes, type RouteDef } from './route.js';
 export interface KoaAppOptions extends ContextDeps {
   routes: readonly RouteDef[];
   jsonLimitBytes: number;
+  /** Default 10 s (guard.bodyTimeoutMs). */
+  bodyTimeoutMs?: number;
 }
 
-export function createKoaApp({ routes, jsonLimitBytes, log, metrics, traces }: KoaAppOptions): Koa {
+export function createKoaApp({ routes, jsonLimitBytes, bodyTimeoutMs, log, metrics, traces }: KoaAppOptions): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
-  const staticRoutes = mountRoutes(router, routes, { jsonLimitBytes });
+  const staticRoutes = mountRoutes(router, routes, { jsonLimitBytes, bodyTimeoutMs: bodyTimeoutMs ?? 10_000 });
   app.use(requestContext({ log, metrics, traces }));
   app.use(errorMapper());
   app.use(staticRoutes);
