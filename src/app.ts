@@ -37,6 +37,8 @@ export interface BuiltApp {
   app: Koa;
   services: Services;
   routes: readonly RouteDef[];
+  /** Graceful shutdown, step one: features stop producing and end their streams (flight stopped first). */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -102,6 +104,9 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     app,
     services,
     routes,
+    drain() {
+      for (const f of features) f.drain?.();
+    },
     async close() {
       if (closed) return;
       closed = true;

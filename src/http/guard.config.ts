@@ -24,6 +24,8 @@ export interface GuardConfig {
   writeBurst: number;
   /** Shed requests (503/504) are logged as one summary line per interval, never one line each. */
   shedLogIntervalMs: number;
+  /** The simulated flight pauses once the ledger holds this share of its cap (the rest is for real verdicts). */
+  flightPauseRatio: number;
 }
 
 export const guardConfig: FeatureConfig = {
@@ -37,6 +39,7 @@ export const guardConfig: FeatureConfig = {
     writeRatePerS: Joi.number().min(0).max(100_000).default(20),
     writeBurst: Joi.number().integer().min(1).max(100_000).default(40),
     shedLogIntervalMs: Joi.number().integer().min(100).max(3_600_000).default(10_000),
+    flightPauseRatio: Joi.number().greater(0).max(1).default(0.9),
   }).default(),
   env: {
     SVC_HEADERS_TIMEOUT_MS: 'headersTimeoutMs',
@@ -46,5 +49,6 @@ export const guardConfig: FeatureConfig = {
     SVC_WRITE_TOKENS: 'writeTokens',
     SVC_WRITE_RATE_PER_S: 'writeRatePerS',
     SVC_WRITE_BURST: 'writeBurst',
+    SVC_FLIGHT_PAUSE_RATIO: 'flightPauseRatio',
   },
 };

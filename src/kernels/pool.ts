@@ -73,6 +73,8 @@ interface Job {
 }
 
 const DEFAULT_EXPECTED_MS = 5;
+/** Share of a task's deadline its estimated wait and run may use at admission. */
+const ADMIT_SHARE = 0.8;
 
 export class WorkerPool {
   private readonly pool: Piscina;
@@ -87,6 +89,28 @@ export class WorkerPool {
   private signInFlight = 0;
   /** Moving average of run time per task key (kernel id, task kind). */
   private readonly ewma = new Map<string, number>();
+  private kernelsReady: Promise<void>;
+  private readonly signReady: Promise<void>;
+  private kernelsBooted = false;
+  private signBooted = false;
+
+  /** A thread was replaced (crash or kill): new tasks' deadlines start once its successor has booted. */
+  private rewarm(): void {
+    this.kernelsBooted = false;
+    const ready = this.pool.run({ kind: 'probe' } satisfies Task).then(
+      () => undefined,
+      () => undefined,
+    );
+    this.kernelsReady = ready.then(() => {
+      if (this.kernelsReady === settled) this.kernelsBooted = true;
+    });
+    const settled = this.kernelsReady;
+  }
+
+  /** Resolves once every thread of both lanes has booted. */
+  ready(): Promise<void> {
+    return Promise.all([this.kernelsReady, this.signReady]).then(() => undefined);
+  }
 
   constructor(
     private readonly cfg: Config['pool'],
@@ -102,6 +126,14 @@ export class WorkerPool {
     // kernel threads never hold the signing key: only the signing lane does
     this.pool = new Piscina({ ...common, filename: workerEntry().href, minThreads: threads, maxThreads: threads, workerData: { diagnostics: cfg.diagnostics } });
     this.signPool = new Piscina({ ...common, filename: workerEntry('sign-host').href, minThreads: cfg.signThreads, maxThreads: cfg.signThreads, workerData: { diagnostics: false, signingKey } });
+    // a thread's boot is not a task's run: deadlines start once the lanes have booted
+    const warm = (p: Piscina, task: Task, n: number) => Promise.all(Array.from({ length: n }, () => p.run(task).catch(() => undefined)));
+    this.kernelsReady = warm(this.pool, { kind: 'probe' }, threads).then(() => {
+      this.kernelsBooted = true;
+    });
+    this.signReady = warm(this.signPool, { kind: 'sign', paes: [] }, cfg.signThreads).then(() => {
+      this.signBooted = true;
+    });
     // an error outside a task (e.g. a worker dying between tasks) must never crash the process
     for (const p of [this.pool, this.signPool]) {
       p.on('error', (err: Error) => {
@@ -146,6 +178,7 @@ export class WorkerPool {
 
   async run<T = string>(task: Task, opts: RunOptions = {}): Promise<RunOutcome<T>> {
     if (task.kind === 'sign') return this.runSign<T>(task, opts);
+    if (!this.kernelsBooted) await this.kernelsReady;
     const budget = opts.deadlineMs ?? this.cfg.taskDeadlineMs;
     const key = WorkerPool.keyOf(task);
     const expectedMs = this.expected(key, task);
@@ -153,7 +186,8 @@ export class WorkerPool {
     if (this.running.size >= this.threads) {
       if (this.queue.length >= this.cfg.maxQueue) throw this.shedError(this.estimatedWaitMs(now));
       const waitMs = this.estimatedWaitMs(now);
-      if (waitMs + expectedMs > budget) throw this.shedError(waitMs);
+      // 20 % of the budget is kept for dispatch and scheduling jitter: admitted work should finish
+      if (waitMs + expectedMs > budget * ADMIT_SHARE) throw this.shedError(waitMs);
     }
     if (opts.signal?.aborted) throw Errors.clientClosed();
     return new Promise<RunOutcome<T>>((resolve, reject) => {
@@ -217,7 +251,8 @@ export class WorkerPool {
     else if (kill.aborted) {
       this.killed++;
       this.learn(job.key, elapsed);
-    }
+      this.rewarm();
+    } else if (/worker exited with code/.test((err as Error)?.message ?? '')) this.rewarm();
     this.dispatch();
     if (job.settled) return; // answered already (deadline or disconnect): the result is dropped
     job.settled = true;
@@ -237,6 +272,7 @@ export class WorkerPool {
   /** The signing lane: its own threads, so receipts never queue behind kernels. */
   private async runSign<T>(task: Task, opts: RunOptions): Promise<RunOutcome<T>> {
     if (this.signInFlight >= this.cfg.signThreads + this.cfg.maxQueue) throw this.shedError(0);
+    if (!this.signBooted) await this.signReady;
     const budget = opts.deadlineMs ?? this.cfg.taskDeadlineMs;
     const deadline = AbortSignal.timeout(budget);
     const started = performance.now();
