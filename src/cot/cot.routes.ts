@@ -43,6 +43,7 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
     defineRoute<unknown, unknown, string>({
       method: 'POST',
       path: `${API}/cot/ingest`,
+      write: true,
       summary:
         'Ingest one CoT XML event (application/xml, text/xml or application/cot+xml; UTF-8; at most the XML body limit). No DOCTYPE, ' +
         'one root, depth/element/attribute limits; answers with the parsed event and its schema-shape validation; a valid event becomes a track',

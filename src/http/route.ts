@@ -44,6 +44,8 @@ export interface RouteDef<Q = any, P = any, B = any> {
   metric?: string;
   /** Served HTML: allows same-origin scripts and styles in the CSP. */
   html?: boolean;
+  /** A write (appends, stores or refreshes state): needs the write token when configured, and is rate limited per client. */
+  write?: boolean;
   handler(input: RouteInput<Q, P, B>): unknown;
 }
 

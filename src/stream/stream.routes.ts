@@ -56,6 +56,7 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
     defineRoute({
       method: 'POST',
       path: '/api/svc/v1/edge/3d',
+      write: true,
       summary: 'Evaluate, sign and append a batch of telemetry frames (all or nothing), then return the scene',
       tag: 'stream',
       body: Joi.object({ frames: Joi.array().items(telemetryFrameSchema).min(1).max(maxFrames).required() }),
