@@ -101,7 +101,6 @@ describe('fuzz: every route of the route table (issue 17)', function () {
     expect(runs).to.be.greaterThan(50);
     healthMs.sort((a, b) => a - b);
     const p95 = healthMs[Math.floor(healthMs.length * 0.95)]!;
-    // eslint-disable-next-line no-console
     console.log(`      fuzz: ${runs} requests over ${routes.length} routes; /health p50 ${healthMs[Math.floor(healthMs.length / 2)]!.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${healthMs.at(-1)!.toFixed(1)} ms`);
     // the fuzzing client runs on the same loop and the same two shared cores: the median must meet
     // the 100 ms bound, the tail gets room for the client's own work (a blocking route shows as seconds)
