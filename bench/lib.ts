@@ -64,6 +64,8 @@ export interface LoadOptions {
   method?: 'GET' | 'POST';
   body?: string;
   headers?: Record<string, string>;
+  /** Requests per second across all connections (open-loop pacing); unset = as fast as answered. */
+  overallRate?: number;
 }
 
 export interface Summary {
@@ -76,6 +78,9 @@ export interface Summary {
   non2xx: number;
   timeouts: number;
   requests: number;
+  /** Answers by status code. */
+  status: Record<string, number>;
+  max: number;
 }
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
@@ -89,7 +94,9 @@ export async function load(label: string, opts: LoadOptions): Promise<Summary> {
     method: opts.method ?? 'GET',
     body: opts.body,
     headers: opts.headers,
+    ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
   });
+  const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
   return {
     label,
     reqPerSec: result.requests.average,
@@ -100,6 +107,8 @@ export async function load(label: string, opts: LoadOptions): Promise<Summary> {
     non2xx: result.non2xx,
     timeouts: result.timeouts,
     requests: result.requests.total,
+    status: Object.fromEntries(Object.entries(stats).map(([code, v]) => [code, v.count])),
+    max: result.latency.max,
   };
 }
 

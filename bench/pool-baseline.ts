@@ -15,13 +15,15 @@ export async function poolBaseline(label: string, kernelId: string, params: Reco
   await Promise.all(Array.from({ length: threads * 4 }, () => pool.run(task)));
   const latencies: number[] = [];
   let errors = 0;
+  let ok = 0;
   const end = performance.now() + DURATION_S * 1000;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (performance.now() < end) {
         const t0 = performance.now();
         const r = (await pool.run(task)) as { ok: boolean };
-        if (!r.ok) errors++;
+        if (r.ok) ok++;
+        else errors++;
         latencies.push(performance.now() - t0);
       }
     }),
@@ -29,5 +31,5 @@ export async function poolBaseline(label: string, kernelId: string, params: Reco
   await pool.destroy();
   latencies.sort((a, b) => a - b);
   const q = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
-  return { label, reqPerSec: latencies.length / DURATION_S, p50: q(0.5), p99: q(0.99), p999: q(0.999), errors, non2xx: 0, timeouts: 0, requests: latencies.length };
+  return { label, reqPerSec: latencies.length / DURATION_S, p50: q(0.5), p99: q(0.99), p999: q(0.999), errors, non2xx: 0, timeouts: 0, requests: latencies.length, status: { ok }, max: latencies.at(-1) ?? 0 };
 }

@@ -23,8 +23,9 @@ const chosen = SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.
 const koa = await startServer('koa-hello', ['--import', 'tsx', 'bench/servers/koa-hello.ts'], '/hello');
 const bare = await startServer('http-hello', ['--import', 'tsx', 'bench/servers/http-hello.ts'], '/');
 // the service runs from the compiled build, as in production
-// in its own data directory (file mode is the default): never the checkout's ./data
-const svc: Server = await startServer('service', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-')) });
+// in its own data directory (file mode is the default): never the checkout's ./data; the per-client
+// write limit would turn a one-client load test into 429s: off for the bench
+const svc: Server = await startServer('service', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-')), SVC_WRITE_RATE_PER_S: '0' });
 const report: { environment: Record<string, unknown>; scenarios: Record<string, unknown> } = { environment: environment(), scenarios: {} };
 try {
   for (const scenario of chosen) {

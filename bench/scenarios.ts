@@ -1,5 +1,5 @@
 /** Load scenarios. Each returns rows; a ratio compares with a baseline measured in the same run. */
-import { load, warm, type Server, type Summary } from './lib.js';
+import { DURATION_S, load, warm, type Server, type Summary } from './lib.js';
 import { poolBaseline } from './pool-baseline.js';
 
 export interface Servers {
@@ -79,6 +79,39 @@ export const SCENARIOS: Scenario[] = [
       ]);
       const p99Ratio = busy.p99 / Math.max(idle.p99, 0.001);
       return [idle, { ...busy, ratio: p99Ratio, vs: 'p99 vs idle' }, kernel];
+    },
+  },
+  {
+    name: 'overload',
+    title: 'the worst-case kernel at 4x its capacity: successes kept, the rest shed with 503; /health p99; verdicts during the flood',
+    async run({ svc }) {
+      const heavy = `${svc.base}/api/svc/v1/mla/latent-compress?seq_len=256&n_heads=16&d_head=64&d_latent=256`;
+      await warm(heavy, { connections: 2 });
+      const health = { url: `${svc.base}/api/svc/v1/health`, connections: 4 };
+      const idle = await load('/health, idle (4 connections)', health);
+      // capacity: as many in flight as there are kernel threads, nothing queued
+      const cap = await load('worst-case mla, capacity (2 connections)', { url: heavy, connections: 2 });
+      const capacity = (cap.status['200'] ?? 0) / DURATION_S;
+      const rate = Math.max(1, Math.round(capacity * 4));
+      const [over, busy] = await Promise.all([
+        load(`worst-case mla at 4x capacity (${rate}/s, 200 conn)`, { url: heavy, connections: 200, overallRate: rate }),
+        load('/health during the overload (4 connections)', health),
+      ]);
+      const kept = (over.status['200'] ?? 0) / DURATION_S / Math.max(capacity, 1e-9);
+      const post = { url: `${svc.base}/api/svc/v1/verdict`, method: 'POST' as const, body: FRAME, headers: { 'content-type': 'application/json' }, connections: 4 };
+      const [, verdicts] = await Promise.all([
+        load(`worst-case mla flood (${rate}/s, 200 conn)`, { url: heavy, connections: 200, overallRate: rate }),
+        load('POST /verdict during a kernel flood (4 connections)', post),
+      ]);
+      const describe = (r: Row, extra: string): Row => ({ ...r, label: `${r.label} [${extra}]` });
+      const codes = (r: Summary) => Object.entries(r.status).map(([c, n]) => `${c}:${n}`).join(' ');
+      return [
+        idle,
+        describe(cap, `${capacity.toFixed(1)} ok/s`),
+        describe({ ...over, ratio: kept, vs: 'ok/s vs capacity' }, codes(over)),
+        { ...busy, ratio: busy.p99 / Math.max(idle.p99, 0.001), vs: 'p99 vs idle' },
+        describe({ ...verdicts, ratio: verdicts.max / 1000, vs: 'max latency, s' }, codes(verdicts)),
+      ];
     },
   },
 ];

@@ -4,4 +4,6 @@ import type { RouteDef } from './http/route.js';
 export interface Feature {
   routes: RouteDef[];
   close?(): Promise<void> | void;
+  /** First step of a graceful shutdown, before connections are closed: stop producing, end streams. */
+  drain?(): void;
 }

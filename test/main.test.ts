@@ -2,6 +2,23 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { startService } from './helpers/service-process.js';
+import { connect, type Socket } from 'node:net';
+import { openSse } from './helpers/sse.js';
+
+/** Writes `text` on a raw socket and collects everything until the server closes it. */
+function rawExchange(port: number, text: string, keepOpenMs = 5000): Promise<{ data: string; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const socket: Socket = connect(port, '127.0.0.1');
+    let data = '';
+    socket.on('data', (d) => (data += d.toString()));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve({ data, ms: Date.now() - started }));
+    socket.write(text);
+    setTimeout(() => socket.destroy(), keepOpenMs);
+  });
+}
+
 
 describe('src/main.ts (process entry)', function () {
   this.timeout(30000);
@@ -20,6 +37,38 @@ describe('src/main.ts (process entry)', function () {
     const stopMs = Date.now() - t0;
     expect(stopMs).to.be.below(5000);
     expect(lines.some((l) => l.includes('"msg":"stopped"'))).to.equal(true);
+  });
+
+  it('issue 17 items 7, 13: header timeout, connection cap with a clean 503, and SIGTERM ends streams and exits well inside the timeout', async () => {
+    const { child, base } = await startService({ SVC_HEADERS_TIMEOUT_MS: '600', SVC_MAX_CONNECTIONS: '4', SVC_STREAM_TICK_MS: '100' });
+    const port = Number(new URL(base).port);
+    // item 7: a request head that never completes is answered 408 and closed (not held 60 s)
+    const slow = await rawExchange(port, 'GET /api/svc/v1/health HTTP/1.1\r\nHost: x\r\n', 8000);
+    expect(slow.data).to.match(/^HTTP\/1\.1 408/);
+    expect(slow.ms).to.be.below(4000);
+    // item 7: beyond the cap a new connection gets a 503 with a body, then is closed
+    const holders = await Promise.all(Array.from({ length: 4 }, () => new Promise<Socket>((resolve) => {
+      const s = connect(port, '127.0.0.1', () => resolve(s));
+      s.on('error', () => {});
+    })));
+    await new Promise((r) => setTimeout(r, 100));
+    const refused = await rawExchange(port, 'GET /api/svc/v1/health HTTP/1.1\r\nHost: x\r\n\r\n', 3000);
+    expect(refused.data).to.match(/^HTTP\/1\.1 503/);
+    expect(refused.data).to.match(/Retry-After: 1/);
+    expect(refused.data).to.include('Too many connections');
+    for (const h of holders) h.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    // item 13: a viewer is connected when SIGTERM arrives
+    const viewer = await openSse(`${base}/api/svc/v1/stream/verdicts`);
+    await viewer.waitFor(1, 10_000);
+    const ended = new Promise<void>((resolve) => viewer.res.on('close', () => resolve()));
+    const t0 = Date.now();
+    child.kill('SIGTERM');
+    await ended;
+    expect(viewer.events.at(-1)!.event).to.equal('shutdown');
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(code).to.equal(0);
+    expect(Date.now() - t0).to.be.below(2500); // the shutdown timeout is 4 s: nothing waited for it
   });
 
   it('refuses to start with an invalid setting, naming the key', async () => {

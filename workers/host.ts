@@ -2,15 +2,13 @@
  * The only Piscina entry. Dispatches a task by kind; kernels are pure and synchronous, so the
  * handler never leaves a floating promise behind (lost silently under atomics:'sync').
  */
-import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createPublicKey, verify } from 'node:crypto';
 import { workerData } from 'node:worker_threads';
 import { runKernelTask } from './run-kernel.js';
 import type { Task, TaskResult } from './tasks.js';
 
-const data = (workerData ?? {}) as { diagnostics?: boolean; signingKey?: KeyObject };
+const data = (workerData ?? {}) as { diagnostics?: boolean };
 const diagnostics = Boolean(data.diagnostics);
-// handed over once at pool start (KeyObjects clone across threads); never logged, never returned
-const signingKey = data.signingKey;
 
 function busyWait(ms: number): void {
   const end = performance.now() + ms;
@@ -23,12 +21,9 @@ export default function handle(task: Task): TaskResult<unknown> {
   switch (task.kind) {
     case 'kernel':
       return runKernelTask(task);
-    case 'sign': {
-      if (!signingKey) return { ok: false, error: { code: 'NO_SIGNING_KEY', msg: 'pool started without a signing key' }, stats: { runMs: 0 } };
-      const started = performance.now();
-      const sigs = task.paes.map((p) => sign('sha256', p, signingKey));
-      return { ok: true, value: sigs, stats: { runMs: performance.now() - started } };
-    }
+    case 'sign':
+      // signing runs in its own lane (workers/sign-host.ts); kernel threads never hold the key
+      return { ok: false, error: { code: 'BAD_TASK', msg: 'signing runs in the signing lane' }, stats: { runMs: 0 } };
     case 'verify': {
       const started = performance.now();
       const keys = new Map(Object.entries(task.keys).map(([id, der]) => [id, createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' })]));

@@ -4,12 +4,13 @@ import { availableParallelism } from 'node:os';
 import { adsbConfig, type AdsbConfig } from '../adsb/adsb.config.js';
 import { cotConfig, type CotConfig } from '../cot/cot.config.js';
 import { energyConfig, type EnergyConfig } from '../energy/energy.config.js';
+import { guardConfig, type GuardConfig } from '../http/guard.config.js';
 import { ledgerConfig, type LedgerConfig } from '../ledger/ledger.config.js';
 import { streamConfig, type StreamConfig } from '../stream/stream.config.js';
 import type { FeatureConfig } from './feature-config.js';
 
 /** Feature slices: each feature declares its own keys, defaults and env variables next to its code. */
-export const FEATURE_CONFIGS: readonly FeatureConfig[] = [ledgerConfig, streamConfig, adsbConfig, cotConfig, energyConfig];
+export const FEATURE_CONFIGS: readonly FeatureConfig[] = [ledgerConfig, streamConfig, adsbConfig, cotConfig, energyConfig, guardConfig];
 
 export interface Config {
   env: string;
@@ -26,12 +27,17 @@ export interface Config {
     retryAfterS: number;
     /** Accept test-only fault tasks (spin, exit, throw). Never in production. */
     diagnostics: boolean;
+    /** Threads of the signing lane (a separate pool: kernels never delay receipts). */
+    signThreads: number;
+    /** A running task is terminated this long after its deadline (it is answered 504 at the deadline). */
+    killGraceMs: number;
   };
   ledger: LedgerConfig;
   stream: StreamConfig;
   adsb: AdsbConfig;
   cot: CotConfig;
   energy: EnergyConfig;
+  guard: GuardConfig;
 }
 
 export const configSchema = Joi.object<Config>({
@@ -59,6 +65,8 @@ export const configSchema = Joi.object<Config>({
     maxOldGenerationSizeMb: Joi.number().integer().min(32).max(4096).required(),
     retryAfterS: Joi.number().integer().min(1).max(3600).required(),
     diagnostics: Joi.boolean().required(),
+    signThreads: Joi.number().integer().min(1).max(8).default(1),
+    killGraceMs: Joi.number().integer().min(0).max(600_000).default(1000),
   }).required(),
   ...Object.fromEntries(FEATURE_CONFIGS.map((f) => [f.key, f.schema])),
 }).required();

@@ -23,6 +23,8 @@ export interface CotConfig {
   staleS: number;
   /** Ingested events kept (one per uid); the least recently stored is evicted beyond it. */
   maxStoredTracks: number;
+  /** Total bytes of stored (exported) events; the least recently stored are evicted beyond it. */
+  maxStoredBytes: number;
   limits: CotLimits;
 }
 
@@ -31,6 +33,11 @@ export const cotConfig: FeatureConfig = {
   schema: Joi.object({
     staleS: Joi.number().integer().min(1).max(7 * 86_400).default(120),
     maxStoredTracks: Joi.number().integer().min(1).max(100_000).default(1000),
+    maxStoredBytes: Joi.number()
+      .integer()
+      .min(64 * 1024)
+      .max(1024 * 1024 * 1024)
+      .default(4 * 1024 * 1024),
     limits: Joi.object({
       maxDepth: Joi.number().integer().min(3).max(256).default(16),
       maxElements: Joi.number().integer().min(3).max(100_000).default(512),
@@ -41,5 +48,5 @@ export const cotConfig: FeatureConfig = {
       maxUidLen: Joi.number().integer().min(1).max(4096).default(256),
     }).default(),
   }).default(),
-  env: { SVC_COT_STALE_S: 'staleS', SVC_COT_MAX_TRACKS: 'maxStoredTracks' },
+  env: { SVC_COT_STALE_S: 'staleS', SVC_COT_MAX_TRACKS: 'maxStoredTracks', SVC_COT_MAX_STORED_BYTES: 'maxStoredBytes' },
 };

@@ -2,7 +2,7 @@
 import Joi from 'joi';
 import { Errors } from '../http/errors.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { serialiseEvent, serialiseEvents } from './export.js';
+import { Readable } from 'node:stream';
 import { API, type CotService } from './service.js';
 import { statusDocument } from './status.js';
 
@@ -20,27 +20,30 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
       produces: 'application/xml',
       handler({ ctx }) {
         ctx.type = XML;
-        return serialiseEvents(cot.entries().map((e) => e.event));
+        ctx.set('Cache-Control', 'no-store');
+        // streamed piece by piece: the document is never built as one string on the main thread
+        return Readable.from(cot.exportChunks(), { objectMode: false, highWaterMark: 64 * 1024 });
       },
     }),
     defineRoute<unknown, { track_id: string }>({
       method: 'GET',
       path: `${API}/cot/export/:track_id`,
-      summary: 'CoT 2.0 XML <event> for one track: a sample track id (e.g. mar-001) or the uid of an ingested event',
+      summary: 'CoT 2.0 XML <event> for one track: a sample track id (e.g. mar-001) or the uid the export prints for it (svc-track-mar-001), or the uid of an ingested event',
       tag: 'cot',
       params: Joi.object({ track_id: Joi.string().min(1).max(maxUidLen).required() }),
       produces: 'application/xml',
       errors: [404],
       handler({ params, ctx }) {
-        const entry = cot.entries().find((e) => e.trackId === params.track_id);
-        if (!entry) throw Errors.itemNotFound('track', params.track_id);
+        const xml = cot.exportOne(params.track_id);
+        if (xml === null) throw Errors.itemNotFound('track', params.track_id);
         ctx.type = XML;
-        return serialiseEvent(entry.event);
+        return xml;
       },
     }),
     defineRoute<unknown, unknown, string>({
       method: 'POST',
       path: `${API}/cot/ingest`,
+      write: true,
       summary:
         'Ingest one CoT XML event (application/xml, text/xml or application/cot+xml; UTF-8; at most the XML body limit). No DOCTYPE, ' +
         'one root, depth/element/attribute limits; answers with the parsed event and its schema-shape validation; a valid event becomes a track',

@@ -58,8 +58,11 @@ const significant = (n: XmlNode) => isElement(n) || /[^ \t\n\r]/.test(n.text);
 
 /** The stored event as received (layout whitespace dropped), stamped in `_flow-tags_` as CoT relays do. */
 export function ingestedEvent(s: StoredEvent, nowMs: number): XmlElement {
-  const stamp = new Date(nowMs).toISOString();
-  const ev = s.event;
+  return stampedEvent(s.event, new Date(nowMs).toISOString());
+}
+
+/** The stored event with `stamp` as its `_flow-tags_` svc value (a marker lets the export cache the rest). */
+export function stampedEvent(ev: XmlElement, stamp: string): XmlElement {
   const children = ev.children.filter(isElement).map((c) => {
     if (!(c.uri === '' && c.local === 'detail')) return c;
     let stamped = false;
@@ -90,6 +93,16 @@ function append(parent: XMLBuilder, e: XmlElement): void {
 }
 
 const declaration = () => create({ version: '1.0', encoding: 'UTF-8', standalone: true });
+
+/** What `declaration()` writes first, so fragments can be concatenated into one document. */
+export const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
+
+/** One `<event>` without the XML declaration: a fragment of the multi-event document. */
+export function serialiseFragment(e: XmlElement): string {
+  const doc = serialiseEvent(e);
+  if (!doc.startsWith(XML_DECLARATION)) throw new Error('unexpected XML declaration from xmlbuilder2');
+  return doc.slice(XML_DECLARATION.length);
+}
 
 /** One bare `<event>` document. */
 export function serialiseEvent(e: XmlElement): string {

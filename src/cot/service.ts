@@ -7,8 +7,9 @@
 import { Errors, type ValidationIssue } from '../http/errors.js';
 import type { Services } from '../services.js';
 import type { CotConfig } from './cot.config.js';
-import { ingestedEvent, serialiseEvent, trackEvent, UID_PREFIX, type ExportEntry } from './export.js';
-import { IngestStore, type StoreResult } from './store.js';
+import { randomBytes } from 'node:crypto';
+import { ingestedEvent, serialiseEvent, serialiseFragment, stampedEvent, trackEvent, UID_PREFIX, XML_DECLARATION, type ExportEntry } from './export.js';
+import { IngestStore, type StoredEvent, type StoreResult } from './store.js';
 import { allTracks } from './tracks.js';
 import { validateCot, type CotIssue, type CotValidation } from './validate.js';
 import { isElement, parseXml, XmlRejection, XMLNS_URI, type XmlElement } from './xml.js';
@@ -50,7 +51,59 @@ export class CotService {
     private readonly cfg: Readonly<CotConfig>,
     private readonly now: () => number = Date.now,
   ) {
-    this.store = new IngestStore(cfg.maxStoredTracks);
+    this.store = new IngestStore(cfg.maxStoredTracks, cfg.maxStoredBytes);
+  }
+
+  /** Unguessable per process: marks where the export time goes in a cached event. */
+  private readonly marker = `svc-stamp-${randomBytes(12).toString('hex')}`;
+
+  private sampleEvent(t: ReturnType<typeof allTracks>[number], nowMs: number): string {
+    return serialiseFragment(trackEvent(t, nowMs, this.cfg.staleS));
+  }
+
+  /**
+   * The export document in pieces, for a streamed response: sample tracks are serialised per
+   * request (a handful), stored events are copied from the form cached at ingest. The store's byte
+   * budget bounds the total, and no piece needs more than a copy.
+   */
+  *exportChunks(nowMs = this.now()): Generator<string> {
+    const stamp = new Date(nowMs).toISOString();
+    yield `${XML_DECLARATION}<events>`;
+    for (const t of allTracks(this.s)) yield this.sampleEvent(t, nowMs);
+    for (const e of this.store.values()) yield this.storedFragment(e, stamp, nowMs);
+    yield '</events>';
+  }
+
+  private storedFragment(e: StoredEvent, stamp: string, nowMs: number): string {
+    return e.exported ? e.exported.head + stamp + e.exported.tail : serialiseFragment(ingestedEvent(e, nowMs));
+  }
+
+  /**
+   * One `<event>` document: a sample track by its id or by the uid the export prints for it
+   * (`svc-track-<id>`), or an ingested event by its uid. A map lookup, never the whole export.
+   */
+  exportOne(id: string, nowMs = this.now()): string | null {
+    const sampleId = id.startsWith(UID_PREFIX) ? id.slice(UID_PREFIX.length) : id;
+    const track = allTracks(this.s).find((t) => t.id === sampleId);
+    if (track) return XML_DECLARATION + this.sampleEvent(track, nowMs);
+    const stored = this.store.get(id);
+    return stored ? XML_DECLARATION + this.storedFragment(stored, new Date(nowMs).toISOString(), nowMs) : null;
+  }
+
+  /** Serialises an ingested event once, split around the export stamp; checks the exported form once. */
+  private cacheExport(root: XmlElement, nowMs: number): { exported: NonNullable<StoredEvent['exported']>; bytes: number } {
+    const fragment = serialiseFragment(stampedEvent(root, this.marker));
+    const at = fragment.indexOf(this.marker);
+    const head = fragment.slice(0, at);
+    const tail = fragment.slice(at + this.marker.length);
+    const stamp = new Date(nowMs).toISOString();
+    let valid: boolean;
+    try {
+      valid = validateCot(parseXml(XML_DECLARATION + head + stamp + tail, this.cfg.limits), nowMs).valid;
+    } catch {
+      valid = false;
+    }
+    return { exported: { head, tail, valid }, bytes: Buffer.byteLength(head) + Buffer.byteLength(tail) + stamp.length };
   }
 
   /** Built once per request, so the single and multi exports are byte-identical for one clock. */
@@ -64,15 +117,17 @@ export class CotService {
     return allTracks(this.s).length + this.store.size;
   }
 
+  /** Sample tracks are checked per call (a handful); stored events were checked once, at ingest. */
   tracksCotValid(): number {
     const nowMs = this.now();
-    return this.entries(nowMs).filter((e) => {
+    const samples = allTracks(this.s).filter((t) => {
       try {
-        return validateCot(parseXml(serialiseEvent(e.event), this.cfg.limits), nowMs).valid;
+        return validateCot(parseXml(serialiseEvent(trackEvent(t, nowMs, this.cfg.staleS)), this.cfg.limits), nowMs).valid;
       } catch {
         return false;
       }
     }).length;
+    return samples + this.store.valid;
   }
 
   /** Parse, validate and store one event; throws AppError (415/422) without storing anything. */
@@ -89,8 +144,7 @@ export class CotService {
     const validation: CotValidation = validateCot(root, nowMs);
     if (!validation.valid) throw Errors.validation(cotIssues(validation.errors));
     const a = attrMap(root);
-    const neverValid = validation.warnings.find((w) => w.code === 'start_after_stale');
-    if (neverValid) throw Errors.validation(cotIssues([neverValid]));
+    // `start` after `stale` is a warning like every other staleness observation (README), not a refusal
     const uid = a.uid!;
     const { maxUidLen } = this.cfg.limits;
     if (uid.length > maxUidLen) throw Errors.validation([bodyIssue('xml_limit_exceeded', `uid is longer than ${maxUidLen} characters`, { limit: 'maxUidLen', max: maxUidLen })]);
@@ -98,7 +152,7 @@ export class CotService {
       throw Errors.validation([{ type: 'cot_uid_reserved', loc: ['body', 'event', '@uid'], msg: `uids starting with '${UID_PREFIX}' name this service's own tracks`, input: uid }]);
     }
 
-    const result: StoreResult = this.store.put({ uid, timeMs: dateTimeMs(a.time!), event: root, storedAt: new Date(nowMs).toISOString() });
+    const result: StoreResult = this.store.put({ uid, timeMs: dateTimeMs(a.time!), event: root, storedAt: new Date(nowMs).toISOString(), ...this.cacheExport(root, nowMs) });
     const point = root.children.find((c) => isElement(c) && c.local === 'point') as XmlElement;
     const detail = root.children.find((c) => isElement(c) && c.local === 'detail') as XmlElement | undefined;
     const detailKids = detail?.children.filter(isElement) ?? [];

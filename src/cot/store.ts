@@ -12,17 +12,49 @@ export interface StoredEvent {
   /** The parsed `<event>` element, kept whole so the export can round-trip it. */
   event: XmlElement;
   storedAt: string;
+  /** The exported form, serialised once at ingest around the `_flow-tags_` stamp (export is then a copy). */
+  exported?: { head: string; tail: string; valid: boolean };
+  /** UTF-8 bytes of the exported form: counted against the store's byte budget. */
+  bytes?: number;
 }
 
 export type StoreResult = { stored: true; reason: 'new' | 'replaced_older'; evicted: string | null } | { stored: false; reason: 'not_newer_than_stored'; evicted: null };
 
 export class IngestStore {
   private readonly byUid = new Map<string, StoredEvent>();
+  private totalBytes = 0;
+  private validCount = 0;
 
-  constructor(readonly max: number) {}
+  /** `maxBytes` bounds the stored events' total size: heavy events evict old ones, so export and status stay bounded. */
+  constructor(
+    readonly max: number,
+    readonly maxBytes = Number.POSITIVE_INFINITY,
+  ) {}
 
   get size(): number {
     return this.byUid.size;
+  }
+
+  /** Bytes of the stored events' exported forms. */
+  get bytes(): number {
+    return this.totalBytes;
+  }
+
+  /** Stored events whose exported form is CoT-valid (kept up to date on every put and eviction). */
+  get valid(): number {
+    return this.validCount;
+  }
+
+  private remove(uid: string): void {
+    const e = this.byUid.get(uid);
+    if (!e) return;
+    this.byUid.delete(uid);
+    this.totalBytes -= e.bytes ?? 0;
+    if (e.exported?.valid) this.validCount--;
+  }
+
+  values(): IterableIterator<StoredEvent> {
+    return this.byUid.values();
   }
 
   get(uid: string): StoredEvent | undefined {
@@ -39,12 +71,16 @@ export class IngestStore {
       return { stored: false, reason: 'not_newer_than_stored', evicted: null };
     }
     let evicted: string | null = null;
-    if (prior) this.byUid.delete(ev.uid);
-    else if (this.byUid.size >= this.max) {
-      evicted = this.byUid.keys().next().value ?? null;
-      if (evicted !== null) this.byUid.delete(evicted);
+    if (prior) this.remove(ev.uid);
+    const bytes = ev.bytes ?? 0;
+    while (this.byUid.size > 0 && (this.byUid.size >= this.max || this.totalBytes + bytes > this.maxBytes)) {
+      const oldest = this.byUid.keys().next().value!;
+      evicted ??= oldest;
+      this.remove(oldest);
     }
     this.byUid.set(ev.uid, ev);
+    this.totalBytes += bytes;
+    if (ev.exported?.valid) this.validCount++;
     return { stored: true, reason: prior ? 'replaced_older' : 'new', evicted };
   }
 }

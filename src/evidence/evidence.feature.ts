@@ -191,6 +191,7 @@ export function evidenceFeature(s: Services): Feature {
       defineRoute({
         method: 'GET',
         path: `${API}/evidence/research/refresh`,
+        write: true,
         summary: 'Re-check every evidence claim now (single-flight, bounded; never touches the ledger) and return the new index',
         tag: 'evidence',
         async handler({ ctx }) {
@@ -264,6 +265,7 @@ export function evidenceFeature(s: Services): Feature {
       defineRoute({
         method: 'GET',
         path: `${API}/readiness/refresh`,
+        write: true,
         summary: 'Re-run every readiness section now (single-flight, read-only probes) and return the new index',
         tag: 'evidence',
         async handler({ ctx }) {

@@ -11,11 +11,58 @@ export interface ValidationIssue {
   ctx?: Record<string, unknown>;
 }
 
+/** At most this many issues are reported per request part (the body says how many were left out). */
+export const MAX_ISSUES = 32;
+/** Echoed inputs are cut to these bounds, so an error body stays small whatever was sent. */
+const INPUT_MAX_STRING = 256;
+const INPUT_MAX_ITEMS = 8;
+const INPUT_MAX_DEPTH = 3;
+
+/** A bounded copy of an echoed input: long strings cut, arrays and objects shortened, depth capped. */
+export function boundInput(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.length > INPUT_MAX_STRING ? `${value.slice(0, INPUT_MAX_STRING)}…` : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= INPUT_MAX_DEPTH) return Array.isArray(value) ? `[array of ${value.length}]` : '{object}';
+  if (Array.isArray(value)) {
+    const head = value.slice(0, INPUT_MAX_ITEMS).map((v) => boundInput(v, depth + 1));
+    if (value.length > INPUT_MAX_ITEMS) head.push(`… ${value.length - INPUT_MAX_ITEMS} more`);
+    return head;
+  }
+  const out: Record<string, unknown> = {};
+  const keys = Object.keys(value);
+  for (const k of keys.slice(0, INPUT_MAX_ITEMS)) out[k.length > INPUT_MAX_STRING ? `${k.slice(0, INPUT_MAX_STRING)}…` : k] = boundInput((value as Record<string, unknown>)[k], depth + 1);
+  if (keys.length > INPUT_MAX_ITEMS) out['…'] = `${keys.length - INPUT_MAX_ITEMS} more keys`;
+  return out;
+}
+
+/** Bounds a list of issues: at most MAX_ISSUES, each input bounded; a final issue counts the rest. */
+export function boundIssues(issues: ValidationIssue[]): ValidationIssue[] {
+  const real = issues.filter((i) => i.type !== 'too_many_errors');
+  let hidden = issues.filter((i) => i.type === 'too_many_errors').reduce((n, i) => n + Number(i.ctx?.total ?? 0) - Number(i.ctx?.shown ?? 0), 0);
+  const kept = real.slice(0, MAX_ISSUES).map((i) => ({ ...i, input: boundInput(i.input) }));
+  hidden += real.length - kept.length;
+  if (hidden > 0) kept.push(tooMany(kept.length, kept.length + hidden));
+  return kept;
+}
+
+export const tooMany = (shown: number, total: number): ValidationIssue => ({
+  type: 'too_many_errors',
+  loc: [],
+  msg: `${total - shown} more issues not shown`,
+  input: null,
+  ctx: { shown, total },
+});
+
+
 export type ErrorCode =
   | 'NOT_FOUND'
   | 'ITEM_NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'VALIDATION'
+  | 'BAD_REQUEST'
+  | 'REQUEST_TIMEOUT'
+  | 'UNAUTHORIZED'
+  | 'RATE_LIMITED'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'QUEUE_FULL'
@@ -47,7 +94,8 @@ export const Errors = {
   notFound: () => new AppError('NOT_FOUND', 404, 'Not Found'),
   itemNotFound: (kind: string, id: string) => new AppError('ITEM_NOT_FOUND', 404, `${kind} '${id}' not found`),
   methodNotAllowed: (allow: string) => new AppError('METHOD_NOT_ALLOWED', 405, 'Method Not Allowed', { Allow: allow }),
-  validation: (issues: ValidationIssue[]) => new AppError('VALIDATION', 422, issues),
+  validation: (issues: ValidationIssue[]) => new AppError('VALIDATION', 422, boundIssues(issues)),
+  badRequest: (detail: string) => new AppError('BAD_REQUEST', 400, detail),
   payloadTooLarge: (limitBytes: number) => new AppError('PAYLOAD_TOO_LARGE', 413, `Request body too large: the limit is ${limitBytes} bytes`),
   unsupportedMediaType: (got: string, allowed: readonly string[]) =>
     new AppError('UNSUPPORTED_MEDIA_TYPE', 415, `Unsupported media type '${got || 'none'}': send ${allowed.join(', ')}`),

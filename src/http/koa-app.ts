@@ -1,20 +1,27 @@
 /** The Koa application around a route table: middleware chain, router, 404/405 handling. */
 import Koa from 'koa';
 import Router from '@koa/router';
-import { errorMapper, requestContext, type ContextDeps } from './middleware.js';
+import { errorMapper, requestContext, ShedSummary, type ContextDeps } from './middleware.js';
 import { mountRoutes, type RouteDef } from './route.js';
 
 export interface KoaAppOptions extends ContextDeps {
   routes: readonly RouteDef[];
   jsonLimitBytes: number;
+  /** Default 10 s (guard.bodyTimeoutMs). */
+  bodyTimeoutMs?: number;
+  /** Default 10 s (guard.shedLogIntervalMs). */
+  shedLogIntervalMs?: number;
+  /** Runs before the routes (e.g. the write guard). */
+  before?: readonly Koa.Middleware[];
 }
 
-export function createKoaApp({ routes, jsonLimitBytes, log, metrics, traces }: KoaAppOptions): Koa {
+export function createKoaApp({ routes, jsonLimitBytes, bodyTimeoutMs, shedLogIntervalMs, before = [], log, metrics, traces }: KoaAppOptions): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
-  const staticRoutes = mountRoutes(router, routes, { jsonLimitBytes });
+  const staticRoutes = mountRoutes(router, routes, { jsonLimitBytes, bodyTimeoutMs: bodyTimeoutMs ?? 10_000 });
   app.use(requestContext({ log, metrics, traces }));
-  app.use(errorMapper());
+  app.use(errorMapper({ metrics, shed: new ShedSummary(log, shedLogIntervalMs ?? 10_000) }));
+  for (const m of before) app.use(m);
   app.use(staticRoutes);
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -48,7 +48,8 @@ export function requestContext({ log, metrics, traces }: ContextDeps) {
       const status = ctx.status;
       metrics.recordRequest(ctx.method, route, status, ms / 1000);
       traces.push({ traceparent: trace.traceparent, at: new Date(arrivedAt).toISOString(), method: ctx.method, route, status, ms: Math.round(ms * 1000) / 1000 });
-      const level = status >= 500 ? 'warn' : 'info';
+      // a shed request is expected under load: counted and summarised, never one warn line each
+      const level = status >= 500 && !ctx.state.shed ? 'warn' : 'info';
       if (log.isLevelEnabled(level)) {
         log[level]({ reqId, traceId: trace.traceId, method: ctx.method, route, path: ctx.path, status, ms: Math.round(ms * 1000) / 1000 }, 'request');
       }
@@ -63,7 +64,49 @@ function send(ctx: Context, err: AppError): void {
   ctx.body = err.body;
 }
 
-export function errorMapper() {
+/** Codes that mean "shed under load", not "broken": counted, and logged as one summary per interval. */
+const SHED_CODES = new Set(['QUEUE_FULL', 'CAPACITY', 'DEADLINE', 'RATE_LIMITED']);
+
+/** Shed requests per code and route, logged once per interval as one line (issue 17 item 10). */
+export class ShedSummary {
+  private counts = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly intervalMs: number,
+  ) {}
+
+  note(code: string, route: string): void {
+    const key = `${code} ${route}`;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), this.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.counts.size === 0) return;
+    const shed: Record<string, number> = {};
+    let total = 0;
+    for (const [k, n] of this.counts) {
+      shed[k] = n;
+      total += n;
+    }
+    this.counts = new Map();
+    this.log.warn({ shed, total, intervalMs: this.intervalMs }, 'requests shed');
+  }
+}
+
+export interface ErrorMapperDeps {
+  metrics?: Metrics;
+  shed?: ShedSummary;
+}
+
+export function errorMapper({ metrics, shed }: ErrorMapperDeps = {}) {
   return async function errorMapperMiddleware(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
@@ -72,7 +115,11 @@ export function errorMapper() {
       else if (ctx.status === 404 && ctx.body == null) send(ctx, Errors.notFound());
     } catch (err) {
       const appErr = err instanceof AppError ? err : Errors.internal(err);
-      if (appErr.status >= 500) {
+      if (SHED_CODES.has(appErr.code)) {
+        ctx.state.shed = true;
+        metrics?.shed.inc({ code: appErr.code });
+        shed?.note(appErr.code, ctx._matchedRoute ? String(ctx._matchedRoute) : 'unmatched');
+      } else if (appErr.status >= 500) {
         // logged once, with the request id; the body never carries internals
         (ctx.state.log as Logger).error({ err: appErr.cause ?? err, code: appErr.code }, 'request failed');
       }

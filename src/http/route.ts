@@ -5,9 +5,9 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { ObjectSchema } from 'joi';
-import { AppError, Errors, type ValidationIssue } from './errors.js';
+import { Errors, type ValidationIssue } from './errors.js';
+import { parseJsonBody, readBody, utf8Text } from './body.js';
 import { throwIfIssues, validatePart } from './validation.js';
 import type { Logger } from '../observability/logger.js';
 
@@ -44,6 +44,8 @@ export interface RouteDef<Q = any, P = any, B = any> {
   metric?: string;
   /** Served HTML: allows same-origin scripts and styles in the CSP. */
   html?: boolean;
+  /** A write (appends, stores or refreshes state): needs the write token when configured, and is rate limited per client. */
+  write?: boolean;
   handler(input: RouteInput<Q, P, B>): unknown;
 }
 
@@ -53,30 +55,8 @@ export function defineRoute<Q = any, P = any, B = any>(def: RouteDef<Q, P, B>): 
 
 export interface MountOptions {
   jsonLimitBytes: number;
-}
-
-function bodyParser(def: RouteDef, opts: MountOptions) {
-  if (def.body === 'text') {
-    return koaBody({
-      json: false,
-      urlencoded: false,
-      multipart: false,
-      text: true,
-      textTypes: [...(def.bodyTypes ?? ['text/plain'])],
-      textLimit: def.bodyLimitBytes ?? opts.jsonLimitBytes,
-      parsedMethods: [HttpMethodEnum.POST],
-      includeUnparsed: false,
-    });
-  }
-  return koaBody({
-    json: true,
-    jsonStrict: true,
-    jsonLimit: def.bodyLimitBytes ?? opts.jsonLimitBytes,
-    urlencoded: false,
-    multipart: false,
-    text: false,
-    parsedMethods: [HttpMethodEnum.POST],
-  });
+  /** Longest a request body may take to arrive (408 after). */
+  bodyTimeoutMs: number;
 }
 
 function hasBody(ctx: Context): boolean {
@@ -84,44 +64,21 @@ function hasBody(ctx: Context): boolean {
   return (len !== '' && len !== '0') || ctx.get('transfer-encoding') !== '';
 }
 
-/** koa-body / raw-body failures → our error kinds (413, invalid JSON as a 422 json_invalid). */
-function bodyError(err: unknown, def: RouteDef, opts: MountOptions): AppError {
-  const e = err as { status?: number; statusCode?: number; type?: string; message?: string };
-  const status = e.status ?? e.statusCode;
-  if (status === 413 || e.type === 'entity.too.large') return Errors.payloadTooLarge(def.bodyLimitBytes ?? opts.jsonLimitBytes);
-  if (status === 400 || e.type === 'entity.parse.failed') {
-    const pos = /position (\d+)/.exec(e.message ?? '')?.[1];
-    const issue: ValidationIssue = {
-      type: 'json_invalid',
-      loc: ['body', pos ? Number(pos) : 0],
-      msg: 'JSON decode error',
-      input: {},
-      ctx: { error: (e.message ?? 'invalid JSON').replace(/^.*?:\s*/, '') },
-    };
-    return Errors.validation([issue]);
-  }
-  if (status === 415) return Errors.unsupportedMediaType('', def.bodyTypes ?? ['application/json']);
-  return Errors.internal(err);
-}
-
 type Handler = (ctx: Context) => Promise<void>;
 
 /** Compiles one declaration into a Koa handler: body parsing, validation, abort signal, result. */
 function compile(def: RouteDef, opts: MountOptions): Handler {
-  const parser = def.body ? bodyParser(def, opts) : null;
   const accepted = def.bodyTypes ?? (def.body === 'text' ? ['text/plain'] : ['application/json']);
+  const limits = { limitBytes: def.bodyLimitBytes ?? opts.jsonLimitBytes, timeoutMs: opts.bodyTimeoutMs };
   const handler = async (ctx: Context): Promise<void> => {
     let body: unknown;
-    if (parser) {
-      if (hasBody(ctx)) {
-        if (!ctx.is(...accepted)) throw Errors.unsupportedMediaType(ctx.get('content-type'), accepted);
-        try {
-          await parser(ctx as never, async () => {});
-        } catch (err) {
-          throw bodyError(err, def, opts);
-        }
-        body = (ctx.request as unknown as { body?: unknown }).body;
+    if (def.body && ctx.method === 'POST' && hasBody(ctx)) {
+      if (!ctx.is(...accepted)) {
+        ctx.set('Connection', 'close'); // the unread body stays on the socket
+        throw Errors.unsupportedMediaType(ctx.get('content-type'), accepted);
       }
+      const bytes = await readBody(ctx, limits);
+      body = def.body === 'text' ? utf8Text(bytes) : parseJsonBody(bytes);
     }
     const issues: ValidationIssue[] = [];
     const params = validatePart(def.params, 'path', ctx.params ?? {});

@@ -3,7 +3,7 @@
  * FastAPI clients already parse: `{type, loc, msg, input, ctx?}`, every error of a request at once.
  */
 import type { ObjectSchema, ValidationError, ValidationErrorItem } from 'joi';
-import { Errors, type ValidationIssue } from './errors.js';
+import { Errors, MAX_ISSUES, tooMany, type ValidationIssue } from './errors.js';
 
 export type Source = 'query' | 'path' | 'body';
 
@@ -116,7 +116,47 @@ function translate(d: ValidationErrorItem, schema: ObjectSchema | undefined, sou
 }
 
 export function joiToIssues(error: ValidationError, schema: ObjectSchema | undefined, source: Source, raw: unknown, prefix: (string | number)[] = []): ValidationIssue[] {
-  return error.details.map((d) => translate(d, schema, source, raw, prefix));
+  return error.details.slice(0, MAX_ISSUES).map((d) => translate(d, schema, source, raw, prefix));
+}
+
+type DescribedArray = Described & { flags?: Record<string, unknown> };
+
+const arrayLimitCache = new WeakMap<ObjectSchema, { path: string[]; max: number }[]>();
+
+/** Array `max` rules reachable through object keys only (no array items): checked before joi walks the items. */
+function arrayLimits(schema: ObjectSchema): { path: string[]; max: number }[] {
+  let found = arrayLimitCache.get(schema);
+  if (found) return found;
+  found = [];
+  const walk = (node: DescribedArray | undefined, path: string[]): void => {
+    if (!node) return;
+    if (node.type === 'array') {
+      const rule = (node.rules as { name: string; args?: { limit?: number } }[] | undefined)?.find((r) => r.name === 'max');
+      if (typeof rule?.args?.limit === 'number') found!.push({ path, max: rule.args.limit });
+    }
+    for (const [k, child] of Object.entries(node.keys ?? {})) walk(child, [...path, k]);
+  };
+  walk(schema.describe() as DescribedArray, []);
+  arrayLimitCache.set(schema, found);
+  return found;
+}
+
+/** Arrays over their maximum, found without validating a single item. */
+function oversizedArrays(schema: ObjectSchema, source: Source, raw: unknown, prefix: (string | number)[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const { path, max } of arrayLimits(schema)) {
+    const value = rawAt(raw, path);
+    if (Array.isArray(value) && value.length > max) {
+      issues.push({
+        type: 'too_long',
+        loc: [source, ...prefix, ...path],
+        msg: `List should have at most ${plural(max, 'item')} after validation, not ${value.length}`,
+        input: value,
+        ctx: { field_type: 'List', max_length: max, actual_length: value.length },
+      });
+    }
+  }
+  return issues;
 }
 
 /** Validates one request part; returns the converted value or the issues found. */
@@ -127,8 +167,22 @@ export function validatePart<T>(
   prefix: (string | number)[] = [],
 ): { value: T; issues: ValidationIssue[] } {
   if (!schema) return { value: raw as T, issues: [] };
-  const { value, error } = schema.validate(raw, { abortEarly: false, convert: true, allowUnknown: false, errors: { label: false } });
-  return { value: value as T, issues: error ? joiToIssues(error, schema, source, raw, prefix) : [] };
+  // a list far over its limit is refused before joi visits (and reports) every item
+  const oversized = oversizedArrays(schema, source, raw, prefix);
+  if (oversized.length) return { value: raw as T, issues: oversized };
+  // JSON bodies carry types: a number sent as a string is a wrong type (422), not converted.
+  // Query and path values are strings by nature and are parsed by the schema's own types.
+  const convert = source !== 'body';
+  const { value, error } = schema.validate(raw, { abortEarly: false, convert, allowUnknown: false, errors: { label: false } });
+  const issues = error ? joiToIssues(error, schema, source, raw, prefix) : [];
+  // joi skips a `__proto__` key silently (prototype-pollution guard); every other unknown key is 422
+  if (raw !== null && typeof raw === 'object' && Object.hasOwn(raw, '__proto__')) {
+    issues.push({ type: 'extra_forbidden', loc: [source, ...prefix, '__proto__'], msg: 'Extra inputs are not permitted', input: (raw as Record<string, unknown>)['__proto__'] ?? null });
+  }
+  if (error && error.details.length > issues.length) {
+    issues.push(tooMany(issues.length, error.details.length));
+  }
+  return { value: value as T, issues };
 }
 
 export function throwIfIssues(issues: ValidationIssue[]): void {

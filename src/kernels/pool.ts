@@ -35,18 +35,82 @@ export interface PoolState {
   crashes: number;
 }
 
-function workerEntry(): URL {
-  // tsx runs the .ts sources directly (tests, dev); the build runs dist/workers/host.js
+function workerEntry(name = 'host'): URL {
+  // tsx runs the .ts sources directly (tests, dev); the build runs dist/workers/<name>.js
   const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-  return new URL(`../../workers/host.${ext}`, import.meta.url);
+  return new URL(`../../workers/${name}.${ext}`, import.meta.url);
 }
+
+/**
+ * The worker pools: one fixed Piscina pool for kernels (and probes) behind an admission queue kept
+ * on the main thread, and a separate small pool that only signs, so a kernel flood never delays a
+ * receipt (issue 17 item 5).
+ *
+ * Admission (item 4): a task starts at once when a kernel thread is free; otherwise it waits only
+ * if the estimated wait (work queued and running, from a moving average of each task's run time,
+ * spread over the threads) plus its own run fits in its deadline, else it is shed at once with 503
+ * and a `Retry-After` of the estimated wait (never less than `pool.retryAfterS`). `pool.maxQueue`
+ * stays a hard cap. A task that waits past its deadline leaves the queue without costing a thread.
+ *
+ * Deadlines and disconnects (item 9): a running task is never aborted for a gone client, and is
+ * answered 504 at its deadline while it finishes in the background (its result is dropped). Only a
+ * task still running `pool.killGraceMs` after its deadline is terminated (its thread is replaced),
+ * so a runaway kernel cannot hold a thread for ever.
+ */
+interface Job {
+  task: Task;
+  key: string;
+  expectedMs: number;
+  deadlineAt: number;
+  budget: number;
+  enqueuedAt: number;
+  startedAt: number;
+  /** The caller has been answered (result, deadline or disconnect): a late result is dropped. */
+  settled: boolean;
+  resolve(v: RunOutcome<unknown>): void;
+  reject(e: AppError): void;
+  cleanup(): void;
+}
+
+const DEFAULT_EXPECTED_MS = 5;
+/** Share of a task's deadline its estimated wait and run may use at admission. */
+const ADMIT_SHARE = 0.8;
 
 export class WorkerPool {
   private readonly pool: Piscina;
+  private readonly signPool: Piscina;
   private crashes = 0;
-  /** Tasks submitted and not yet settled. Piscina 5.3.2 puts abortable tasks in a side queue that
-   * its maxQueue never counts, so the bound (threads running + maxQueue waiting) is enforced here. */
-  private inFlight = 0;
+  /** Running tasks past their deadline + grace, terminated (their threads replaced). */
+  killed = 0;
+  /** Tasks refused at admission. */
+  shed = 0;
+  private readonly queue: Job[] = [];
+  private readonly running = new Set<Job>();
+  private signInFlight = 0;
+  /** Moving average of run time per task key (kernel id, task kind). */
+  private readonly ewma = new Map<string, number>();
+  private kernelsReady: Promise<void>;
+  private readonly signReady: Promise<void>;
+  private kernelsBooted = false;
+  private signBooted = false;
+
+  /** A thread was replaced (crash or kill): new tasks' deadlines start once its successor has booted. */
+  private rewarm(): void {
+    this.kernelsBooted = false;
+    const ready = this.pool.run({ kind: 'probe' } satisfies Task).then(
+      () => undefined,
+      () => undefined,
+    );
+    this.kernelsReady = ready.then(() => {
+      if (this.kernelsReady === settled) this.kernelsBooted = true;
+    });
+    const settled = this.kernelsReady;
+  }
+
+  /** Resolves once every thread of both lanes has booted. */
+  ready(): Promise<void> {
+    return Promise.all([this.kernelsReady, this.signReady]).then(() => undefined);
+  }
 
   constructor(
     private readonly cfg: Config['pool'],
@@ -54,64 +118,205 @@ export class WorkerPool {
     private readonly log: Logger,
     signingKey?: KeyObject,
   ) {
-    this.pool = new Piscina({
-      filename: workerEntry().href,
-      minThreads: threads,
-      maxThreads: threads,
-      maxQueue: cfg.maxQueue,
+    const common = {
       idleTimeout: cfg.idleTimeoutMs,
       concurrentTasksPerWorker: 1,
       resourceLimits: { maxOldGenerationSizeMb: cfg.maxOldGenerationSizeMb },
-      workerData: { diagnostics: cfg.diagnostics, signingKey },
+    };
+    // kernel threads never hold the signing key: only the signing lane does
+    this.pool = new Piscina({ ...common, filename: workerEntry().href, minThreads: threads, maxThreads: threads, workerData: { diagnostics: cfg.diagnostics } });
+    this.signPool = new Piscina({ ...common, filename: workerEntry('sign-host').href, minThreads: cfg.signThreads, maxThreads: cfg.signThreads, workerData: { diagnostics: false, signingKey } });
+    // a thread's boot is not a task's run: deadlines start once the lanes have booted
+    const warm = (p: Piscina, task: Task, n: number) => Promise.all(Array.from({ length: n }, () => p.run(task).catch(() => undefined)));
+    this.kernelsReady = warm(this.pool, { kind: 'probe' }, threads).then(() => {
+      this.kernelsBooted = true;
+    });
+    this.signReady = warm(this.signPool, { kind: 'sign', paes: [] }, cfg.signThreads).then(() => {
+      this.signBooted = true;
     });
     // an error outside a task (e.g. a worker dying between tasks) must never crash the process
-    this.pool.on('error', (err: Error) => {
-      this.crashes++;
-      this.log.error({ err }, 'worker pool error');
-    });
+    for (const p of [this.pool, this.signPool]) {
+      p.on('error', (err: Error) => {
+        this.crashes++;
+        this.log.error({ err }, 'worker pool error');
+      });
+    }
+  }
+
+  private static keyOf(task: Task): string {
+    if (task.kind === 'kernel') return `kernel:${task.id}`;
+    if (task.kind === 'diag') return `diag:${task.op}:${task.ms ?? 0}`;
+    return task.kind;
+  }
+
+  private expected(key: string, task: Task): number {
+    const known = this.ewma.get(key);
+    if (known !== undefined) return known;
+    return task.kind === 'diag' && task.op === 'spin' ? (task.ms ?? 1000) : DEFAULT_EXPECTED_MS;
+  }
+
+  private learn(key: string, runMs: number): void {
+    const prev = this.ewma.get(key);
+    this.ewma.set(key, prev === undefined ? runMs : prev * 0.8 + runMs * 0.2);
+  }
+
+  /** Milliseconds until a task submitted now would start: queued and remaining running work over the threads. */
+  estimatedWaitMs(now = performance.now()): number {
+    let work = 0;
+    for (const j of this.running) {
+      const killAt = j.deadlineAt + this.cfg.killGraceMs;
+      work += Math.max(0, Math.min(j.startedAt + j.expectedMs, killAt) - now);
+    }
+    for (const j of this.queue) work += j.expectedMs;
+    return work / Math.max(1, this.threads);
+  }
+
+  private shedError(waitMs: number): AppError {
+    this.shed++;
+    return Errors.queueFull(Math.max(this.cfg.retryAfterS, Math.ceil(waitMs / 1000)));
   }
 
   async run<T = string>(task: Task, opts: RunOptions = {}): Promise<RunOutcome<T>> {
-    if (this.inFlight >= this.threads + this.cfg.maxQueue) throw Errors.queueFull(this.cfg.retryAfterS);
+    if (task.kind === 'sign') return this.runSign<T>(task, opts);
+    if (!this.kernelsBooted) await this.kernelsReady;
+    const budget = opts.deadlineMs ?? this.cfg.taskDeadlineMs;
+    const key = WorkerPool.keyOf(task);
+    const expectedMs = this.expected(key, task);
+    const now = performance.now();
+    if (this.running.size >= this.threads) {
+      if (this.queue.length >= this.cfg.maxQueue) throw this.shedError(this.estimatedWaitMs(now));
+      const waitMs = this.estimatedWaitMs(now);
+      // 20 % of the budget is kept for dispatch and scheduling jitter: admitted work should finish
+      if (waitMs + expectedMs > budget * ADMIT_SHARE) throw this.shedError(waitMs);
+    }
+    if (opts.signal?.aborted) throw Errors.clientClosed();
+    return new Promise<RunOutcome<T>>((resolve, reject) => {
+      const job: Job = {
+        task,
+        key,
+        expectedMs,
+        deadlineAt: now + budget,
+        budget,
+        enqueuedAt: now,
+        startedAt: 0,
+        settled: false,
+        resolve: resolve as (v: RunOutcome<unknown>) => void,
+        reject,
+        cleanup: () => {},
+      };
+      const settle = (err: AppError): void => {
+        if (job.settled) return;
+        job.settled = true;
+        job.cleanup();
+        const i = this.queue.indexOf(job);
+        if (i >= 0) this.queue.splice(i, 1); // a queued task leaves without costing a thread
+        reject(err);
+      };
+      const timer = setTimeout(() => settle(Errors.deadline(budget)), budget);
+      const onAbort = (): void => settle(Errors.clientClosed());
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      job.cleanup = () => {
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+      };
+      this.queue.push(job);
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.running.size < this.threads && this.queue.length) {
+      const job = this.queue.shift()!;
+      if (job.settled) continue;
+      this.start(job);
+    }
+  }
+
+  private start(job: Job): void {
+    job.startedAt = performance.now();
+    this.running.add(job);
+    const kill = new AbortController();
+    const killTimer = setTimeout(() => kill.abort(), Math.max(0, job.deadlineAt + this.cfg.killGraceMs - job.startedAt));
+    this.pool.run(job.task, { signal: kill.signal }).then(
+      (result: TaskResult<unknown>) => this.finish(job, killTimer, result, null, kill.signal),
+      (err: unknown) => this.finish(job, killTimer, null, err, kill.signal),
+    );
+  }
+
+  private finish(job: Job, killTimer: NodeJS.Timeout, result: TaskResult<unknown> | null, err: unknown, kill: AbortSignal): void {
+    clearTimeout(killTimer);
+    this.running.delete(job);
+    const elapsed = performance.now() - job.startedAt;
+    if (result) this.learn(job.key, result.stats.runMs);
+    else if (kill.aborted) {
+      this.killed++;
+      this.learn(job.key, elapsed);
+      this.rewarm();
+    } else if (/worker exited with code/.test((err as Error)?.message ?? '')) this.rewarm();
+    this.dispatch();
+    if (job.settled) return; // answered already (deadline or disconnect): the result is dropped
+    job.settled = true;
+    job.cleanup();
+    if (err) {
+      job.reject(kill.aborted ? Errors.deadline(job.budget) : this.classify(err));
+      return;
+    }
+    if (!result!.ok) {
+      this.log.error({ task: job.task.kind, code: result!.error.code, msg: result!.error.msg }, 'worker task failed');
+      job.reject(Errors.internal(new Error(`${result!.error.code}: ${result!.error.msg}`)));
+      return;
+    }
+    job.resolve({ value: result!.value, stats: result!.stats, waitMs: Math.max(0, job.startedAt - job.enqueuedAt) });
+  }
+
+  /** The signing lane: its own threads, so receipts never queue behind kernels. */
+  private async runSign<T>(task: Task, opts: RunOptions): Promise<RunOutcome<T>> {
+    if (this.signInFlight >= this.cfg.signThreads + this.cfg.maxQueue) throw this.shedError(0);
+    if (!this.signBooted) await this.signReady;
     const budget = opts.deadlineMs ?? this.cfg.taskDeadlineMs;
     const deadline = AbortSignal.timeout(budget);
-    const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
     const started = performance.now();
     let result: TaskResult<T>;
-    this.inFlight++;
+    this.signInFlight++;
     try {
-      result = (await this.pool.run(task, { signal })) as TaskResult<T>;
+      // a signature is tiny: it is never aborted for a gone client, only at its deadline
+      result = (await this.signPool.run(task, { signal: deadline })) as TaskResult<T>;
     } catch (err) {
-      throw this.classify(err, deadline, opts.signal, budget);
+      throw deadline.aborted ? Errors.deadline(budget) : this.classify(err);
     } finally {
-      this.inFlight--;
+      this.signInFlight--;
     }
-    const elapsed = performance.now() - started;
     if (!result.ok) {
       this.log.error({ task: task.kind, code: result.error.code, msg: result.error.msg }, 'worker task failed');
       throw Errors.internal(new Error(`${result.error.code}: ${result.error.msg}`));
     }
-    return { value: result.value, stats: result.stats, waitMs: Math.max(0, elapsed - result.stats.runMs) };
+    return { value: result.value, stats: result.stats, waitMs: Math.max(0, performance.now() - started - result.stats.runMs) };
   }
 
-  private classify(err: unknown, deadline: AbortSignal, client: AbortSignal | undefined, budget: number): AppError {
+  private classify(err: unknown): AppError {
     const e = err as Error;
     if (e?.message === 'Task queue is at limit') return Errors.queueFull(this.cfg.retryAfterS);
-    if (e?.name === 'AbortError' || deadline.aborted || client?.aborted) {
-      if (deadline.aborted) return Errors.deadline(budget);
-      return Errors.clientClosed();
-    }
     if (/worker exited with code/.test(e?.message ?? '')) this.crashes++;
     this.log.error({ err: e }, 'worker task crashed');
     return Errors.internal(e);
+  }
+
+  /** Thread ids of the kernel pool's workers: a replaced (killed) worker shows as a new id. */
+  threadIds(): number[] {
+    return this.pool.threads.map((t) => t.threadId);
+  }
+
+  /** Resolves once no kernel task is running or queued (tests, shutdown). */
+  async idle(pollMs = 10): Promise<void> {
+    while (this.running.size || this.queue.length) await new Promise((r) => setTimeout(r, pollMs));
   }
 
   /** Cheap counters, safe on hot paths such as /health. */
   snapshot(): PoolState {
     return {
       threads: this.pool.threads.length,
-      queueSize: Math.max(0, this.inFlight - this.threads),
-      busy: Math.min(this.inFlight, this.threads) / Math.max(1, this.threads),
+      queueSize: this.queue.length,
+      busy: this.running.size / Math.max(1, this.threads),
       completed: this.pool.completed,
       maxQueue: this.cfg.maxQueue,
       crashes: this.crashes,
@@ -127,10 +332,10 @@ export class WorkerPool {
 
   /** Finishes running tasks, then stops the threads. */
   async close(): Promise<void> {
-    await this.pool.close({ force: false });
+    await Promise.all([this.pool.close({ force: false }), this.signPool.close({ force: false })]);
   }
 
   async destroy(): Promise<void> {
-    await this.pool.destroy();
+    await Promise.all([this.pool.destroy(), this.signPool.destroy()]);
   }
 }

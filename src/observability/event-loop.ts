@@ -6,15 +6,44 @@
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 
 export const ELD_RESOLUTION_MS = 10;
+const WATCHDOG_MS = 50;
+/** A stall is reported by /health for this long after it ended. */
+export const STALL_MEMORY_MS = 60_000;
 
 export class EventLoopMonitor {
   private readonly histogram: IntervalHistogram;
   private lastElu: EventLoopUtilization;
 
+  /** The longest single stall seen by the watchdog, and when it ended (performance.now ms). */
+  private stall = { ms: 0, endedAt: -Infinity };
+  private readonly watchdog: NodeJS.Timeout;
+  private lastTick = performance.now();
+
   constructor() {
     this.histogram = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
     this.histogram.enable();
     this.lastElu = performance.eventLoopUtilization();
+    // a percentile hides one long block among thousands of samples: a watchdog timer remembers
+    // the longest stall of the recent past, so /health reports a 17 s block for a while after it
+    this.watchdog = setInterval(() => {
+      const now = performance.now();
+      const late = now - this.lastTick - WATCHDOG_MS;
+      this.lastTick = now;
+      if (late > 0 && (late >= this.stall.ms || now - this.stall.endedAt > STALL_MEMORY_MS)) this.stall = { ms: late, endedAt: now };
+    }, WATCHDOG_MS);
+    this.watchdog.unref();
+  }
+
+  /** Forgets stalls so far (the app's own build blocks on purpose; that is not service delay). */
+  forgetStalls(): void {
+    this.stall = { ms: 0, endedAt: -Infinity };
+    this.lastTick = performance.now();
+    this.histogram.reset();
+  }
+
+  /** Longest stall (ms) that ended within the last `windowMs`; 0 when none. */
+  recentStallMs(windowMs = STALL_MEMORY_MS, now = performance.now()): number {
+    return now - this.stall.endedAt <= windowMs ? this.stall.ms : 0;
   }
 
   /** Delay percentile in seconds with the resolution subtracted (never below 0). */
@@ -43,5 +72,6 @@ export class EventLoopMonitor {
 
   close(): void {
     this.histogram.disable();
+    clearInterval(this.watchdog);
   }
 }

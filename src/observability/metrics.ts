@@ -24,9 +24,15 @@ export class Metrics {
   readonly httpDuration: Histogram<'method' | 'route'>;
   readonly kernelRun: Histogram<'kernel' | 'outcome'>;
   readonly poolRejections: Counter<'reason'>;
+  /** Requests answered 503/504 by load shedding (pool, capacity, rate limit, deadline), by code. */
+  readonly shed: Counter<'code'>;
+  readonly connectionsRefused: Counter;
 
   constructor(private readonly eventLoop: EventLoopMonitor) {
     collectDefaultMetrics({ register: this.registry });
+    // prom-client names three gauges `*_total`, a suffix reserved for counters (promtool lint);
+    // the same values are exported without it, labelled by type, as nodejs_active_{handles,requests,resources}
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
     const registers = [this.registry];
     this.httpRequests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route template and status', labelNames: ['method', 'route', 'status'], registers });
     this.httpDuration = new Histogram({
@@ -44,16 +50,19 @@ export class Metrics {
       registers,
     });
     this.poolRejections = new Counter({ name: 'svc_pool_rejections_total', help: 'Pool tasks refused or cut short', labelNames: ['reason'], registers });
+    this.shed = new Counter({ name: 'svc_requests_shed_total', help: 'Requests shed with 503/504 (pool full, capacity, rate limit, deadline) by error code', labelNames: ['code'], registers });
+    this.connectionsRefused = new Counter({ name: 'svc_connections_refused_total', help: 'Connections refused at the connection cap', registers });
     const loop = this.eventLoop;
     new Gauge({
       name: 'svc_event_loop_delay_seconds',
-      help: `Event-loop delay since the last scrape, resolution (${10} ms) subtracted`,
-      labelNames: ['quantile'],
+      // `percentile`, not `quantile`: that label belongs to summaries (promtool lint)
+      help: `Event-loop delay percentile since the last scrape, resolution (${10} ms) subtracted`,
+      labelNames: ['percentile'],
       registers,
       collect() {
-        this.set({ quantile: '0.5' }, loop.delaySeconds(50));
-        this.set({ quantile: '0.99' }, loop.delaySeconds(99));
-        this.set({ quantile: '1' }, loop.maxDelaySeconds());
+        this.set({ percentile: '50' }, loop.delaySeconds(50));
+        this.set({ percentile: '99' }, loop.delaySeconds(99));
+        this.set({ percentile: '100' }, loop.maxDelaySeconds());
         loop.reset();
       },
     });
@@ -107,7 +116,18 @@ export class Metrics {
     gauge('svc_pool_threads', 'Worker threads alive', (s) => s.threads);
     gauge('svc_pool_queue_size', 'Tasks waiting for a worker', (s) => s.queueSize);
     gauge('svc_pool_utilization', 'Pool utilisation (0..1) as reported by piscina', (s) => s.utilization);
-    gauge('svc_pool_completed_tasks', 'Tasks completed since start', (s) => s.completed);
+    // only rises: a counter (promtool lint), caught up with piscina's total at scrape time
+    let completedSeen = 0;
+    new Counter({
+      name: 'svc_pool_completed_tasks_total',
+      help: 'Tasks completed since start',
+      registers,
+      collect() {
+        const now = snapshot().completed;
+        if (now > completedSeen) this.inc(now - completedSeen);
+        completedSeen = now;
+      },
+    });
     gauge('svc_pool_wait_p99_seconds', 'p99 queue wait since start', (s) => s.waitP99Ms / 1000);
     gauge('svc_pool_run_p99_seconds', 'p99 run time since start', (s) => s.runP99Ms / 1000);
   }

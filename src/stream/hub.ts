@@ -53,18 +53,36 @@ export class SseHub {
     return { viewers: this.viewers.size, events: this.events, dropped: this.dropped, lastEventAt: this.lastEventAt };
   }
 
-  /** Starts streaming to `res`; replays events after `lastEventId` when it is still in the ring. */
-  attach(res: ServerResponse, lastEventId: number | null, extraHeaders: Record<string, string>): void {
+  static readonly HEADERS = {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    'X-Accel-Buffering': 'no',
+  } as const;
+
+  /** Newest event id published (null before the first). */
+  get newestId(): number | null {
+    return this.ring.toArray().at(-1)?.id ?? null;
+  }
+
+  /**
+   * Starts streaming to `res`; replays events after `lastEventId` when it is still in the ring.
+   * A Last-Event-ID that cannot be honoured (malformed, or newer than the newest event, as after
+   * a restart) gets `event: reset` first, so the client knows its position means nothing here.
+   */
+  attach(res: ServerResponse, lastEventId: number | null, extraHeaders: Record<string, string>, rawLastEventId = ''): void {
     res.writeHead(200, {
       ...extraHeaders,
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
+      ...SseHub.HEADERS,
       Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
     });
     res.socket?.setKeepAlive(true);
     res.write(`retry: ${this.opts.retryMs}\n\n`);
-    if (lastEventId !== null) {
+    const newest = this.newestId;
+    if (rawLastEventId !== '' && lastEventId === null) {
+      res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'Last-Event-ID is not a decimal event id', newest_id: newest })}\n\n`);
+    } else if (lastEventId !== null && (newest === null || lastEventId > newest)) {
+      res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'Last-Event-ID is newer than the newest event (the service restarted or the id is from elsewhere)', newest_id: newest })}\n\n`);
+    } else if (lastEventId !== null) {
       const kept = this.ring.toArray();
       const oldest = kept[0]?.id;
       if (oldest !== undefined && lastEventId < oldest - 1 && this.ring.total > kept.length) {
@@ -107,20 +125,30 @@ export class SseHub {
   private send(wire: string): void {
     for (const res of this.viewers) {
       if (res.writableLength > this.opts.sendBufferBytes) {
-        // a viewer that does not read must not hold memory for everyone: drop it, it can resume
+        // a viewer that does not read must not hold memory for everyone: drop it, it can resume.
+        // A reset (RST), not a graceful close: the kernel discards the unsent data at once
+        // instead of keeping megabytes per socket while it tries to deliver them.
         this.dropped++;
         this.detach(res);
-        res.destroy();
+        const socket = res.socket;
+        if (socket && !socket.destroyed) socket.resetAndDestroy();
+        else res.destroy();
         continue;
       }
       res.write(wire);
     }
   }
 
-  close(): void {
+  /** Sends `event` to every viewer (e.g. a pause notice); not kept for resumes. */
+  notice(event: string, data: unknown): void {
+    this.send(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** Ends every stream with a final `event: shutdown` (clients reconnect elsewhere or later). */
+  close(reason = 'the service is shutting down'): void {
     for (const res of [...this.viewers]) {
       this.detach(res);
-      res.end();
+      res.end(`event: shutdown\ndata: ${JSON.stringify({ reason })}\n\n`);
     }
   }
 }

@@ -25,6 +25,10 @@ export class FlightRunner {
   private busy = false;
   ticks = 0;
   lastError: string | null = null;
+  /** True while the flight holds off because the ledger is near its cap (real verdicts keep room). */
+  paused = false;
+  /** Told when the flight pauses for the ledger cap and when it resumes. */
+  onPause: (paused: boolean, detail: { ledger_size: number; max_nodes: number; pause_at: number }) => void = () => {};
 
   constructor(
     private readonly core: LedgerCore,
@@ -48,8 +52,19 @@ export class FlightRunner {
 
   private step(): void {
     if (this.busy) return; // signing still in flight: never overlap ticks
+    const frames = flightFrames(this.tick, this.tickMs / 1000, Date.now());
+    // the simulated flight never takes the ledger's last room: it pauses at a share of the cap
+    const { size, maxNodes } = this.core.ledger;
+    const pauseAt = Math.floor(maxNodes * this.s.config.guard.flightPauseRatio);
+    const pause = size + frames.length > pauseAt;
+    if (pause !== this.paused) {
+      this.paused = pause;
+      if (pause) this.s.log.warn({ ledgerSize: size, maxNodes, pauseAt }, 'simulated flight paused: ledger near its cap');
+      this.onPause(pause, { ledger_size: size, max_nodes: maxNodes, pause_at: pauseAt });
+    }
+    if (pause) return;
+    this.tick++;
     this.busy = true;
-    const frames = flightFrames(this.tick++, this.tickMs / 1000, Date.now());
     this.core.verdicts.decideAll(frames, { simulated: true }).then(
       () => {
         this.ticks++;
@@ -78,6 +93,11 @@ export function streamFeature(s: Services, core: LedgerCore): Feature & { stream
   const scene = new EdgeScene(cfg.sceneSize, s.config.ledger.noFlyZones);
   const flight = new FlightRunner(core, cfg.tickMs, s);
   hub.onActive = (active) => (active ? flight.start() : flight.stop());
+  flight.onPause = (paused, detail) =>
+    hub.notice(paused ? 'paused' : 'resumed', {
+      reason: paused ? 'the simulated flight is paused: the ledger is near its cap, the rest is kept for real verdicts' : 'the simulated flight resumed',
+      ...detail,
+    });
   // the drones are CoT sample tracks too (simulated: exported with how="m-s", opex="s")
   registerTrackSource(s, 'flight', () =>
     flightFrames(flight.currentTick, cfg.tickMs / 1000, Date.now()).map((f) => ({
@@ -116,6 +136,11 @@ export function streamFeature(s: Services, core: LedgerCore): Feature & { stream
   });
   return {
     routes: streamRoutes({ hub, scene, verdicts: core.verdicts, ledger: core.ledger, maxFrames: cfg.maxFramesPerRequest, retryAfterS: s.config.pool.retryAfterS }),
+    drain() {
+      // the flight first, so nothing is appended while the streams end with `event: shutdown`
+      flight.stop();
+      hub.close();
+    },
     close() {
       flight.stop();
       hub.close();

@@ -5,7 +5,7 @@ import { Errors } from '../http/errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { telemetryFrameSchema, type TelemetryFrame } from '../verdicts/telemetry.js';
 import type { VerdictService } from '../verdicts/verdict-service.js';
-import type { SseHub } from './hub.js';
+import { SseHub } from './hub.js';
 import type { EdgeScene } from './scene.js';
 
 export interface StreamDeps {
@@ -29,12 +29,18 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
       produces: 'text/event-stream',
       errors: [503],
       handler({ ctx }) {
+        if (ctx.method === 'HEAD') {
+          // the headers a viewer would get, and nothing else: not a viewer, never starts the flight
+          ctx.status = 200;
+          ctx.set(SseHub.HEADERS);
+          return undefined;
+        }
         if (hub.full) throw Errors.capacity('Too many stream viewers', retryAfterS);
-        const header = ctx.get('last-event-id');
+        const header = ctx.get('last-event-id').trim();
         const lastId = LAST_EVENT_ID.test(header) ? Number(header) : null;
         ctx.status = 200; // for the access log and metrics; Koa does not write this response
         ctx.respond = false;
-        hub.attach(ctx.res, lastId, { 'Content-Security-Policy': "default-src 'none'" });
+        hub.attach(ctx.res, lastId, { 'Content-Security-Policy': "default-src 'none'" }, header);
         return undefined;
       },
     }),
@@ -50,6 +56,7 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
     defineRoute({
       method: 'POST',
       path: '/api/svc/v1/edge/3d',
+      write: true,
       summary: 'Evaluate, sign and append a batch of telemetry frames (all or nothing), then return the scene',
       tag: 'stream',
       body: Joi.object({ frames: Joi.array().items(telemetryFrameSchema).min(1).max(maxFrames).required() }),

@@ -75,10 +75,14 @@ export class VerdictService {
     const nowMs = opts.nowMs ?? Date.now();
     const simulated = opts.simulated ?? false;
     let prepared;
+    // fixes of this batch, committed to the track memory only once the batch is appended: a
+    // verdict that fails (signing, capacity) must not become the "previous fix" of the next one
+    const batchFixes = new Map<string, PreviousFix>();
     try {
       prepared = frames.map((frame) => {
-        const evaluation = evaluate(frame, this.zones, this.tracks.get(frame.track_id), nowMs);
-        this.tracks.set(frame.track_id, { lat: frame.lat, lon: frame.lon, atMs: frame.ts_utc ? Date.parse(frame.ts_utc) : nowMs });
+        const previous = batchFixes.get(frame.track_id) ?? this.tracks.get(frame.track_id);
+        const evaluation = evaluate(frame, this.zones, previous, nowMs);
+        batchFixes.set(frame.track_id, { lat: frame.lat, lon: frame.lon, atMs: frame.ts_utc ? Date.parse(frame.ts_utc) : nowMs });
         const tsUtc = new Date(nowMs).toISOString();
         const payload = receiptPayload(
           { breaches: evaluation.breaches, decision: evaluation.decision, geofence_inside: evaluation.geofence.inside, lambda: evaluation.lambda, lambda_floor: evaluation.lambdaFloor },
@@ -110,6 +114,8 @@ export class VerdictService {
       throw err;
     }
     const verdicts = prepared.map((p, i): Verdict => ({ frame: p.frame, evaluation: p.evaluation, node: nodes[i]!, simulated }));
+    // only now, with the nodes durable, does the track history move on
+    for (const [id, fix] of batchFixes) this.tracks.set(id, fix);
     this.appended += verdicts.length;
     for (const v of verdicts) for (const l of this.listeners) l(v);
     return verdicts;

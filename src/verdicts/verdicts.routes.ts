@@ -41,6 +41,7 @@ export function verdictRoutes(verdicts: VerdictService, ledger: Ledger, publicBa
     defineRoute({
       method: 'POST',
       path: '/api/svc/v1/verdict',
+      write: true,
       summary: 'Evaluate a telemetry frame: 13 axes, PAC-Bayes certified floor, ALLOW/REVIEW/DENY; signed DSSE receipt appended to the ledger',
       tag: 'verdicts',
       body: telemetryFrameSchema,

@@ -53,7 +53,7 @@ describe('core routes: health, doctrine, metrics', () => {
     expect(res.text).to.not.include('seq_len=');
     expect(series.get('svc_pool_threads')![0]!.value).to.equal(2);
     const eld = series.get('svc_event_loop_delay_seconds')!;
-    expect(eld.map((s) => s.labels.quantile).sort()).to.deep.equal(['0.5', '0.99', '1']);
+    expect(eld.map((s) => s.labels.percentile).sort()).to.deep.equal(['100', '50', '99']);
     for (const s of eld) expect(s.value).to.be.at.least(0).and.below(1);
   });
 });

@@ -54,6 +54,7 @@ describe('crash safety (file mode): SIGKILL under load loses nothing acknowledge
     const env = { SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: dir };
     svc = await startService(env);
     const first = svc;
+    const exited = new Promise((r) => first.child.once('exit', r)); // before the kill: exit may come first
     // the kill comes at a random moment once the load is flowing (at least 20 verdicts answered)
     const acked: Acked[] = [];
     const delayMs = Math.floor(Math.random() * 600);
@@ -63,7 +64,7 @@ describe('crash safety (file mode): SIGKILL under load loses nothing acknowledge
       first.child.kill('SIGKILL');
     })();
     await load(first.base, 16, killed, acked);
-    await new Promise((r) => first.child.once('exit', r));
+    await exited;
     expect(acked.length, `verdicts acknowledged before SIGKILL (${delayMs} ms after the 20th)`).to.be.greaterThan(20);
 
     svc = await startService(env);
@@ -81,8 +82,9 @@ describe('crash safety (file mode): SIGKILL under load loses nothing acknowledge
     const next = await fetch(`${svc.base}/api/svc/v1/verdict`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(frame) });
     expect(next.status).to.equal(200);
     expect(((await next.json()) as { ledger: { index: number } }).ledger.index).to.equal(size);
+    const stopped = new Promise((r) => svc!.child.once('exit', r));
     svc.child.kill('SIGTERM');
-    await new Promise((r) => svc!.child.once('exit', r));
+    await stopped;
     svc = null;
     expect(auditLedgerFile(dir).size).to.equal(size + 1);
   });

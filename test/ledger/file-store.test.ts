@@ -177,8 +177,9 @@ describe('ledger file mode', function () {
       expect(b.code).to.equal(2);
       expect(b.stderr).to.match(new RegExp(`locked by pid ${a.child.pid} on `));
     } finally {
+      const stopped = new Promise((r) => a.child.once('exit', r));
       a.child.kill('SIGTERM');
-      await new Promise((r) => a.child.once('exit', r));
+      await stopped;
     }
   });
 

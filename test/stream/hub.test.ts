@@ -8,7 +8,8 @@ class FakeResponse extends EventEmitter {
   written: string[] = [];
   writableLength = 0;
   destroyed = false;
-  socket = { setKeepAlive() {} };
+  resets = 0;
+  socket = { setKeepAlive() {}, destroyed: false, resetAndDestroy: () => (this.resets++, this.destroy()) };
   readsNothing = false;
   writeHead() {
     return this;
@@ -70,5 +71,27 @@ describe('SseHub', () => {
     b.end();
     expect(seen).to.deep.equal([true, false]);
     expect(hubWith({ maxViewers: 1 }).full).to.equal(false);
+  });
+
+  it('issue 17 item 8: a dropped viewer is reset (RST), so the kernel discards its unsent data at once', () => {
+    const hub = hubWith();
+    const slow = attach(hub);
+    slow.readsNothing = true;
+    for (let i = 0; i < 10; i++) hub.publish(i, 'verdict', () => ({ pad: 'x'.repeat(40) }));
+    expect(hub.stats().dropped).to.equal(1);
+    expect(slow.resets).to.equal(1);
+  });
+
+  it('issue 17 item 13: close ends every stream with a final event: shutdown', () => {
+    const hub = hubWith();
+    const a = attach(hub);
+    let last = '';
+    a.end = ((chunk?: string) => {
+      last = chunk ?? '';
+      a.emit('close');
+    }) as typeof a.end;
+    hub.close();
+    expect(last).to.match(/^event: shutdown\ndata: \{/);
+    expect(hub.stats().viewers).to.equal(0);
   });
 });

@@ -1,0 +1,54 @@
+/**
+ * Config of the service's guards against hostile and heavy clients (issue 17): connection and
+ * request timeouts, the connection cap, write tokens and per-client write rate limits, CoT export
+ * bounds, and how often shed requests are summarised in the log. Its own slice, so it merges
+ * without touching the other features' keys.
+ */
+import Joi from 'joi';
+import type { FeatureConfig } from '../config/feature-config.js';
+
+export interface GuardConfig {
+  /** Node `server.headersTimeout`: the request head must arrive within this (408 after). */
+  headersTimeoutMs: number;
+  /** Node `server.requestTimeout`: the whole request (head and body) must arrive within this. */
+  requestTimeoutMs: number;
+  /** A route reading a body gives up after this (408, connection closed). */
+  bodyTimeoutMs: number;
+  /** Open connections at most; beyond it new sockets get a 503 and are closed. */
+  maxConnections: number;
+  /** Comma-separated bearer tokens for the write routes; empty = writes need no token. Kept only as SHA-256 digests. */
+  writeTokens: string;
+  /** Sustained writes per second allowed to one client (token or remote address); 0 = unlimited. */
+  writeRatePerS: number;
+  /** Writes one client may make in a burst above the sustained rate. */
+  writeBurst: number;
+  /** Shed requests (503/504) are logged as one summary line per interval, never one line each. */
+  shedLogIntervalMs: number;
+  /** The simulated flight pauses once the ledger holds this share of its cap (the rest is for real verdicts). */
+  flightPauseRatio: number;
+}
+
+export const guardConfig: FeatureConfig = {
+  key: 'guard',
+  schema: Joi.object({
+    headersTimeoutMs: Joi.number().integer().min(100).max(300_000).default(10_000),
+    requestTimeoutMs: Joi.number().integer().min(100).max(3_600_000).default(30_000),
+    bodyTimeoutMs: Joi.number().integer().min(50).max(300_000).default(10_000),
+    maxConnections: Joi.number().integer().min(1).max(1_000_000).default(4096),
+    writeTokens: Joi.string().allow('').max(65_536).default(''),
+    writeRatePerS: Joi.number().min(0).max(100_000).default(20),
+    writeBurst: Joi.number().integer().min(1).max(100_000).default(40),
+    shedLogIntervalMs: Joi.number().integer().min(100).max(3_600_000).default(10_000),
+    flightPauseRatio: Joi.number().greater(0).max(1).default(0.9),
+  }).default(),
+  env: {
+    SVC_HEADERS_TIMEOUT_MS: 'headersTimeoutMs',
+    SVC_REQUEST_TIMEOUT_MS: 'requestTimeoutMs',
+    SVC_BODY_TIMEOUT_MS: 'bodyTimeoutMs',
+    SVC_MAX_CONNECTIONS: 'maxConnections',
+    SVC_WRITE_TOKENS: 'writeTokens',
+    SVC_WRITE_RATE_PER_S: 'writeRatePerS',
+    SVC_WRITE_BURST: 'writeBurst',
+    SVC_FLIGHT_PAUSE_RATIO: 'flightPauseRatio',
+  },
+};
