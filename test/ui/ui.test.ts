@@ -15,6 +15,8 @@ import type { Services } from '../../src/services.js';
 import { catalogue } from '../../src/ui/assets.js';
 import { buildUiSync, fillTemplate, readUiBuild, sourcesDigest, writeUiBuild, type UiBuild } from '../../src/ui/build.js';
 import { uiFeature } from '../../src/ui/ui.feature.js';
+import { View } from '../../src/ui/client/globe/view.js';
+import { geoDistance, geoOrthographic } from 'd3-geo';
 import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../../src/ui/client/shared/honesty.js';
 import { ALTITUDE_STOPS, altitudeColor, contrast, DECISION_STYLE, glyphFor, GROUND_COLOR, LAND, MUTED, OCEAN, PAGE_BG, PANEL, STALE, TEXT, UNKNOWN_ALT_COLOR, VESSEL_COLOR, COT_COLOR } from '../../src/ui/client/shared/palette.js';
 
@@ -285,6 +287,29 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
       expect(altitudeColor({ on_ground: true, alt_baro_ft: null })).to.equal(GROUND_COLOR);
       expect(altitudeColor({ alt_baro_ft: null })).to.equal(UNKNOWN_ALT_COLOR);
       expect(new Set([...ALTITUDE_STOPS.map((s) => s.color), GROUND_COLOR, UNKNOWN_ALT_COLOR, STALE]).size).to.equal(ALTITUDE_STOPS.length + 3);
+    });
+
+    it('the view projects like d3-geo orthographic, hides the far side and turns north correctly', () => {
+      const view = new View({ lon: -100, lat: 38, zoom: 1.7 });
+      view.resize(960, 600);
+      const d3 = geoOrthographic().rotate([100, -38]).scale(view.radius).translate([480, 300]);
+      for (let i = 0; i < 200; i++) {
+        const lon = -180 + ((i * 47.3) % 360);
+        const lat = -89 + ((i * 31.7) % 178);
+        const p = view.project(lon, lat);
+        expect(p !== null, `${lon},${lat}`).to.equal(geoDistance([lon, lat], [-100, 38]) < Math.PI / 2);
+        if (!p) continue;
+        const q = d3([lon, lat])!;
+        expect(p[0]).to.be.closeTo(q[0], 1e-6);
+        expect(p[1]).to.be.closeTo(q[1], 1e-6);
+        if (Math.abs(lat) > 80) continue;
+        // north at the point, against a small step north
+        const n = view.project(lon, lat + 0.001)!;
+        expect(view.northAngle(lon, lat)).to.be.closeTo(Math.atan2(n[0] - p[0], -(n[1] - p[1])), 1e-3);
+      }
+      expect(view.project(-100, 38)).to.deep.equal([480, 300]);
+      expect(view.project(80, -38)).to.equal(null);
+      expect(view.northAngle(-100, 38)).to.be.closeTo(0, 1e-12);
     });
 
     it('glyphs follow the readsb emitter category, then a short type list', () => {

@@ -8,7 +8,10 @@ import { geoGraticule10, geoPath, type GeoPermissibleObjects } from 'd3-geo';
 import { DECISION_STYLE, LAND, OCEAN, STALE, ZONE_COLOR, type Decision, type Glyph } from '../shared/palette.js';
 import type { View } from './view.js';
 
+/** Visible aircraft above which glyphs become heading arrows, and arrows 3-px squares. */
+export const LOD_ARROWS = 1000;
 export const LOD_DOTS = 3000;
+export type Lod = 'glyphs' | 'arrows' | 'dots';
 const RAD = Math.PI / 180;
 
 export type Kind = 'aircraft' | 'vessel' | 'drone' | 'cot';
@@ -39,51 +42,63 @@ export interface Drawn {
   /** Screen rotation (radians, clockwise from screen-up) of each drawn glyph; NaN when unrotated. */
   rot: Float32Array;
   n: number;
-  lod: boolean;
+  lod: Lod;
 }
 
-function glyphPath(g: Glyph): Path2D {
-  const p = new Path2D();
-  const poly = (pts: number[]) => {
-    p.moveTo(pts[0]!, pts[1]!);
-    for (let i = 2; i < pts.length; i += 2) p.lineTo(pts[i]!, pts[i + 1]!);
-    p.closePath();
-  };
-  switch (g) {
-    case 'jet': // swept wings, fuselage through the centre
-      poly([0, -1, 0.14, -0.6, 0.14, -0.15, 0.95, 0.3, 0.95, 0.45, 0.14, 0.2, 0.12, 0.7, 0.42, 0.95, 0.42, 1.05, 0, 0.95, -0.42, 1.05, -0.42, 0.95, -0.12, 0.7, -0.14, 0.2, -0.95, 0.45, -0.95, 0.3, -0.14, -0.15, -0.14, -0.6]);
-      break;
-    case 'heavy': // wide straight-swept wings with engine pods
-      poly([0, -1.15, 0.2, -0.75, 0.2, -0.2, 1.2, 0.25, 1.2, 0.45, 0.2, 0.2, 0.16, 0.75, 0.5, 1.0, 0.5, 1.12, 0, 1.02, -0.5, 1.12, -0.5, 1.0, -0.16, 0.75, -0.2, 0.2, -1.2, 0.45, -1.2, 0.25, -0.2, -0.2, -0.2, -0.75]);
-      p.rect(0.45, -0.1, 0.16, 0.32);
-      p.rect(-0.61, -0.1, 0.16, 0.32);
-      break;
-    case 'turboprop': // straight wings, straight tail
-      poly([0, -0.95, 0.13, -0.7, 0.13, -0.2, 1.0, -0.2, 1.0, 0.08, 0.13, 0.08, 0.1, 0.7, 0.4, 0.7, 0.4, 0.9, -0.4, 0.9, -0.4, 0.7, -0.1, 0.7, -0.13, 0.08, -1.0, 0.08, -1.0, -0.2, -0.13, -0.2, -0.13, -0.7]);
-      break;
-    case 'rotorcraft': // body, tail boom and a two-blade rotor
-      p.ellipse(0, -0.15, 0.32, 0.5, 0, 0, Math.PI * 2);
-      p.rect(-0.07, 0.2, 0.14, 0.8);
-      p.rect(-0.3, 0.85, 0.6, 0.14);
-      poly([-0.95, -0.28, 0.95, -0.02, 0.95, 0.06, -0.95, -0.2]);
-      poly([0.22, -1.0, 0.3, -1.0, -0.22, 0.7, -0.3, 0.7]);
-      break;
-    case 'uav': // long thin wings, V tail
-      poly([0, -0.8, 0.1, -0.5, 0.1, -0.12, 1.15, -0.05, 1.15, 0.08, 0.1, 0.1, 0.08, 0.75, 0.45, 1.0, 0.4, 1.08, 0, 0.9, -0.4, 1.08, -0.45, 1.0, -0.08, 0.75, -0.1, 0.1, -1.15, 0.08, -1.15, -0.05, -0.1, -0.12, -0.1, -0.5]);
-      break;
-    case 'fighter': // delta
-      poly([0, -1.1, 0.18, -0.45, 0.8, 0.55, 0.8, 0.75, 0.25, 0.75, 0.35, 1.0, -0.35, 1.0, -0.25, 0.75, -0.8, 0.75, -0.8, 0.55, -0.18, -0.45]);
-      break;
-    default: // unknown: a plain arrowhead
-      poly([0, -1, 0.7, 0.85, 0, 0.45, -0.7, 0.85]);
+/** Each glyph as closed polygons in unit space, nose towards -y, all wound the same way. */
+function ellipse(cx: number, cy: number, rx: number, ry: number, n = 12): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(cx + rx * Math.sin((i / n) * Math.PI * 2), cy - ry * Math.cos((i / n) * Math.PI * 2));
+  return out;
+}
+const rect = (x: number, y: number, w: number, h: number): number[] => [x, y, x + w, y, x + w, y + h, x, y + h];
+
+export const GLYPH_POLYS: Record<Glyph | 'arrow', number[][]> = {
+  // level of detail for many targets: heading and altitude colour only
+  arrow: [[0, -1, 0.7, 0.85, 0, 0.45, -0.7, 0.85]],
+  // swept wings, fuselage through the centre
+  jet: [[0, -1, 0.14, -0.6, 0.14, -0.15, 0.95, 0.3, 0.95, 0.45, 0.14, 0.2, 0.12, 0.7, 0.42, 0.95, 0.42, 1.05, 0, 0.95, -0.42, 1.05, -0.42, 0.95, -0.12, 0.7, -0.14, 0.2, -0.95, 0.45, -0.95, 0.3, -0.14, -0.15, -0.14, -0.6]],
+  // wide swept wings with engine pods
+  heavy: [
+    [0, -1.15, 0.2, -0.75, 0.2, -0.2, 1.2, 0.25, 1.2, 0.45, 0.2, 0.2, 0.16, 0.75, 0.5, 1.0, 0.5, 1.12, 0, 1.02, -0.5, 1.12, -0.5, 1.0, -0.16, 0.75, -0.2, 0.2, -1.2, 0.45, -1.2, 0.25, -0.2, -0.2, -0.2, -0.75],
+    rect(0.45, -0.1, 0.16, 0.32),
+    rect(-0.61, -0.1, 0.16, 0.32),
+  ],
+  // straight wings, straight tail
+  turboprop: [[0, -0.95, 0.13, -0.7, 0.13, -0.2, 1.0, -0.2, 1.0, 0.08, 0.13, 0.08, 0.1, 0.7, 0.4, 0.7, 0.4, 0.9, -0.4, 0.9, -0.4, 0.7, -0.1, 0.7, -0.13, 0.08, -1.0, 0.08, -1.0, -0.2, -0.13, -0.2, -0.13, -0.7]],
+  // body, tail boom, tail rotor and a two-blade main rotor
+  rotorcraft: [ellipse(0, -0.15, 0.32, 0.5), rect(-0.07, 0.2, 0.14, 0.8), rect(-0.3, 0.85, 0.6, 0.14), [-0.95, -0.28, 0.95, -0.02, 0.95, 0.06, -0.95, -0.2], [0.22, -1.0, 0.3, -1.0, -0.22, 0.7, -0.3, 0.7]],
+  // long thin wings, V tail
+  uav: [[0, -0.8, 0.1, -0.5, 0.1, -0.12, 1.15, -0.05, 1.15, 0.08, 0.1, 0.1, 0.08, 0.75, 0.45, 1.0, 0.4, 1.08, 0, 0.9, -0.4, 1.08, -0.45, 1.0, -0.08, 0.75, -0.1, 0.1, -1.15, 0.08, -1.15, -0.05, -0.1, -0.12, -0.1, -0.5]],
+  // delta
+  fighter: [[0, -1.1, 0.18, -0.45, 0.8, 0.55, 0.8, 0.75, 0.25, 0.75, 0.35, 1.0, -0.35, 1.0, -0.25, 0.75, -0.8, 0.75, -0.8, 0.55, -0.18, -0.45]],
+  // unknown: a plain arrowhead
+  unknown: [[0, -1, 0.7, 0.85, 0, 0.45, -0.7, 0.85]],
+};
+
+/** Half-length in CSS px of each glyph. */
+export const GLYPH_SIZE: Record<Glyph | 'arrow', number> = { jet: 10, heavy: 12, turboprop: 10, rotorcraft: 10, uav: 9, fighter: 9, unknown: 9, arrow: 6 };
+
+/** Appends a glyph, scaled, turned by `a` (clockwise from up) and moved to (x, y), to a path. */
+function addGlyph(ctx: CanvasRenderingContext2D | Path2D, g: Glyph | 'arrow', x: number, y: number, a: number, size: number): void {
+  const c = Math.cos(a) * size;
+  const s = Math.sin(a) * size;
+  for (const poly of GLYPH_POLYS[g]) {
+    ctx.moveTo(x + c * poly[0]! - s * poly[1]!, y + s * poly[0]! + c * poly[1]!);
+    for (let i = 2; i < poly.length; i += 2) ctx.lineTo(x + c * poly[i]! - s * poly[i + 1]!, y + s * poly[i]! + c * poly[i + 1]!);
+    ctx.closePath();
   }
-  return p;
 }
 
-const GLYPH_PATHS = new Map<Glyph, Path2D>();
-export function pathOf(g: Glyph): Path2D {
-  let p = GLYPH_PATHS.get(g);
-  if (!p) GLYPH_PATHS.set(g, (p = glyphPath(g)));
+const PATHS = new Map<Glyph | 'arrow', Path2D>();
+/** A glyph as a Path2D in unit space, built once. */
+export function pathOf(g: Glyph | 'arrow'): Path2D {
+  let p = PATHS.get(g);
+  if (!p) {
+    p = new Path2D();
+    addGlyph(p, g, 0, 0, 0, 1);
+    PATHS.set(g, p);
+  }
   return p;
 }
 
@@ -125,13 +140,6 @@ export interface OverlayOptions {
   showZones: boolean;
 }
 
-/** Screen angle of true north at (lon, lat): 0 when north is straight up. */
-function northAngle(view: View, lon: number, lat: number, x: number, y: number): number {
-  const q = view.projection([lon, Math.min(89.99, lat + 0.05)]);
-  if (!q) return 0;
-  return Math.atan2(q[0] - x, -(q[1] - y));
-}
-
 function decisionShape(ctx: CanvasRenderingContext2D, d: Decision | null, x: number, y: number, r: number): void {
   const shape = d ? DECISION_STYLE[d].shape : 'circle';
   ctx.beginPath();
@@ -146,6 +154,8 @@ function decisionShape(ctx: CanvasRenderingContext2D, d: Decision | null, x: num
     ctx.arc(x, y, r, 0, Math.PI * 2);
   }
 }
+
+let IDX = new Int32Array(0);
 
 export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: readonly Target[], opts: OverlayOptions, out: Drawn): void {
   const { width, height } = view;
@@ -175,24 +185,25 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
     out.ys = new Float32Array(targets.length * 1.5);
     out.rot = new Float32Array(targets.length * 1.5);
   }
-  const idx: number[] = [];
+  if (IDX.length < targets.length) IDX = new Int32Array(targets.length * 1.5);
+  const idx = IDX;
   out.keys.length = 0;
   let n = 0;
   let visibleAircraft = 0;
+  const xy: [number, number] = [0, 0];
   for (let i = 0; i < targets.length; i++) {
     const t = targets[i]!;
-    const p = view.project(t.lon, t.lat);
-    if (!p || p[0] < -20 || p[1] < -20 || p[0] > width + 20 || p[1] > height + 20) continue;
-    out.xs[n] = p[0];
-    out.ys[n] = p[1];
+    // no allocation per target: this loop runs for every target on every frame
+    if (!view.projectInto(t.lon, t.lat, xy) || xy[0] < -20 || xy[1] < -20 || xy[0] > width + 20 || xy[1] > height + 20) continue;
+    out.xs[n] = xy[0];
+    out.ys[n] = xy[1];
     out.rot[n] = NaN;
     out.keys.push(t.key);
-    idx.push(i);
+    idx[n] = i;
     if (t.kind === 'aircraft') visibleAircraft++;
     n++;
   }
   out.n = n;
-  out.lod = visibleAircraft > LOD_DOTS;
 
   if (opts.trails) {
     ctx.lineWidth = 1.2;
@@ -218,87 +229,105 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
     }
   }
 
-  // bucket by colour: one fillStyle change per colour, not per target
+  // aircraft, by level of detail (measured in headless Chromium without a GPU, 2,500 on screen:
+  // a category glyph costs ~2.5x a 4-vertex arrow, and a 3-px square ~1/10 of an arrow):
+  // category glyphs with outlines up to LOD_ARROWS visible, heading arrows up to LOD_DOTS,
+  // squares above. One fill per target with a cached Path2D beat one batched path per colour.
   const buckets = new Map<string, number[]>();
+  const others: number[] = [];
   for (let j = 0; j < n; j++) {
     const t = targets[idx[j]!]!;
+    if (t.kind !== 'aircraft') {
+      others.push(j);
+      continue;
+    }
     const c = t.stale ? STALE : t.color;
     let b = buckets.get(c);
     if (!b) buckets.set(c, (b = []));
     b.push(j);
   }
-  ctx.lineWidth = 1;
+  out.lod = visibleAircraft > LOD_DOTS ? 'dots' : visibleAircraft > LOD_ARROWS ? 'arrows' : 'glyphs';
   ctx.strokeStyle = 'rgba(0, 0, 0, 0.85)';
   for (const [color, list] of buckets) {
     ctx.fillStyle = color;
+    ctx.globalAlpha = color === STALE ? 0.6 : 1;
+    if (out.lod === 'dots') {
+      ctx.beginPath();
+      for (const j of list) ctx.rect(Math.round(out.xs[j]!) - 1, Math.round(out.ys[j]!) - 1, 3, 3);
+      ctx.fill();
+      continue;
+    }
     for (const j of list) {
       const t = targets[idx[j]!]!;
-      const x = out.xs[j]!;
-      const y = out.ys[j]!;
-      ctx.globalAlpha = t.stale ? 0.55 : 1;
-      if (t.kind === 'aircraft') {
-        if (out.lod) {
-          ctx.fillRect(Math.round(x) - 1, Math.round(y) - 1, 3, 3);
-          continue;
-        }
-        const size = t.glyph === 'heavy' ? 11 : t.glyph === 'fighter' || t.glyph === 'uav' ? 8 : 9;
-        let a = 0;
-        if (t.trackDeg !== null) {
-          a = northAngle(view, t.lon, t.lat, x, y) + t.trackDeg * RAD;
-          out.rot[j] = a;
-        }
-        const c = Math.cos(a) * size;
-        const s = Math.sin(a) * size;
-        ctx.setTransform(c, s, -s, c, x, y);
-        const path = pathOf(t.glyph ?? 'unknown');
-        ctx.fill(path);
+      let a = 0;
+      if (t.trackDeg !== null) {
+        a = view.northAngle(t.lon, t.lat) + t.trackDeg * RAD;
+        out.rot[j] = a;
+      }
+      const g = out.lod === 'arrows' ? 'arrow' : (t.glyph ?? 'unknown');
+      const size = GLYPH_SIZE[g];
+      const c = Math.cos(a) * size;
+      const s = Math.sin(a) * size;
+      ctx.setTransform(c, s, -s, c, out.xs[j]!, out.ys[j]!);
+      const path = pathOf(g);
+      ctx.fill(path);
+      if (out.lod === 'glyphs') {
         ctx.lineWidth = 1 / size;
         ctx.stroke(path);
-        ctx.setTransform(1, 0, 0, 1, 0, 0);
-        ctx.lineWidth = 1;
-      } else if (t.kind === 'vessel') {
-        ctx.beginPath();
-        ctx.moveTo(x, y - 7);
-        ctx.lineTo(x + 4, y - 2);
-        ctx.lineTo(x + 4, y + 6);
-        ctx.lineTo(x - 4, y + 6);
-        ctx.lineTo(x - 4, y - 2);
-        ctx.closePath();
-        ctx.fill();
-        ctx.stroke();
-      } else if (t.kind === 'cot') {
-        ctx.beginPath();
-        ctx.moveTo(x, y - 7);
-        ctx.lineTo(x + 7, y);
-        ctx.lineTo(x, y + 7);
-        ctx.lineTo(x - 7, y);
-        ctx.closePath();
-        ctx.fill();
+      }
+    }
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+  }
+  ctx.globalAlpha = 1;
+
+  // vessels, CoT and drone tracks: few, each drawn on its own
+  for (const j of others) {
+    const t = targets[idx[j]!]!;
+    const x = out.xs[j]!;
+    const y = out.ys[j]!;
+    ctx.fillStyle = t.stale ? STALE : t.color;
+    ctx.globalAlpha = t.stale ? 0.6 : 1;
+    ctx.strokeStyle = 'rgba(0, 0, 0, 0.85)';
+    ctx.lineWidth = 1;
+    if (t.kind === 'vessel') {
+      ctx.beginPath();
+      ctx.moveTo(x, y - 7);
+      ctx.lineTo(x + 4, y - 2);
+      ctx.lineTo(x + 4, y + 6);
+      ctx.lineTo(x - 4, y + 6);
+      ctx.lineTo(x - 4, y - 2);
+      ctx.closePath();
+      ctx.fill();
+      ctx.stroke();
+    } else if (t.kind === 'cot') {
+      ctx.beginPath();
+      ctx.moveTo(x, y - 7);
+      ctx.lineTo(x + 7, y);
+      ctx.lineTo(x, y + 7);
+      ctx.lineTo(x - 7, y);
+      ctx.closePath();
+      ctx.fill();
+      ctx.stroke();
+    } else {
+      decisionShape(ctx, t.decision, x, y, 6);
+      if (t.stale) {
+        // stale drone tracks: hollow and grey, the shape still tells the decision
+        ctx.strokeStyle = STALE;
+        ctx.lineWidth = 2;
         ctx.stroke();
       } else {
-        decisionShape(ctx, t.decision, x, y, 6);
-        if (t.stale) {
-          ctx.strokeStyle = STALE;
-          ctx.lineWidth = 2;
-          ctx.stroke();
-          ctx.strokeStyle = 'rgba(0, 0, 0, 0.85)';
-          ctx.lineWidth = 1;
-        } else {
-          ctx.fill();
-          ctx.stroke();
-        }
-        if (t.decision === 'DENY') {
-          ctx.beginPath();
-          ctx.moveTo(x - 6, y - 6);
-          ctx.lineTo(x + 6, y + 6);
-          ctx.moveTo(x + 6, y - 6);
-          ctx.lineTo(x - 6, y + 6);
-          ctx.strokeStyle = '#000000';
-          ctx.lineWidth = 1.5;
-          ctx.stroke();
-          ctx.strokeStyle = 'rgba(0, 0, 0, 0.85)';
-          ctx.lineWidth = 1;
-        }
+        ctx.fill();
+        ctx.stroke();
+      }
+      if (t.decision === 'DENY') {
+        ctx.beginPath();
+        ctx.moveTo(x - 6, y - 6);
+        ctx.lineTo(x + 6, y + 6);
+        ctx.moveTo(x + 6, y - 6);
+        ctx.lineTo(x - 6, y + 6);
+        ctx.strokeStyle = t.stale ? STALE : '#000000';
+        ctx.lineWidth = 1.5;
+        ctx.stroke();
       }
     }
   }

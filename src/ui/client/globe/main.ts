@@ -12,8 +12,8 @@ import { fmtAge, fmtLatLon, fmtNum } from '../shared/format.js';
 import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../shared/honesty.js';
 import { ALTITUDE_STOPS, DECISION_STYLE, DECISIONS, GLYPHS, GROUND_COLOR, STALE, UNKNOWN_ALT_COLOR, VESSEL_COLOR, ZONE_COLOR, type Decision } from '../shared/palette.js';
 import { VerdictStream, type StreamStatus } from '../shared/sse.js';
-import { drawBase, drawOverlay, hitTest, pathOf, type Drawn, type Kind, type Target } from './draw.js';
-import { aircraftTarget, cotTarget, droneTarget, parseCot, pushTrail, vesselTarget, type AdsbDocument, type CotEvent, type SceneTrack, type Vessel } from './layers.js';
+import { drawBase, drawOverlay, hitTest, pathOf, type Drawn, type Kind, type Lod, type Target } from './draw.js';
+import { aircraftAgeS, aircraftTarget, cotTarget, FADE_S, HIDE_S, droneTarget, parseCot, pushTrail, vesselTarget, type AdsbDocument, type CotEvent, type SceneTrack, type Vessel } from './layers.js';
 import { View } from './view.js';
 
 const API = '/api/svc/v1';
@@ -32,6 +32,8 @@ let adsb: AdsbDocument | null = null;
 let adsbError: string | null = null;
 let adsbOkAt: number | null = null;
 const aircraftTrails = new Map<string, [number, number][]>();
+let aircraftRaw: AdsbDocument['aircraft'] = [];
+let aircraftTargets: (Target | null)[] = [];
 let vessels: Vessel[] = [];
 let vesselsAsOf: string | null = null;
 let vesselsSynthetic: boolean | null = null;
@@ -48,10 +50,12 @@ let selected: string | null = null;
 const feed: Record<string, unknown>[] = [];
 const queue: Record<string, unknown>[] = [];
 let dropped = 0;
-const drawn: Drawn = { keys: [], xs: new Float32Array(0), ys: new Float32Array(0), rot: new Float32Array(0), n: 0, lod: false };
+const drawn: Drawn = { keys: [], xs: new Float32Array(0), ys: new Float32Array(0), rot: new Float32Array(0), n: 0, lod: 'glyphs' };
 const loaded = { land: false, adsb: false, scene: false, vessels: false, cot: false };
 const overlayMs: number[] = [];
 const baseMs: number[] = [];
+/** Targets rebuilt from the layers, filters applied and the table patched (data changes, every 5 s). */
+const rebuildMs: number[] = [];
 
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 
@@ -65,8 +69,8 @@ interface SvcUi {
   selected: string | null;
   errors: string[];
   longTasks: number[];
-  perf: { overlayMs: number[]; baseMs: number[] };
-  lod: boolean;
+  perf: { overlayMs: number[]; baseMs: number[]; rebuildMs: number[] };
+  lod: Lod;
   reducedMotion: boolean;
   project(lon: number, lat: number): [number, number] | null;
   target(key: string): Record<string, unknown> | null;
@@ -83,8 +87,8 @@ const svcUi: SvcUi = {
   selected: null,
   errors: [],
   longTasks: [],
-  perf: { overlayMs, baseMs },
-  lod: false,
+  perf: { overlayMs, baseMs, rebuildMs },
+  lod: 'glyphs',
   reducedMotion: reducedMotion.matches,
   project: (lon, lat) => view.project(lon, lat),
   target(key) {
@@ -189,12 +193,24 @@ function checkReady(): void {
 
 // ---------------------------------------------------------------- targets, filters, table
 function rebuild(): void {
+  const t0 = performance.now();
+  rebuildTargets();
+  record(rebuildMs, performance.now() - t0);
+}
+
+function rebuildTargets(): void {
   const now = Date.now();
   const list: Target[] = [];
   if (adsb) {
-    for (const a of adsb.aircraft) {
-      const t = aircraftTarget(a, adsb, aircraftTrails.get(a.hex) ?? [], now);
-      if (t) list.push(t);
+    // aircraft objects are built once per ADS-B answer; ticks only move their ages on
+    const fetchedAtMs = adsb.fetched_at ? Date.parse(adsb.fetched_at) : null;
+    for (let i = 0; i < aircraftRaw.length; i++) {
+      const a = aircraftRaw[i]!;
+      const t = aircraftTargets[i];
+      const age = aircraftAgeS(a, fetchedAtMs, now);
+      if (!t || (age !== null && age > HIDE_S)) continue;
+      t.stale = age === null || age > FADE_S || !adsb.live;
+      list.push(t);
     }
   }
   for (const v of vessels) {
@@ -252,6 +268,7 @@ function applyFilters(): void {
 
 const ORDER: Record<Kind, number> = { drone: 0, aircraft: 1, cot: 2, vessel: 3 };
 const tbody = $('targets-body');
+let tableSignature = '';
 let rowKeys: string[] = [];
 
 function stateText(t: Target): string {
@@ -260,8 +277,13 @@ function stateText(t: Target): string {
 }
 
 function renderTable(): void {
-  const sorted = [...shown].sort((a, b) => ORDER[a.kind] - ORDER[b.kind] || a.label.localeCompare(b.label));
+  const sorted = [...shown].sort((a, b) => ORDER[a.kind] - ORDER[b.kind] || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
   const rows = sorted.slice(0, TABLE_ROWS);
+  const signature = rows.map((t) => `${t.key}|${t.altFt}|${stateText(t)}`).join('\n') + `\n${selected}`;
+  setText('targets-count', sorted.length > TABLE_ROWS ? `showing ${TABLE_ROWS} of ${fmtNum(sorted.length)} (filter to narrow)` : `${sorted.length} targets`);
+  // nothing changed in the rows on screen: no DOM work at all
+  if (signature === tableSignature) return;
+  tableSignature = signature;
   const focusedKey = document.activeElement instanceof HTMLTableRowElement ? document.activeElement.dataset.key : null;
   const keys = rows.map((t) => t.key);
   const frag = document.createDocumentFragment();
@@ -284,7 +306,6 @@ function renderTable(): void {
     roving.tabIndex = 0;
     if (focusedKey === rovingKey) roving.focus();
   }
-  setText('targets-count', sorted.length > TABLE_ROWS ? `showing ${TABLE_ROWS} of ${fmtNum(sorted.length)} (filter to narrow)` : `${sorted.length} targets`);
 }
 
 const SHAPE_CHAR: Record<Decision, string> = { ALLOW: '●', REVIEW: '▲', DENY: '⊠' };
@@ -343,6 +364,9 @@ async function loadAdsb(): Promise<void> {
       aircraftTrails.set(a.hex, pushTrail(aircraftTrails.get(a.hex) ?? [], a.lon, a.lat));
     }
     for (const hex of aircraftTrails.keys()) if (!seen.has(hex)) aircraftTrails.delete(hex);
+    const now = Date.now();
+    aircraftRaw = adsb.aircraft;
+    aircraftTargets = aircraftRaw.map((a) => aircraftTarget(a, adsb!, aircraftTrails.get(a.hex) ?? [], now));
   } else adsbError = r.error ?? 'unreadable answer';
   loaded.adsb = true;
   document.body.dataset.aircraftLive = adsb ? String(adsb.live) : 'error';

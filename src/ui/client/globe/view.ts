@@ -17,13 +17,14 @@ export const MAX_ZOOM = 400;
 const RAD = Math.PI / 180;
 
 export class View {
-  readonly projection: GeoProjection = geoOrthographic().clipAngle(90).precision(0.5);
+  readonly projection: GeoProjection = geoOrthographic().clipAngle(90).precision(1);
   width = 1;
   height = 1;
   private cx = 1;
   private sx = 0;
   private cy = 1;
   private sy = 0;
+  private lon0 = 0;
 
   constructor(public state: ViewState) {
     this.apply();
@@ -69,6 +70,7 @@ export class View {
     this.sx = Math.sin(lat * RAD);
     this.cy = Math.cos(lon * RAD);
     this.sy = Math.sin(lon * RAD);
+    this.lon0 = lon * RAD;
   }
 
   /** True when (lon, lat) is on the visible hemisphere. */
@@ -78,11 +80,41 @@ export class View {
     return this.cx * cl * (this.cy * Math.cos(lon * RAD) + this.sy * Math.sin(lon * RAD)) + this.sx * Math.sin(lat * RAD) > 0;
   }
 
-  /** Screen position of a visible point, else null. */
+  /**
+   * Screen position of a visible point, else null. The orthographic formulas written out (the same
+   * numbers as d3's projection, checked in test/ui), without d3's stream machinery: this runs for
+   * every target on every overlay frame.
+   */
   project(lon: number, lat: number): [number, number] | null {
-    if (!this.visible(lon, lat)) return null;
-    const p = this.projection([lon, lat]);
-    return p ? [p[0], p[1]] : null;
+    const phi = lat * RAD;
+    const dl = lon * RAD - this.lon0;
+    const cp = Math.cos(phi);
+    const sp = Math.sin(phi);
+    const cd = Math.cos(dl);
+    if (this.sx * sp + this.cx * cp * cd <= 0) return null;
+    const r = this.radius;
+    return [this.width / 2 + r * cp * Math.sin(dl), this.height / 2 - r * (this.cx * sp - this.sx * cp * cd)];
+  }
+
+  /** project() writing into `out`; false (and `out` untouched) on the far side. */
+  projectInto(lon: number, lat: number, out: [number, number]): boolean {
+    const phi = lat * RAD;
+    const dl = lon * RAD - this.lon0;
+    const cp = Math.cos(phi);
+    const sp = Math.sin(phi);
+    const cd = Math.cos(dl);
+    if (this.sx * sp + this.cx * cp * cd <= 0) return false;
+    const r = this.radius;
+    out[0] = this.width / 2 + r * cp * Math.sin(dl);
+    out[1] = this.height / 2 - r * (this.cx * sp - this.sx * cp * cd);
+    return true;
+  }
+
+  /** Screen angle (radians, clockwise from up) of true north at (lon, lat). */
+  northAngle(lon: number, lat: number): number {
+    const phi = lat * RAD;
+    const dl = lon * RAD - this.lon0;
+    return Math.atan2(-Math.sin(phi) * Math.sin(dl), this.cx * Math.cos(phi) + this.sx * Math.sin(phi) * Math.cos(dl));
   }
 
   invert(x: number, y: number): [number, number] | null {
