@@ -12,8 +12,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { guardedPage, launchBrowser, type Guarded, type TestBrowser } from '../helpers/browser.js';
 import { GOOD_AIRCRAFT, BAD_AIRCRAFT, startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
 import { openSse } from '../helpers/sse.js';
-import { DECISION_STYLE, GROUND_COLOR, hexToRgb, LAND, OCEAN } from '../../src/ui/client/shared/palette.js';
-import { GLYPH_SIZE } from '../../src/ui/client/globe/draw.js';
+import { DECISION_STYLE, GLYPH_SIZE, GROUND_COLOR, hexToRgb, LAND, OCEAN } from '../../src/ui/client/shared/palette.js';
 
 const SHOTS = process.env.SVC_UI_SCREENSHOTS;
 
@@ -23,7 +22,7 @@ type Rgba = [number, number, number, number];
 async function pixel(page: Page, canvas: 'base' | 'overlay', x: number, y: number): Promise<Rgba> {
   return page.evaluate(
     ([id, px, py]) => {
-      const c = document.getElementById(id as string) as HTMLCanvasElement;
+      const c = (globalThis as any).document.getElementById(id as string);
       return Array.from(c.getContext('2d')!.getImageData(Math.floor(px as number), Math.floor(py as number), 1, 1).data) as Rgba;
     },
     [canvas, x, y] as const,
@@ -45,7 +44,7 @@ function mostly(actual: Rgba, hex: string): boolean {
 const svc = <T>(page: Page, fn: string): Promise<T> => page.evaluate(`(() => { const s = window.svcUi; return ${fn}; })()`) as Promise<T>;
 
 async function ready(page: Page): Promise<void> {
-  await page.waitForFunction(() => (window as unknown as { svcUi?: { ready: boolean } }).svcUi?.ready === true, null, { timeout: 20_000 });
+  await page.waitForFunction(() => (globalThis as any).svcUi?.ready === true, null, { timeout: 20_000 });
 }
 
 /** Military aircraft spread evenly over the sphere (golden-angle spiral), every category, track and altitude band: a fixture served by the fake upstream. */
@@ -95,7 +94,7 @@ describe('src/ui pages in headless Chromium', function () {
     if (!g) return;
     const { page, foreign, failed, errors, context } = g;
     g = null;
-    const cspErrors = (await page.evaluate(() => (window as unknown as { svcUi?: { errors: string[] } }).svcUi?.errors ?? []).catch(() => [] as string[])).filter((e) => e.startsWith('csp'));
+    const cspErrors = (await page.evaluate(() => (globalThis as any).svcUi?.errors ?? []).catch(() => [] as string[])).filter((e: string) => e.startsWith('csp'));
     await context.close();
     if (this.currentTest?.state === 'failed') return;
     // nothing may leave 127.0.0.1: the router, the failure log and the CSP report all stay empty
@@ -110,7 +109,7 @@ describe('src/ui pages in headless Chromium', function () {
     fake.aircraft = [...GOOD_AIRCRAFT, ...BAD_AIRCRAFT];
     const page = await open('/elite/globe');
     await ready(page);
-    await page.waitForFunction(() => (window as any).svcUi.layers.aircraft?.count === 3);
+    await page.waitForFunction(() => (globalThis as any).svcUi.layers.aircraft?.count === 3);
     // land (Kansas) and ocean (north-east Pacific) at the page's own projection, away from graticule lines
     const kansas = (await svc<[number, number]>(page, 's.project(-98.3, 38.6)'))!;
     const pacific = (await svc<[number, number]>(page, 's.project(-135.4, 26.3)'))!;
@@ -132,7 +131,7 @@ describe('src/ui pages in headless Chromium', function () {
     // only the aircraft layer for the pixel checks (the layer toggles work, and no label or vessel sits near the glyph)
     const frame = await svc<number>(page, 's.frame');
     for (const id of ['#layer-vessel', '#layer-cot', '#layer-drone', '#opt-labels']) await page.uncheck(id);
-    await page.waitForFunction((f) => (window as any).svcUi.frame > f, frame);
+    await page.waitForFunction((f) => (globalThis as any).svcUi.frame > f, frame);
     expect(await page.textContent('#targets-count')).to.equal('3 targets');
     // pixels in glyph space (nose at -y), turned by the reported rotation: the fuselage and both
     // swept-back wing tips carry the altitude colour; the mirror points ahead of the wings are empty,
@@ -156,11 +155,11 @@ describe('src/ui pages in headless Chromium', function () {
     fake.aircraft = [...GOOD_AIRCRAFT];
     const page = await open('/elite/globe');
     await ready(page);
-    await page.waitForFunction(() => (window as any).svcUi.target('ac:ae01c5')?.drawn);
+    await page.waitForFunction(() => (globalThis as any).svcUi.target('ac:ae01c5')?.drawn);
     const c17 = await svc<{ x: number; y: number }>(page, "s.target('ac:ae01c5')");
     const box = (await page.locator('#overlay').boundingBox())!;
     await page.mouse.click(box.x + c17.x, box.y + c17.y);
-    await page.waitForFunction(() => (window as any).svcUi.selected === 'ac:ae01c5');
+    await page.waitForFunction(() => (globalThis as any).svcUi.selected === 'ac:ae01c5');
     expect(await page.isVisible('#details')).to.equal(true);
     const field = (name: string) => page.textContent(`#details-fields dd[data-field="${name}"]`);
     expect(await field('hex')).to.match(/^ae01c5 · \/adsb · fake$/);
@@ -178,29 +177,29 @@ describe('src/ui pages in headless Chromium', function () {
     fake.aircraft = [...GOOD_AIRCRAFT];
     const page = await open('/elite/globe');
     await ready(page);
-    for (let i = 0; i < 5 && (await page.evaluate(() => document.activeElement?.id)) !== 'globe'; i++) await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).to.equal('globe');
+    for (let i = 0; i < 5 && (await page.evaluate(() => (globalThis as any).document.activeElement?.id)) !== 'globe'; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).to.equal('globe');
     const before = await svc<{ lon: number; lat: number; zoom: number }>(page, 's.view');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('Shift+ArrowUp');
     await page.keyboard.press('+');
-    await page.waitForFunction((z) => (window as any).svcUi.view.zoom > z, before.zoom);
+    await page.waitForFunction((z) => (globalThis as any).svcUi.view.zoom > z, before.zoom);
     const after = await svc<{ lon: number; lat: number; zoom: number }>(page, 's.view');
     expect(after.lon - before.lon).to.be.closeTo(5, 1e-9);
     expect(after.lat - before.lat).to.be.closeTo(20, 1e-9);
     expect(after.zoom / before.zoom).to.be.closeTo(1.25, 1e-9);
     // a letter typed into the search box is text, not a shortcut (WCAG 2.1.4)
     await page.keyboard.press('/');
-    expect(await page.evaluate(() => document.activeElement?.id)).to.equal('f-search');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).to.equal('f-search');
     await page.keyboard.type('d');
     expect((await svc<{ lon: number }>(page, 's.view')).lon).to.equal(after.lon);
     await page.keyboard.press('Backspace');
     // Tab onward to the table's roving row, move down, select
-    for (let i = 0; i < 40 && (await page.evaluate(() => document.activeElement?.tagName)) !== 'TR'; i++) await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.tagName)).to.equal('TR');
-    const first = await page.evaluate(() => (document.activeElement as HTMLElement).dataset.key);
+    for (let i = 0; i < 40 && (await page.evaluate(() => (globalThis as any).document.activeElement?.tagName)) !== 'TR'; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.tagName)).to.equal('TR');
+    const first = await page.evaluate(() => (globalThis as any).document.activeElement.dataset.key);
     await page.keyboard.press('ArrowDown');
-    const second = await page.evaluate(() => (document.activeElement as HTMLElement).dataset.key);
+    const second = await page.evaluate(() => (globalThis as any).document.activeElement.dataset.key);
     expect(second).to.be.a('string').and.not.equal(first);
     await page.keyboard.press('Enter');
     expect(await svc<string>(page, 's.selected')).to.equal(second);
@@ -214,7 +213,7 @@ describe('src/ui pages in headless Chromium', function () {
     fake.aircraft = [...GOOD_AIRCRAFT];
     const page = await open('/elite/globe');
     await ready(page);
-    await page.waitForFunction(() => (window as any).svcUi.sse?.state === 'live');
+    await page.waitForFunction(() => (globalThis as any).svcUi.sse?.state === 'live');
     for (const [i, frame] of [
       { track_id: 'UI-OK-1', lat: 36.1, lon: -115.3, source: 'OpenDroneID', id_authenticated: true },
       { track_id: 'UI-NFZ-2', lat: 36.225, lon: -115.16, source: 'OpenDroneID' },
@@ -230,10 +229,10 @@ describe('src/ui pages in headless Chromium', function () {
       expect(await li.getAttribute('data-decision')).to.equal(decision);
       expect(await li.locator('.tag').textContent()).to.equal(`${{ ALLOW: '●', REVIEW: '▲', DENY: '⊠' }[decision]} ${decision}`);
       const [r, g2, b] = hexToRgb(DECISION_STYLE[decision].color);
-      expect(await li.locator('.tag').evaluate((e) => getComputedStyle(e).backgroundColor)).to.equal(`rgb(${r}, ${g2}, ${b})`);
+      expect(await li.locator('.tag').evaluate((e) => (globalThis as any).getComputedStyle(e).backgroundColor)).to.equal(`rgb(${r}, ${g2}, ${b})`);
       expect(await li.locator('a').getAttribute('href')).to.equal(`/api/svc/v1/receipt/export?index=${index}`);
       // the track reaches the globe with the edge scene's position, drawn with its decision's shape
-      await page.waitForFunction((k) => (window as any).svcUi.target(k)?.decision, `dr:${frame.track_id}`, { timeout: 5000 });
+      await page.waitForFunction((k) => (globalThis as any).svcUi.target(k)?.decision, `dr:${frame.track_id}`, { timeout: 5000 });
       expect(await svc<Record<string, unknown>>(page, `s.target('dr:${frame.track_id}')`)).to.include({ kind: 'drone', color: DECISION_STYLE[decision].color });
     }
   });
@@ -249,14 +248,14 @@ describe('src/ui pages in headless Chromium', function () {
       });
       await page.goto(capped.baseUrl + '/elite/globe');
       await ready(page);
-      await page.waitForFunction(() => (window as any).svcUi.sse?.state === 'live');
+      await page.waitForFunction(() => (globalThis as any).svcUi.sse?.state === 'live');
       const post = async (n: number) => {
         const ids: number[] = [];
         for (let i = 0; i < n; i++) ids.push((await capped.http.post('/api/svc/v1/verdict').send({ track_id: `CAP-${i}`, lat: 36.1, lon: -115.3 }).expect(200)).body.ledger.index);
         return ids;
       };
       const seenFirst = await post(2);
-      await page.waitForFunction((id) => (window as any).svcUi.sse.lastId === id, seenFirst.at(-1));
+      await page.waitForFunction((id) => (globalThis as any).svcUi.sse.lastId === id, seenFirst.at(-1));
       // drop the page's stream and take the only viewer slot before its automatic reconnect (retry: 2 s)
       capped.server.closeAllConnections();
       let holder = null;
@@ -270,16 +269,16 @@ describe('src/ui pages in headless Chromium', function () {
       }
       expect(holder, 'the test holds the viewer slot').to.not.equal(null);
       // the browser's reconnect gets 503: EventSource closes for good, the page backs off on its own
-      await page.waitForFunction(() => (window as any).svcUi.sse.state === 'backoff', null, { timeout: 10_000 });
+      await page.waitForFunction(() => (globalThis as any).svcUi.sse.state === 'backoff', null, { timeout: 10_000 });
       expect(await page.textContent('#chip-sse')).to.match(/^RECONNECTING · attempt \d+/);
       const missed = await post(3);
       holder!.close();
-      await page.waitForFunction((id) => (window as any).svcUi.sse.lastId === id && (window as any).svcUi.sse.state === 'live', missed.at(-1), { timeout: 20_000 });
+      await page.waitForFunction((id) => (globalThis as any).svcUi.sse.lastId === id && (globalThis as any).svcUi.sse.state === 'live', missed.at(-1), { timeout: 20_000 });
       const sse = await svc<{ gaps: number; duplicates: number; opens: number }>(page, 's.sse');
       expect(sse).to.include({ gaps: 0, duplicates: 0 });
       expect(sse.opens).to.be.at.least(2);
       expect(streamUrls.some((u) => u.endsWith(`?last_event_id=${seenFirst.at(-1)}`)), streamUrls.join(' ')).to.equal(true);
-      const shown = await page.$$eval('#feed li', (lis) => lis.map((li) => Number((li as HTMLElement).dataset.index)));
+      const shown = await page.$$eval('#feed li', (lis) => lis.map((li: any) => Number((li as any).dataset.index)));
       for (const id of [...seenFirst, ...missed]) expect(shown, `ledger index ${id}`).to.include(id);
       // 503 answers show up as console errors; nothing else may
       g.errors.splice(0, g.errors.length, ...g.errors.filter((e) => !/status of 503/.test(e)));
@@ -295,7 +294,7 @@ describe('src/ui pages in headless Chromium', function () {
     fake.aircraft = manyAircraft(5000);
     const page = await open('/elite/globe');
     await ready(page);
-    await page.waitForFunction(() => (window as any).svcUi.layers.aircraft?.count === 5000, null, { timeout: 20_000 });
+    await page.waitForFunction(() => (globalThis as any).svcUi.layers.aircraft?.count === 5000, null, { timeout: 20_000 });
     await page.focus('#globe');
     // On this shared 2-core machine other processes can take the CPU for a whole window (timings are
     // wall-clock): up to three windows of 30 key-driven redraws; one must meet both bounds.
@@ -304,7 +303,7 @@ describe('src/ui pages in headless Chromium', function () {
     for (let w = 0; w < 3 && !passed; w++) {
       const mark = await svc<{ frames: number; long: number; samples: number }>(page, '({ frames: s.frame, long: s.longTasks.length, samples: s.perf.overlayMs.length })');
       for (let i = 0; i < 30; i++) await page.keyboard.press(i % 2 ? 'ArrowRight' : 'ArrowDown');
-      await page.waitForFunction((f) => (window as any).svcUi.frame > f + 10, mark.frames);
+      await page.waitForFunction((f) => (globalThis as any).svcUi.frame > f + 10, mark.frames);
       const ms = (await svc<number[]>(page, 's.perf.overlayMs')).slice(mark.samples).sort((a, b) => a - b);
       const longTasks = (await svc<number[]>(page, 's.longTasks')).slice(mark.long);
       const base = (await svc<number[]>(page, 's.perf.baseMs')).slice(-ms.length).sort((a, b) => a - b);
@@ -327,7 +326,7 @@ describe('src/ui pages in headless Chromium', function () {
     const page = await open('/elite/globe');
     await ready(page);
     await page.evaluate(() => fetch('http://198.51.100.7/tiles/0/0/0.png').catch(() => null));
-    await page.waitForFunction(() => (window as any).svcUi.errors.some((e: string) => e.startsWith('csp: connect-src')));
+    await page.waitForFunction(() => (globalThis as any).svcUi.errors.some((e: string) => e.startsWith('csp: connect-src')));
     await page.goto('http://198.51.100.7/').catch(() => null);
     expect(g!.foreign).to.deep.equal(['http://198.51.100.7/']);
     // checked: now clear them so the after-each isolation check judges only the page
@@ -351,5 +350,21 @@ describe('src/ui pages in headless Chromium', function () {
     expect(await page.locator('#verdicts li', { hasText: 'UI-ENTRY' }).count()).to.equal(1);
     for (const href of ['/elite/globe', '/energy-sovereign', '/docs', '/api/svc/v1/receipt/export']) expect(await page.locator(`a[href="${href}"]`).count(), href).to.equal(1);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'jackin.png'), fullPage: true });
+  });
+
+  it('the energy panel draws its snapshot as a small chart, with no script and nothing fetched elsewhere', async () => {
+    const page = await open('/energy-sovereign');
+    await page.waitForSelector('svg[role="img"]');
+    const bars = await page.$$eval('svg g[data-bar]', (gs) => gs.map((g: any) => g.getAttribute('data-bar')));
+    expect(bars).to.deep.equal(['CPU time (measured)', 'Event loop busy (measured)', 'Energy (model)']);
+    const snap = JSON.parse((await page.textContent('#sovereign-snapshot'))!) as { measured: Record<string, { value: number }>; window: { uptime_s: { value: number } } };
+    const note = await page.textContent('svg g[data-bar="CPU time (measured)"] text.note');
+    expect(note).to.contain(`of ${(snap.window.uptime_s.value * snap.measured.vcpus!.value).toFixed(2)} vCPU·s`);
+    // bar widths follow the numbers: user + system CPU over capacity
+    const widths = await page.$$eval('svg g[data-bar="CPU time (measured)"] rect[fill]:not([fill="none"])', (rs) => rs.map((r: any) => Number(r.getAttribute('width'))));
+    const cap = snap.window.uptime_s.value * snap.measured.vcpus!.value;
+    expect(widths[0]).to.be.closeTo((snap.measured.cpu_user_s!.value / cap) * 420, 0.1);
+    expect(await page.$$('script:not([type="application/json"])')).to.have.length(0);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'energy.png'), fullPage: true });
   });
 });

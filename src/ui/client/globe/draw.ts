@@ -5,7 +5,7 @@
  * 3-px squares. Every drawn target's screen position is kept for hit-testing and for tests.
  */
 import { geoGraticule10, geoPath, type GeoPermissibleObjects } from 'd3-geo';
-import { DECISION_STYLE, LAND, OCEAN, STALE, ZONE_COLOR, type Decision, type Glyph } from '../shared/palette.js';
+import { DECISION_STYLE, GLYPH_SIZE, LAND, OCEAN, STALE, ZONE_COLOR, type Decision, type Glyph } from '../shared/palette.js';
 import type { View } from './view.js';
 
 /** Visible aircraft above which glyphs become heading arrows, and arrows 3-px squares. */
@@ -76,8 +76,6 @@ export const GLYPH_POLYS: Record<Glyph | 'arrow', number[][]> = {
   unknown: [[0, -1, 0.7, 0.85, 0, 0.45, -0.7, 0.85]],
 };
 
-/** Half-length in CSS px of each glyph. */
-export const GLYPH_SIZE: Record<Glyph | 'arrow', number> = { jet: 10, heavy: 12, turboprop: 10, rotorcraft: 10, uav: 9, fighter: 9, unknown: 9, arrow: 6 };
 
 /** Appends a glyph, scaled, turned by `a` (clockwise from up) and moved to (x, y), to a path. */
 function addGlyph(ctx: CanvasRenderingContext2D | Path2D, g: Glyph | 'arrow', x: number, y: number, a: number, size: number): void {

@@ -57,6 +57,8 @@ export const COT_COLOR = '#cc79a7';
 export const ZONE_COLOR = '#ff5a1f';
 
 export type Glyph = 'jet' | 'heavy' | 'turboprop' | 'rotorcraft' | 'uav' | 'fighter' | 'unknown';
+/** Half-length in CSS px of each glyph (`arrow`: the level of detail for many aircraft). */
+export const GLYPH_SIZE: Record<Glyph | 'arrow', number> = { jet: 10, heavy: 12, turboprop: 10, rotorcraft: 10, uav: 9, fighter: 9, unknown: 9, arrow: 6 };
 export const GLYPHS: readonly Glyph[] = ['jet', 'heavy', 'turboprop', 'rotorcraft', 'uav', 'fighter', 'unknown'];
 
 /** ICAO type designators whose look the emitter category does not tell (a small, explicit list). */
