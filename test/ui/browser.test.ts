@@ -12,7 +12,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { guardedPage, launchBrowser, type Guarded, type TestBrowser } from '../helpers/browser.js';
 import { GOOD_AIRCRAFT, BAD_AIRCRAFT, startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
 import { openSse } from '../helpers/sse.js';
-import { DECISION_STYLE, GLYPH_SIZE, GROUND_COLOR, hexToRgb, LAND, OCEAN } from '../../src/ui/client/shared/palette.js';
+import { DECISION_STYLE, GLYPH_SIZE, GROUND_COLOR, hexToRgb, LAND, OCEAN } from '../../src/ui/client/common/palette.js';
 
 const SHOTS = process.env.SVC_UI_SCREENSHOTS;
 

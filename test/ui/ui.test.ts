@@ -17,8 +17,8 @@ import { buildUiSync, fillTemplate, readUiBuild, sourcesDigest, writeUiBuild, ty
 import { uiFeature } from '../../src/ui/ui.feature.js';
 import { View } from '../../src/ui/client/globe/view.js';
 import { geoDistance, geoOrthographic } from 'd3-geo';
-import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../../src/ui/client/shared/honesty.js';
-import { ALTITUDE_STOPS, altitudeColor, contrast, DECISION_STYLE, glyphFor, GROUND_COLOR, LAND, MUTED, OCEAN, PAGE_BG, PANEL, STALE, TEXT, UNKNOWN_ALT_COLOR, VESSEL_COLOR, COT_COLOR } from '../../src/ui/client/shared/palette.js';
+import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../../src/ui/client/common/honesty.js';
+import { ALTITUDE_STOPS, altitudeColor, contrast, DECISION_STYLE, glyphFor, GROUND_COLOR, LAND, MUTED, OCEAN, PAGE_BG, PANEL, STALE, TEXT, UNKNOWN_ALT_COLOR, VESSEL_COLOR, COT_COLOR } from '../../src/ui/client/common/palette.js';
 
 // The UI routes alone, behind the real middleware chain (the browser tests use the full app).
 const eventLoop = new EventLoopMonitor();

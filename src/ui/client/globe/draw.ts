@@ -5,7 +5,7 @@
  * 3-px squares. Every drawn target's screen position is kept for hit-testing and for tests.
  */
 import { geoGraticule10, geoPath, type GeoPermissibleObjects } from 'd3-geo';
-import { DECISION_STYLE, GLYPH_SIZE, LAND, OCEAN, STALE, ZONE_COLOR, type Decision, type Glyph } from '../shared/palette.js';
+import { DECISION_STYLE, GLYPH_SIZE, LAND, OCEAN, STALE, ZONE_COLOR, type Decision, type Glyph } from '../common/palette.js';
 import type { View } from './view.js';
 
 /** Visible aircraft above which glyphs become heading arrows, and arrows 3-px squares. */

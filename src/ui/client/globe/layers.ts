@@ -3,8 +3,8 @@
  * or interpolated (spec honesty rule 1): an aircraft moves only when a new report arrives, and its
  * trail is the list of positions actually received.
  */
-import { altitudeColor, altitudeFt, COT_COLOR, DECISION_STYLE, glyphFor, VESSEL_COLOR, type Decision } from '../shared/palette.js';
-import { fmtAge, fmtLatLon, fmtNum } from '../shared/format.js';
+import { altitudeColor, altitudeFt, COT_COLOR, DECISION_STYLE, glyphFor, VESSEL_COLOR, type Decision } from '../common/palette.js';
+import { fmtAge, fmtLatLon, fmtNum } from '../common/format.js';
 import type { Target } from './draw.js';
 
 export const TRAIL_POINTS = 30;

@@ -6,12 +6,12 @@
 import { feature } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
 import type { GeoPermissibleObjects } from 'd3-geo';
-import { getJson, getText, whileVisible } from '../shared/api.js';
-import { $, chipInto, el, setText } from '../shared/dom.js';
-import { fmtAge, fmtLatLon, fmtNum } from '../shared/format.js';
-import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../shared/honesty.js';
-import { ALTITUDE_STOPS, DECISION_STYLE, DECISIONS, GLYPHS, GROUND_COLOR, STALE, UNKNOWN_ALT_COLOR, VESSEL_COLOR, ZONE_COLOR, type Decision } from '../shared/palette.js';
-import { VerdictStream, type StreamStatus } from '../shared/sse.js';
+import { getJson, getText, whileVisible } from '../common/api.js';
+import { $, chipInto, el, setText } from '../common/dom.js';
+import { fmtAge, fmtLatLon, fmtNum } from '../common/format.js';
+import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../common/honesty.js';
+import { ALTITUDE_STOPS, DECISION_STYLE, DECISIONS, GLYPHS, GROUND_COLOR, STALE, UNKNOWN_ALT_COLOR, VESSEL_COLOR, ZONE_COLOR, type Decision } from '../common/palette.js';
+import { VerdictStream, type StreamStatus } from '../common/sse.js';
 import { drawBase, drawOverlay, hitTest, pathOf, type Drawn, type Kind, type Lod, type Target } from './draw.js';
 import { aircraftAgeS, aircraftTarget, cotTarget, FADE_S, HIDE_S, droneTarget, parseCot, pushTrail, vesselTarget, type AdsbDocument, type CotEvent, type SceneTrack, type Vessel } from './layers.js';
 import { View } from './view.js';

@@ -3,12 +3,12 @@
  * links. It only reads by default; following the live stream is a button because watching starts
  * the simulated flight, which appends signed verdicts to the ledger.
  */
-import { getJson, getText, whileVisible } from '../shared/api.js';
-import { $, chipInto, el, setText } from '../shared/dom.js';
-import { fmtNum, fmtTime } from '../shared/format.js';
-import { adsbChip, ledgerText, type AdsbDoc } from '../shared/honesty.js';
-import type { Decision } from '../shared/palette.js';
-import { VerdictStream } from '../shared/sse.js';
+import { getJson, getText, whileVisible } from '../common/api.js';
+import { $, chipInto, el, setText } from '../common/dom.js';
+import { fmtNum, fmtTime } from '../common/format.js';
+import { adsbChip, ledgerText, type AdsbDoc } from '../common/honesty.js';
+import type { Decision } from '../common/palette.js';
+import { VerdictStream } from '../common/sse.js';
 
 const API = '/api/svc/v1';
 const KEEP = 10;
