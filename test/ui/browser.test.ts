@@ -290,6 +290,28 @@ describe('src/ui pages in headless Chromium', function () {
     }
   });
 
+  it('a hidden page disconnects from the stream and resumes from the last id when visible again', async () => {
+    fake.aircraft = [...GOOD_AIRCRAFT];
+    const page = await open('/elite/globe');
+    await ready(page);
+    await page.waitForFunction(() => (globalThis as any).svcUi.sse?.state === 'live');
+    const setHidden = (hidden: boolean) =>
+      page.evaluate((h) => {
+        const d = (globalThis as any).document;
+        Object.defineProperty(d, 'hidden', { value: h, configurable: true });
+        Object.defineProperty(d, 'visibilityState', { value: h ? 'hidden' : 'visible', configurable: true });
+        d.dispatchEvent(new (globalThis as any).Event('visibilitychange'));
+      }, hidden);
+    const first = (await t.http.post('/api/svc/v1/verdict').send({ track_id: 'UI-VIS-0', lat: 36.1, lon: -115.3 }).expect(200)).body.ledger.index as number;
+    await page.waitForFunction((id) => (globalThis as any).svcUi.sse.lastId >= id, first);
+    await setHidden(true);
+    expect(await svc<string>(page, 's.sse.state')).to.equal('paused');
+    const missed = (await t.http.post('/api/svc/v1/verdict').send({ track_id: 'UI-VIS-1', lat: 36.1, lon: -115.3 }).expect(200)).body.ledger.index as number;
+    await setHidden(false);
+    await page.waitForSelector(`#feed li[data-index="${missed}"]`, { timeout: 5000 });
+    expect(await svc<{ gaps: number; duplicates: number; state: string }>(page, 's.sse')).to.include({ gaps: 0, duplicates: 0, state: 'live' });
+  });
+
   it('5,000 aircraft: overlay redraw p90 ≤ 30 ms measured in the page, no long task over 200 ms (best of 3 windows)', async () => {
     fake.aircraft = manyAircraft(5000);
     const page = await open('/elite/globe');
@@ -366,5 +388,28 @@ describe('src/ui pages in headless Chromium', function () {
     expect(widths[0]).to.be.closeTo((snap.measured.cpu_user_s!.value / cap) * 420, 0.1);
     expect(await page.$$('script:not([type="application/json"])')).to.have.length(0);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'energy.png'), fullPage: true });
+  });
+
+  // last: it leaves the ADS-B feed with failures on record
+  it('an upstream failure shows CACHED from the API fields and greys the aircraft out; nothing claims LIVE', async () => {
+    fake.aircraft = [...GOOD_AIRCRAFT];
+    expect((await t.http.get('/api/svc/v1/adsb').expect(200)).body.live).to.equal(true); // a snapshot to fall back on
+    await new Promise((ok) => setTimeout(ok, 300)); // past freshMs: the next read goes upstream
+    fake.mode = 'error';
+    try {
+      const page = await open('/elite/globe');
+      await ready(page);
+      await page.waitForSelector('body[data-aircraft-live="false"]');
+      expect(await page.textContent('#chip-adsb')).to.match(/^CACHED · live=false · .+ old · upstream_failed_serving_last_snapshot$/);
+      expect(await page.getAttribute('#chip-adsb', 'class')).to.equal('chip warn');
+      // the last snapshot is still shown (the API says so), drawn grey, and flagged in the table
+      const c17 = await svc<Record<string, unknown>>(page, "s.target('ac:ae01c5')");
+      expect(c17).to.include({ stale: true, drawn: true, color: '#8a8f94' });
+      expect(await page.getAttribute('#targets-body tr[data-key="ac:ae01c5"]', 'class')).to.equal('stale');
+      expect(await svc<Record<string, unknown>>(page, 's.layers.aircraft')).to.include({ live: false, reason: 'upstream_failed_serving_last_snapshot' });
+      expect(await page.textContent('body')).to.not.match(/LIVE · fake/);
+    } finally {
+      fake.mode = 'ok';
+    }
   });
 });
