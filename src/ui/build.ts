@@ -178,9 +178,17 @@ export function readUiBuild(dir = distDir(), expectedDigest: string | null = sou
  */
 export function loadUiBuild(root = projectRoot()): UiBuild {
   const haveSources = existsSync(join(root, 'src/ui/client'));
-  const fromDist = readUiBuild(distDir(root), haveSources ? sourcesDigest(root) : null);
-  return fromDist ?? buildUiSync(root);
+  const digest = haveSources ? sourcesDigest(root) : null;
+  const fromDist = readUiBuild(distDir(root), digest);
+  if (fromDist) return fromDist;
+  // a test process builds many apps: the same sources are bundled once (immutable result, keyed by digest)
+  const key = `${root}\0${digest}`;
+  let built = MEMORY_BUILDS.get(key);
+  if (!built) MEMORY_BUILDS.set(key, (built = buildUiSync(root)));
+  return built;
 }
+
+const MEMORY_BUILDS = new Map<string, UiBuild>();
 
 // `node dist/src/ui/build.js` (npm run build): write dist/ui
 if (process.argv[1] && /[/\\]ui[/\\]build\.(js|ts)$/.test(process.argv[1])) {

@@ -110,6 +110,7 @@ describe('src/ui pages in headless Chromium', function () {
     const page = await open('/elite/globe');
     await ready(page);
     await page.waitForFunction(() => (globalThis as any).svcUi.layers.aircraft?.count === 3);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'globe.png') });
     // land (Kansas) and ocean (north-east Pacific) at the page's own projection, away from graticule lines
     const kansas = (await svc<[number, number]>(page, 's.project(-98.3, 38.6)'))!;
     const pacific = (await svc<[number, number]>(page, 's.project(-135.4, 26.3)'))!;
@@ -148,7 +149,6 @@ describe('src/ui pages in headless Chromium', function () {
     // honesty chip from the API fields
     expect(await page.textContent('#chip-adsb')).to.match(/^LIVE · fake · \d+ s$/);
     expect(await page.getAttribute('body', 'data-aircraft-live')).to.equal('true');
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'globe.png') });
   });
 
   it('clicking an aircraft opens the details panel with its fields and sources', async () => {
@@ -171,6 +171,7 @@ describe('src/ui pages in headless Chromium', function () {
     expect(await field('position age')).to.match(/\d+ s/);
     expect(await field('attribution')).to.contain('Aircraft data: fake');
     expect(await page.getAttribute('#targets-body tr[data-key="ac:ae01c5"]', 'aria-selected')).to.equal('true');
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'globe-details.png') });
   });
 
   it('keyboard only: focus the globe, rotate, zoom, select in the target table, clear with Esc', async () => {
