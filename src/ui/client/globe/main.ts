@@ -192,17 +192,24 @@ function checkReady(): void {
 }
 
 // ---------------------------------------------------------------- targets, filters, table
-function rebuild(): void {
+const KINDS: readonly Kind[] = ['drone', 'aircraft', 'cot', 'vessel']; // table order
+const byLabel = (a: Target, b: Target) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0);
+/** Each layer's targets, sorted by label; rebuilt only when that layer's data changes (or on the age tick). */
+const byKind: Record<Kind, Target[]> = { drone: [], aircraft: [], cot: [], vessel: [] };
+
+function rebuild(kinds: readonly Kind[] = KINDS): void {
   const t0 = performance.now();
-  rebuildTargets();
+  const now = Date.now();
+  for (const k of kinds) byKind[k] = buildLayer(k, now);
+  all = KINDS.flatMap((k) => byKind[k]);
+  applyFilters(kinds);
   record(rebuildMs, performance.now() - t0);
 }
 
-function rebuildTargets(): void {
-  const now = Date.now();
+function buildLayer(kind: Kind, now: number): Target[] {
   const list: Target[] = [];
-  if (adsb) {
-    // aircraft objects are built once per ADS-B answer; ticks only move their ages on
+  if (kind === 'aircraft' && adsb) {
+    // aircraft objects are built (and sorted) once per ADS-B answer; ticks only move their ages on
     const fetchedAtMs = adsb.fetched_at ? Date.parse(adsb.fetched_at) : null;
     for (let i = 0; i < aircraftRaw.length; i++) {
       const a = aircraftRaw[i]!;
@@ -212,18 +219,22 @@ function rebuildTargets(): void {
       t.stale = age === null || age > FADE_S || !adsb.live;
       list.push(t);
     }
+    return list;
   }
-  for (const v of vessels) {
-    const t = vesselTarget(v, vesselsAsOf);
-    if (t) list.push(t);
+  if (kind === 'vessel') {
+    for (const v of vessels) {
+      const t = vesselTarget(v, vesselsAsOf);
+      if (t) list.push(t);
+    }
+  } else if (kind === 'cot') {
+    for (const e of cot) {
+      const t = cotTarget(e, cotTrails.get(e.uid) ?? [], now);
+      if (t) list.push(t);
+    }
+  } else if (kind === 'drone') {
+    for (const tr of tracks) list.push(droneTarget(tr, droneTrails.get(tr.track_id) ?? [], now));
   }
-  for (const e of cot) {
-    const t = cotTarget(e, cotTrails.get(e.uid) ?? [], now);
-    if (t) list.push(t);
-  }
-  for (const tr of tracks) list.push(droneTarget(tr, droneTrails.get(tr.track_id) ?? [], now));
-  all = list;
-  applyFilters();
+  return list.sort(byLabel);
 }
 
 const filterInputs = {
@@ -233,13 +244,16 @@ const filterInputs = {
   glyph: $('f-glyph') as HTMLSelectElement,
 };
 
-function applyFilters(): void {
+const shownByKind: Record<Kind, Target[]> = { drone: [], aircraft: [], cot: [], vessel: [] };
+
+/** Filters the given layers again (all when a filter changed); the other layers keep their lists. */
+function applyFilters(kinds: readonly Kind[] = KINDS): void {
   const q = filterInputs.search.value.trim().toLowerCase();
   const min = filterInputs.altMin.value === '' ? null : Number(filterInputs.altMin.value);
   const max = filterInputs.altMax.value === '' ? null : Number(filterInputs.altMax.value);
   const glyph = filterInputs.glyph.value;
   const decisions = new Set(DECISIONS.filter((d) => ($(`f-${d}`) as HTMLInputElement).checked));
-  shown = all.filter((t) => {
+  const keep = (t: Target): boolean => {
     if (!layerOn[t.kind]) return false;
     if (q && !t.search.includes(q)) return false;
     if (t.kind === 'aircraft') {
@@ -250,11 +264,13 @@ function applyFilters(): void {
     }
     if (t.kind === 'drone' && t.decision && !decisions.has(t.decision)) return false;
     return true;
-  });
-  const counts: Record<string, number> = { aircraft: 0, vessel: 0, drone: 0, cot: 0 };
-  for (const t of all) counts[t.kind]!++;
+  };
+  for (const k of kinds) shownByKind[k] = byKind[k].filter(keep);
+  // layers in table order, each sorted by label: the table needs no sort of its own
+  shown = KINDS.flatMap((k) => shownByKind[k]);
+  const counts = { aircraft: byKind.aircraft.length, vessel: byKind.vessel.length, drone: byKind.drone.length, cot: byKind.cot.length };
   svcUi.layers = {
-    aircraft: { count: counts.aircraft, shown: shown.filter((t) => t.kind === 'aircraft').length, live: adsb?.live ?? null, reason: adsb?.reason ?? adsbError, ageS: adsb?.age_s ?? null, apiCount: adsb?.count ?? null },
+    aircraft: { count: counts.aircraft, shown: shownByKind.aircraft.length, live: adsb?.live ?? null, reason: adsb?.reason ?? adsbError, ageS: adsb?.age_s ?? null, apiCount: adsb?.count ?? null },
     vessels: { count: counts.vessel },
     drones: { count: counts.drone },
     cot: { count: counts.cot },
@@ -266,7 +282,6 @@ function applyFilters(): void {
   invalidate();
 }
 
-const ORDER: Record<Kind, number> = { drone: 0, aircraft: 1, cot: 2, vessel: 3 };
 const tbody = $('targets-body');
 let tableSignature = '';
 let rowKeys: string[] = [];
@@ -277,7 +292,7 @@ function stateText(t: Target): string {
 }
 
 function renderTable(): void {
-  const sorted = [...shown].sort((a, b) => ORDER[a.kind] - ORDER[b.kind] || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+  const sorted = shown;
   const rows = sorted.slice(0, TABLE_ROWS);
   const signature = rows.map((t) => `${t.key}|${t.altFt}|${stateText(t)}`).join('\n') + `\n${selected}`;
   setText('targets-count', sorted.length > TABLE_ROWS ? `showing ${TABLE_ROWS} of ${fmtNum(sorted.length)} (filter to narrow)` : `${sorted.length} targets`);
@@ -366,13 +381,16 @@ async function loadAdsb(): Promise<void> {
     for (const hex of aircraftTrails.keys()) if (!seen.has(hex)) aircraftTrails.delete(hex);
     const now = Date.now();
     aircraftRaw = adsb.aircraft;
-    aircraftTargets = aircraftRaw.map((a) => aircraftTarget(a, adsb!, aircraftTrails.get(a.hex) ?? [], now));
+    const built = aircraftRaw.map((a) => ({ a, t: aircraftTarget(a, adsb!, aircraftTrails.get(a.hex) ?? [], now) }));
+    built.sort((x, y) => (x.t && y.t ? byLabel(x.t, y.t) : 0));
+    aircraftRaw = built.map((b) => b.a);
+    aircraftTargets = built.map((b) => b.t);
   } else adsbError = r.error ?? 'unreadable answer';
   loaded.adsb = true;
   document.body.dataset.aircraftLive = adsb ? String(adsb.live) : 'error';
   setText('adsb-attribution', adsb?.attribution ?? '');
   chips();
-  rebuild();
+  rebuild(['aircraft']);
 }
 
 async function loadScene(): Promise<void> {
@@ -384,7 +402,7 @@ async function loadScene(): Promise<void> {
   } else svcUi.errors.push(`scene: ${r.error}`);
   loaded.scene = true;
   chips();
-  rebuild();
+  rebuild(['drone']);
 }
 
 let sceneTimer: number | null = null;
@@ -409,7 +427,7 @@ async function loadVessels(): Promise<void> {
   } else vesselsError = r.error;
   loaded.vessels = true;
   chips();
-  rebuild();
+  rebuild(['vessel']);
 }
 
 async function loadCot(): Promise<void> {
@@ -424,7 +442,7 @@ async function loadCot(): Promise<void> {
   }
   loaded.cot = true;
   chips();
-  rebuild();
+  rebuild(['cot']);
 }
 
 async function loadLedger(): Promise<void> {
@@ -515,7 +533,7 @@ function applyQueue(): void {
   setText('feed-status', `newest first · ${stream.status.lastId === null ? '' : `last id ${stream.status.lastId}`}${dropped ? ` · ${dropped} dropped` : ''}`);
   announce();
   sceneSoon();
-  rebuild();
+  rebuild(['drone']);
 }
 
 function announce(): void {
@@ -676,9 +694,9 @@ $('opt-trails').addEventListener('change', (e) => {
   opts.trails = (e.target as HTMLInputElement).checked;
   invalidate();
 });
-for (const input of [filterInputs.search, filterInputs.altMin, filterInputs.altMax]) input.addEventListener('input', applyFilters);
-filterInputs.glyph.addEventListener('change', applyFilters);
-for (const d of DECISIONS) $(`f-${d}`).addEventListener('change', applyFilters);
+for (const input of [filterInputs.search, filterInputs.altMin, filterInputs.altMax]) input.addEventListener('input', () => applyFilters());
+filterInputs.glyph.addEventListener('change', () => applyFilters());
+for (const d of DECISIONS) $(`f-${d}`).addEventListener('change', () => applyFilters());
 $('zoom-in').addEventListener('click', () => changeView(() => view.zoomBy(1.5)));
 $('zoom-out').addEventListener('click', () => changeView(() => view.zoomBy(1 / 1.5)));
 $('reset').addEventListener('click', () => changeView(() => view.set({ ...HOME })));
