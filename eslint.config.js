@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'coverage/**', 'node_modules/**', 'src/ui/static/**'] },
+  { ignores: ['dist/**', 'coverage/**', 'node_modules/**', 'screenshots/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

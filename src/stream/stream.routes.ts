@@ -24,11 +24,14 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
     defineRoute({
       method: 'GET',
       path: '/api/svc/v1/stream/verdicts',
-      summary: 'Server-Sent Events: every signed verdict (event: verdict, id = ledger index) while the simulated flight runs; resumes from Last-Event-ID',
+      summary:
+        'Server-Sent Events: every signed verdict (event: verdict, id = ledger index) while the simulated flight runs; resumes from Last-Event-ID, ' +
+        'or from ?last_event_id= for clients that cannot set the header (a browser re-creating its EventSource after a 503); the header wins',
       tag: 'stream',
       produces: 'text/event-stream',
+      query: Joi.object({ last_event_id: Joi.string().pattern(LAST_EVENT_ID) }),
       errors: [503],
-      handler({ ctx }) {
+      handler({ ctx, query }) {
         if (ctx.method === 'HEAD') {
           // the headers a viewer would get, and nothing else: not a viewer, never starts the flight
           ctx.status = 200;
@@ -37,10 +40,12 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
         }
         if (hub.full) throw Errors.capacity('Too many stream viewers', retryAfterS);
         const header = ctx.get('last-event-id').trim();
-        const lastId = LAST_EVENT_ID.test(header) ? Number(header) : null;
+        const param = (query as { last_event_id?: string }).last_event_id;
+        const raw = header !== '' ? header : (param ?? '');
+        const lastId = LAST_EVENT_ID.test(raw) ? Number(raw) : null;
         ctx.status = 200; // for the access log and metrics; Koa does not write this response
         ctx.respond = false;
-        hub.attach(ctx.res, lastId, { 'Content-Security-Policy': "default-src 'none'" }, header);
+        hub.attach(ctx.res, lastId, { 'Content-Security-Policy': "default-src 'none'" }, raw);
         return undefined;
       },
     }),

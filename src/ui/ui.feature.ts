@@ -1,11 +1,13 @@
-/** The static, UI and asset routes (interface 4.9). Files are read once, here, at start-up. */
+/** The static, UI and asset routes (interface 4.9). The UI build is loaded (or built) once, here, at start-up. */
 import type { Feature } from '../feature.js';
 import type { Services } from '../services.js';
-import { loadAssets } from './assets.js';
+import { catalogue } from './assets.js';
+import { loadUiBuild } from './build.js';
 import { uiRoutes } from './ui.routes.js';
 
 export function uiFeature(s: Services): Feature {
-  const cat = loadAssets();
-  s.log.debug({ assets: cat.all.length }, 'ui assets loaded');
+  const build = loadUiBuild();
+  const cat = catalogue(build);
+  s.log.info({ assets: cat.all.length, from: build.from, ms: Math.round(build.buildMs) }, 'ui assets loaded');
   return { routes: uiRoutes(cat) };
 }

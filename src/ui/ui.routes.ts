@@ -8,9 +8,10 @@ import Joi from 'joi';
 import type { Context } from 'koa';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Errors } from '../http/errors.js';
-import { ASSET_NAME, manifestDocument, type Asset, type AssetCatalogue, type AssetDir } from './assets.js';
+import { API, ASSET_NAME, manifestDocument, type Asset, type AssetCatalogue } from './assets.js';
+import type { BuiltDir } from './build.js';
 
-export const API = '/api/svc/v1';
+export { API };
 export const ASSET_CACHE = 'public, max-age=300';
 export const PAGE_CACHE = 'no-cache';
 
@@ -34,11 +35,15 @@ function send(ctx: Context, etag: string, type: string, bytes: Buffer, cache: st
   return bytes;
 }
 
-const sendAsset = (ctx: Context, a: Asset, cache = ASSET_CACHE): Buffer | undefined => send(ctx, a.etag, a.contentType, a.bytes, cache);
+/** Content-hashed names (esbuild's `-[hash]`, ours for data) never change their bytes: cache for a year. */
+export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
+export const HASHED_NAME = /-[A-Z0-9]{8,}\.[a-z]+$/;
+
+const sendAsset = (ctx: Context, a: Asset, cache = HASHED_NAME.test(a.key) ? IMMUTABLE_CACHE : ASSET_CACHE): Buffer | undefined => send(ctx, a.etag, a.contentType, a.bytes, cache);
 
 const nameParam = (name: string): Joi.ObjectSchema => Joi.object({ [name]: Joi.string().pattern(ASSET_NAME).required() });
 
-function fileRoute(cat: AssetCatalogue, dir: AssetDir, param: string, summary: string, produces: string): RouteDef {
+function fileRoute(cat: AssetCatalogue, dir: Exclude<BuiltDir, 'pages' | 'assets'>, param: string, summary: string, produces: string): RouteDef {
   const files = cat.inDir(dir);
   return defineRoute({
     method: 'GET',
@@ -63,7 +68,7 @@ export function uiRoutes(cat: AssetCatalogue): RouteDef[] {
       defineRoute({
         method: 'GET',
         path,
-        summary: page.key === 'globe.html' ? 'Maritime globe page: vessels, drone tracks, no-fly zones and aircraft on a canvas globe' : 'Entry page: links and a live status panel',
+        summary: page.key === 'globe.html' ? 'Operational globe page: land, no-fly zones, ADS-B aircraft, drone tracks by verdict, CoT tracks and vessels on a canvas globe' : 'Entry page: status of health, pool, ledger, ADS-B feed and stream; latest verdicts; links',
         tag: 'ui',
         produces: 'text/html',
         html: true,
@@ -72,12 +77,12 @@ export function uiRoutes(cat: AssetCatalogue): RouteDef[] {
       }),
     ),
   );
-  const manifest = Buffer.from(JSON.stringify(manifestDocument(cat, API)));
+  const manifest = Buffer.from(JSON.stringify(manifestDocument(cat)));
   const manifestEtag = `"${createHash('sha256').update(manifest).digest('hex')}"`;
   return [
     ...pages,
-    fileRoute(cat, 'jackin', 'jk_path', 'A file of the jackin UI (script, style or image)', 'application/javascript'),
-    fileRoute(cat, 'shared', 'fname', 'A shared front-end module (ES module JavaScript or CSS used by the pages)', 'application/javascript'),
+    fileRoute(cat, 'jackin', 'jk_path', 'A file of the UI pages (content-hashed page bundle, its licence notes, or the icon)', 'application/javascript'),
+    fileRoute(cat, 'shared', 'fname', 'A shared front-end file (content-hashed ES module chunk or style sheet used by the pages)', 'application/javascript'),
     defineRoute({
       method: 'GET',
       path: `${API}/assets/manifest`,
@@ -89,7 +94,7 @@ export function uiRoutes(cat: AssetCatalogue): RouteDef[] {
     defineRoute({
       method: 'GET',
       path: `${API}/assets/:key`,
-      summary: 'One UI asset by its manifest key',
+      summary: 'One UI asset by its manifest key (bundles, styles, pages and data such as land-110m)',
       tag: 'ui',
       params: nameParam('key'),
       produces: 'application/octet-stream',

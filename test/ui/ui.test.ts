@@ -1,10 +1,8 @@
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import supertest from 'supertest';
 import { buildOpenApi } from '../../src/docs/openapi.js';
 import { buildTestApp } from '../helpers/app.js';
@@ -14,10 +12,15 @@ import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
 import { Ring, type TraceRecord } from '../../src/observability/traces.js';
 import type { Services } from '../../src/services.js';
-import { loadAssets, staticRoot } from '../../src/ui/assets.js';
+import { catalogue } from '../../src/ui/assets.js';
+import { buildUiSync, fillTemplate, readUiBuild, sourcesDigest, writeUiBuild, type UiBuild } from '../../src/ui/build.js';
 import { uiFeature } from '../../src/ui/ui.feature.js';
+import { View } from '../../src/ui/client/globe/view.js';
+import { geoDistance, geoOrthographic } from 'd3-geo';
+import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../../src/ui/client/common/honesty.js';
+import { ALTITUDE_STOPS, altitudeColor, contrast, DECISION_STYLE, glyphFor, GROUND_COLOR, LAND, MUTED, OCEAN, PAGE_BG, PANEL, STALE, TEXT, UNKNOWN_ALT_COLOR, VESSEL_COLOR, COT_COLOR } from '../../src/ui/client/common/palette.js';
 
-// The UI routes alone, behind the real middleware chain (the lead wires uiFeature into buildApp).
+// The UI routes alone, behind the real middleware chain (the browser tests use the full app).
 const eventLoop = new EventLoopMonitor();
 const log = createLogger('silent');
 const { routes } = uiFeature({ log } as unknown as Services);
@@ -43,31 +46,45 @@ interface ManifestEntry {
   content_type: string;
   bytes: number;
   sha256: string;
+  origin: string;
+  licence: string;
 }
 
 describe('src/ui static, UI and asset routes (4.9)', () => {
-  let manifest: { schema: string; count: number; assets: ManifestEntry[] };
+  let manifest: { schema: string; count: number; build: { from: string; tool: string }; assets: ManifestEntry[] };
   before(async () => {
     manifest = (await http.get('/api/svc/v1/assets/manifest').expect(200)).body;
   });
   after(() => eventLoop.close());
 
+  const key = (re: RegExp) => manifest.assets.find((a) => re.test(a.key))!;
+
   it('pages answer HTML under every alias, same bytes, no-cache, with the same-origin HTML CSP', async () => {
-    for (const [path, key] of Object.entries(PAGES)) {
+    for (const [path, name] of Object.entries(PAGES)) {
       const res = await http.get(path);
       expect(res.status, path).to.equal(200);
       expect(res.headers['content-type'], path).to.equal('text/html; charset=utf-8');
       expect(res.headers['cache-control']).to.equal('no-cache');
-      expect(res.headers['content-security-policy']).to.contain("default-src 'self'").and.contain("connect-src 'self'");
-      expect(sha256(Buffer.from(res.text)), path).to.equal(manifest.assets.find((a) => a.key === key)!.sha256);
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp).to.contain("default-src 'self'").and.contain("connect-src 'self'");
+      expect(csp).to.not.match(/script-src[^;]*(unsafe-inline|unsafe-eval)/);
+      expect(sha256(Buffer.from(res.text)), path).to.equal(manifest.assets.find((a) => a.key === name)!.sha256);
     }
   });
 
-  it('the manifest lists every file under src/ui/static with schema, type, size and hash', () => {
+  it('the manifest lists the esbuild output: one hashed bundle per page, a hashed stylesheet, shared chunks and the land data', () => {
     expect(manifest.schema).to.equal('svc.assets-manifest/v1');
-    const files = ['pages', 'shared', 'jackin'].flatMap((d) => readdirSync(join(staticRoot(), d)));
-    expect(manifest.assets.map((a) => a.key).sort()).to.deep.equal(files.sort());
-    expect(manifest.count).to.equal(files.length);
+    expect(manifest.build.tool).to.equal('esbuild');
+    const keys = manifest.assets.map((a) => a.key);
+    expect(keys.filter((k) => /^globe-[A-Z0-9]{8}\.js$/.test(k))).to.have.length(1);
+    expect(keys.filter((k) => /^jackin-[A-Z0-9]{8}\.js$/.test(k))).to.have.length(1);
+    expect(keys.filter((k) => /^ui-[A-Z0-9]{8}\.css$/.test(k))).to.have.length(1);
+    expect(keys.some((k) => /^chunk-[A-Z0-9]{8}\.js$/.test(k))).to.equal(true);
+    expect(keys).to.include.members(['globe.html', 'jackin.html', 'favicon.svg']);
+    expect(manifest.count).to.equal(keys.length);
+    const land = key(/^land-110m-/);
+    expect(land.origin).to.match(/^world-atlas@2\./);
+    expect(land.licence).to.contain('public domain');
     for (const a of manifest.assets) {
       expect(a.sha256).to.match(/^[0-9a-f]{64}$/);
       expect(a.url).to.equal(`/api/svc/v1/assets/${a.key}`);
@@ -87,16 +104,18 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
     }
   });
 
-  it('content types follow the extension; files are cacheable for five minutes', async () => {
-    const types: Record<string, string> = { js: 'application/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml', html: 'text/html; charset=utf-8' };
-    for (const a of manifest.assets) expect(a.content_type, a.key).to.equal(types[a.key.split('.').pop()!]);
-    const js = await http.get('/shared/api.js');
-    expect(js.headers['cache-control']).to.equal('public, max-age=300');
+  it('content-hashed files are immutable for a year; the unhashed icon for five minutes', async () => {
+    const js = await http.get(key(/^globe-/).path);
+    expect(js.headers['cache-control']).to.equal('public, max-age=31536000, immutable');
+    expect(js.headers['content-type']).to.equal('application/javascript; charset=utf-8');
+    const css = await http.get(key(/^ui-.*\.css$/).path);
+    expect(css.headers['content-type']).to.equal('text/css; charset=utf-8');
     const svg = await raw(http.get('/jackin/favicon.svg'));
     expect(svg.headers['content-type']).to.equal('image/svg+xml');
+    expect(svg.headers['cache-control']).to.equal('public, max-age=300');
   });
 
-  it('every script, style and image a page or module references is same-origin and served', async () => {
+  it('every script, style, image and data file a page references is same-origin and served; no inline script', async () => {
     const seen = new Set<string>();
     const queue = Object.keys(PAGES);
     while (queue.length) {
@@ -106,22 +125,31 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
       const res = await raw(http.get(path));
       expect(res.status, path).to.equal(200);
       const text = (res.body as Buffer).toString('utf8');
-      const type = String(res.headers['content-type']);
-      if (type.startsWith('image/')) continue;
-      expect(text, path).to.not.match(/https?:\/\//);
+      if (String(res.headers['content-type']).startsWith('image/')) continue;
       expect(text, path).to.not.match(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline scripts (CSP)
-      const refs = [...text.matchAll(/(?:src|href)="([^"]+)"/g), ...text.matchAll(/(?:from|import)\s*'([^']+)'/g)].map((m) => m[1]!);
-      for (const ref of refs) {
-        expect(ref, `${path} → ${ref}`).to.match(/^\//);
-        // the entry page links to other features' routes; those are checked where they are built
-        if (/^\/(shared|jackin|elite)\b/.test(ref)) queue.push(ref);
+      expect(text, path).to.not.match(/\son[a-z]+=/); // no inline handlers
+      const isJs = String(res.headers['content-type']).startsWith('application/javascript');
+      const refs = (isJs ? [...text.matchAll(/(?:from|import)\s*["']([^"']+)["']/g)] : [...text.matchAll(/(?:src|href|data-land)="([^"]+)"/g)]).map((m) => m[1]!);
+      for (const ref of refs.filter((r) => !r.startsWith('#'))) {
+        expect(ref, `${path} → ${ref}`).to.match(/^(\/|\.\.?\/)/);
+        const abs = new URL(ref, `http://x${path}`).pathname;
+        if (/^\/(shared|jackin|elite|api\/svc\/v1\/assets)\b/.test(abs)) queue.push(abs);
       }
     }
-    expect([...seen]).to.include.members(['/shared/ui.css', '/shared/globe.js', '/jackin/globe-page.js', '/jackin/jackin.js', '/jackin/favicon.svg']);
+    expect([...seen]).to.include.members([key(/^globe-/).path, key(/^jackin-/).path, key(/^ui-/).path, key(/^land-110m/).path, '/jackin/favicon.svg']);
+    for (const c of manifest.assets.filter((a) => a.key.startsWith('chunk-'))) expect([...seen]).to.include(c.path);
+  });
+
+  it('no built file names an absolute external URL (only XML namespaces)', async () => {
+    const allowed = /^https?:\/\/www\.w3\.org\/(2000\/svg|1999\/xhtml|XML\/1998\/namespace|2000\/xmlns\/|1999\/xlink)/;
+    for (const a of manifest.assets) {
+      const text = ((await raw(http.get(a.url))).body as Buffer).toString('utf8');
+      for (const m of text.matchAll(/https?:\/\/[^\s"'`)<>]*/g)) expect(m[0], a.key).to.match(allowed);
+    }
   });
 
   it('ETag + If-None-Match gives 304 for files, pages and the manifest; a stale tag gets 200', async () => {
-    for (const path of ['/shared/globe.js', '/jackin/favicon.svg', '/elite/globe', '/api/svc/v1/assets/ui.css', '/api/svc/v1/assets/manifest']) {
+    for (const path of [key(/^globe-/).path, '/jackin/favicon.svg', '/elite/globe', key(/^land-110m/).url, '/api/svc/v1/assets/manifest']) {
       const first = await http.get(path);
       const etag = first.headers.etag as string;
       expect(etag, path).to.match(/^"[0-9a-f]{64}"$/);
@@ -132,13 +160,14 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
     }
   });
 
-  it('unknown names are 404 with the exact body', async () => {
+  it('unknown names are 404 with the exact body; a file is served only under its own directory', async () => {
+    const chunk = key(/^chunk-/).key;
     for (const [path, name] of [
       ['/shared/nope.js', 'nope.js'],
       ['/jackin/nope.css', 'nope.css'],
       ['/api/svc/v1/assets/nope', 'nope'],
       ['/shared/globe.html', 'globe.html'], // a page is not a shared module
-      ['/jackin/api.js', 'api.js'], // nor is a shared module a jackin file
+      [`/jackin/${chunk}`, chunk], // nor is a shared chunk a jackin file
     ]) {
       const res = await http.get(path!);
       expect(res.status, path).to.equal(404);
@@ -156,7 +185,7 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
     }
   });
 
-  it('path traversal is 404 or 422 and never serves a file outside src/ui/static', async () => {
+  it('path traversal is 404 or 422 and never serves a file outside the build', async () => {
     const attempts = [
       '/shared/..%2Fpackage.json',
       '/shared/..%2f..%2fpackage.json',
@@ -179,7 +208,7 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
   });
 
   it('HEAD answers like GET without a body', async () => {
-    const res = await http.head('/shared/globe.js');
+    const res = await http.head(key(/^globe-/).path);
     expect(res.status).to.equal(200);
     expect(res.headers['content-type']).to.equal('application/javascript; charset=utf-8');
     expect(res.headers.etag).to.match(/^"[0-9a-f]{64}"$/);
@@ -193,79 +222,149 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
     expect(doc.paths['/shared/{fname}']!.get!.parameters!.map((x) => x.name)).to.deep.equal(['fname']);
   });
 
-  it('every browser module parses as an ES module', () => {
-    for (const a of manifest.assets.filter((x) => x.key.endsWith('.js'))) {
-      const file = join(staticRoot(), a.path.startsWith('/shared/') ? 'shared' : 'jackin', a.key);
-      const r = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8' });
-      expect(r.status, `${a.key}: ${r.stderr}`).to.equal(0);
-    }
-  });
-
-  it('the orthographic projection puts the view centre at the origin and hides the far side', async () => {
-    const { project } = (await import(pathToFileURL(join(staticRoot(), 'shared', 'globe.js')).href)) as {
-      project(v: { lat: number; lon: number }, lat: number, lon: number): { x: number; y: number; visible: boolean };
-    };
-    const v = { lat: 0, lon: 0 };
-    expect(project(v, 0, 0)).to.deep.equal({ x: 0, y: 0, visible: true });
-    expect(project(v, 0, 90).x).to.be.closeTo(1, 1e-12);
-    expect(project(v, 90, 0).y).to.be.closeTo(1, 1e-12);
-    expect(project(v, 0, 180).visible).to.equal(false);
-    expect(project({ lat: 36.2, lon: -115.2 }, 36.2, -115.2)).to.include({ visible: true });
-  });
-
-  describe('loading', () => {
-    let root: string;
-    beforeEach(() => {
-      root = mkdtempSync(join(tmpdir(), 'ui-static-'));
-      for (const d of ['pages', 'shared', 'jackin']) mkdirSync(join(root, d));
-      writeFileSync(join(root, 'pages', 'globe.html'), '<!doctype html>');
-      writeFileSync(join(root, 'pages', 'jackin.html'), '<!doctype html>');
+  describe('the build (esbuild at npm run build, or in memory when dist/ui is missing or stale)', () => {
+    let build: UiBuild;
+    let dir: string;
+    before(() => {
+      build = buildUiSync();
+      dir = mkdtempSync(join(tmpdir(), 'ui-dist-'));
     });
-    afterEach(() => rmSync(root, { recursive: true, force: true }));
+    after(() => rmSync(dir, { recursive: true, force: true }));
 
-    it('hashes what it reads', () => {
-      writeFileSync(join(root, 'shared', 'a.js'), 'export {};\n');
-      const cat = loadAssets(root);
-      expect(cat.byKey.get('a.js')).to.include({ path: '/shared/a.js', sha256: sha256(Buffer.from('export {};\n')) });
+    it('is deterministic: the same sources give the same names and bytes', () => {
+      const again = buildUiSync();
+      expect(again.files.map((f) => [f.key, sha256(f.bytes)])).to.deep.equal(build.files.map((f) => [f.key, sha256(f.bytes)]));
+      expect(again.sourcesSha256).to.equal(build.sourcesSha256).and.equal(sourcesDigest());
     });
 
-    it('refuses an unservable type, a bad name, a duplicate key or a missing page at start-up', () => {
-      writeFileSync(join(root, 'shared', 'x.exe'), '');
-      expect(() => loadAssets(root)).to.throw(/not a servable/);
-      rmSync(join(root, 'shared', 'x.exe'));
-      writeFileSync(join(root, 'jackin', 'a b.js'), '');
-      expect(() => loadAssets(root)).to.throw(/not a servable/);
-      rmSync(join(root, 'jackin', 'a b.js'));
-      writeFileSync(join(root, 'shared', 'a.js'), '');
-      writeFileSync(join(root, 'jackin', 'a.js'), '');
-      expect(() => loadAssets(root)).to.throw(/duplicate/);
-      rmSync(join(root, 'jackin', 'a.js'));
-      rmSync(join(root, 'pages', 'jackin.html'));
-      expect(() => loadAssets(root)).to.throw(/missing/);
+    it('round-trips through dist/ui; a changed source digest or a tampered file is not reused', () => {
+      writeUiBuild(build, dir);
+      const back = readUiBuild(dir, build.sourcesSha256)!;
+      expect(back.from).to.equal('dist');
+      expect(back.files.map((f) => f.key).sort()).to.deep.equal(build.files.map((f) => f.key).sort());
+      expect(readUiBuild(dir, 'f'.repeat(64))).to.equal(null);
+      const globe = build.files.find((f) => f.key.startsWith('globe-'))!;
+      writeFileSync(join(dir, 'jackin', globe.key), 'tampered');
+      expect(readUiBuild(dir, build.sourcesSha256)).to.equal(null);
+      expect(readUiBuild(join(dir, 'nothing-here'), build.sourcesSha256)).to.equal(null);
+    });
+
+    it('the page templates get the hashed names; a missing name stops the build', () => {
+      const html = build.files.find((f) => f.key === 'globe.html')!.bytes.toString('utf8');
+      const js = build.files.find((f) => f.key.startsWith('globe-'))!.key;
+      expect(html).to.contain(`<script type="module" src="/jackin/${js}"></script>`);
+      expect(html).to.not.contain('{{');
+      expect(() => fillTemplate('<script src="{{nope.js}}">', {}, 'x.html')).to.throw(/no built file for \{\{nope\.js\}\}/);
+    });
+
+    it('the catalogue refuses an unservable type, a bad name, a duplicate key or a missing page', () => {
+      const f = (key: string, d: 'shared' | 'jackin' | 'pages' = 'shared') => ({ key, dir: d, bytes: Buffer.from('x'), origin: 'project', licence: 'project' });
+      const pages = [f('globe.html', 'pages'), f('jackin.html', 'pages')];
+      const of = (files: ReturnType<typeof f>[]) => catalogue({ files, sourcesSha256: '0', from: 'memory', buildMs: 0 });
+      expect(() => of([...pages, f('x.exe')])).to.throw(/not a servable/);
+      expect(() => of([...pages, f('a b.js')])).to.throw(/not a servable/);
+      expect(() => of([...pages, f('a.js'), f('a.js', 'jackin')])).to.throw(/duplicate/);
+      expect(() => of([pages[0]!])).to.throw(/missing/);
+      expect(of([...pages, f('a.js')]).byKey.get('a.js')).to.include({ path: '/shared/a.js', sha256: sha256(Buffer.from('x')) });
     });
   });
 
-  it('every API path the pages and modules call is a GET route of the full app', async () => {
-    const sources = manifest.assets.filter((a) => /\.(js|html)$/.test(a.key)).map((a) => readFileSync(join(staticRoot(), a.path.startsWith('/shared/') ? 'shared' : a.path.startsWith('/jackin/') ? 'jackin' : 'pages', a.key), 'utf8'));
-    const called = new Set<string>();
-    for (const text of sources) {
-      // `${API}/x` in scripts, "/x" in page links and stream URLs
-      for (const m of text.matchAll(/\$\{API\}(\/[\w/.-]+)/g)) called.add(`/api/svc/v1${m[1]}`);
-      for (const m of text.matchAll(/['"](\/(?:api|mesh|metrics|docs)[\w/.-]*)['"]/g)) if (m[1] !== '/api/svc/v1') called.add(m[1]!);
-    }
-    expect([...called]).to.include.members(['/api/svc/v1/edge/3d', '/api/svc/v1/adsb', '/api/svc/v1/stream/verdicts', '/api/svc/v1/ledger/readiness', '/mesh/state']);
+  describe('palette, glyphs and honesty chips (pure browser modules)', () => {
+    it('every altitude, ground, unknown and stale colour keeps ≥ 3:1 against ocean and land', () => {
+      for (const c of [...ALTITUDE_STOPS.map((s) => s.color), GROUND_COLOR, UNKNOWN_ALT_COLOR, STALE, VESSEL_COLOR, COT_COLOR, ...Object.values(DECISION_STYLE).map((d) => d.color)]) {
+        expect(contrast(c, OCEAN), `${c} on ocean`).to.be.at.least(3);
+        expect(contrast(c, LAND), `${c} on land`).to.be.at.least(3);
+      }
+      for (const t of [TEXT, MUTED]) for (const bg of [PAGE_BG, PANEL]) expect(contrast(t, bg), `${t} on ${bg}`).to.be.at.least(4.5);
+      expect(contrast('#000000', '#ffffff')).to.be.closeTo(21, 1e-9);
+    });
+
+    it('altitude colours are stepped with ground and unknown distinct', () => {
+      expect(altitudeColor({ alt_baro_ft: 500 })).to.equal(ALTITUDE_STOPS[0]!.color);
+      expect(altitudeColor({ alt_baro_ft: 32_000 })).to.equal('#90a4ff');
+      expect(altitudeColor({ alt_baro_ft: 45_000 })).to.equal(ALTITUDE_STOPS.at(-1)!.color);
+      expect(altitudeColor({ alt_baro_ft: null, alt_geom_ft: 21_000 })).to.equal('#4dd0e1');
+      expect(altitudeColor({ on_ground: true, alt_baro_ft: null })).to.equal(GROUND_COLOR);
+      expect(altitudeColor({ alt_baro_ft: null })).to.equal(UNKNOWN_ALT_COLOR);
+      expect(new Set([...ALTITUDE_STOPS.map((s) => s.color), GROUND_COLOR, UNKNOWN_ALT_COLOR, STALE]).size).to.equal(ALTITUDE_STOPS.length + 3);
+    });
+
+    it('the view projects like d3-geo orthographic, hides the far side and turns north correctly', () => {
+      const view = new View({ lon: -100, lat: 38, zoom: 1.7 });
+      view.resize(960, 600);
+      const d3 = geoOrthographic().rotate([100, -38]).scale(view.radius).translate([480, 300]);
+      for (let i = 0; i < 200; i++) {
+        const lon = -180 + ((i * 47.3) % 360);
+        const lat = -89 + ((i * 31.7) % 178);
+        const p = view.project(lon, lat);
+        expect(p !== null, `${lon},${lat}`).to.equal(geoDistance([lon, lat], [-100, 38]) < Math.PI / 2);
+        if (!p) continue;
+        const q = d3([lon, lat])!;
+        expect(p[0]).to.be.closeTo(q[0], 1e-6);
+        expect(p[1]).to.be.closeTo(q[1], 1e-6);
+        if (Math.abs(lat) > 80) continue;
+        // north at the point, against a small step north
+        const n = view.project(lon, lat + 0.001)!;
+        expect(view.northAngle(lon, lat)).to.be.closeTo(Math.atan2(n[0] - p[0], -(n[1] - p[1])), 1e-3);
+      }
+      expect(view.project(-100, 38)).to.deep.equal([480, 300]);
+      expect(view.project(80, -38)).to.equal(null);
+      expect(view.northAngle(-100, 38)).to.be.closeTo(0, 1e-12);
+    });
+
+    it('glyphs follow the readsb emitter category, then a short type list', () => {
+      expect(glyphFor('A5', null)).to.equal('heavy');
+      expect(glyphFor('A6', null)).to.equal('fighter');
+      expect(glyphFor('A7', null)).to.equal('rotorcraft');
+      expect(glyphFor('B6', null)).to.equal('uav');
+      expect(glyphFor('A3', null)).to.equal('jet');
+      expect(glyphFor(null, 'C130')).to.equal('turboprop');
+      expect(glyphFor('A3', 'c17')).to.equal('heavy');
+      expect(glyphFor(null, null)).to.equal('unknown');
+    });
+
+    it('ADS-B chips come from live/reason/age_s/source and the page clock', () => {
+      const doc = { live: true, reason: 'fresh', source: 'adsblol', attribution: 'Aircraft data: adsb.lol (ODbL 1.0)', age_s: 4, count: 12 };
+      expect(adsbChip(doc, null, 1000, 2000, 10_000)).to.include({ text: 'LIVE · adsblol · 4 s', tone: 'ok' });
+      expect(adsbChip({ ...doc, reason: 'revalidating' }, null, 1000, 2000, 10_000).text).to.equal('LIVE · adsblol · 4 s · revalidating');
+      expect(adsbChip({ ...doc, count: 0 }, null, 1000, 2000, 10_000).text).to.equal('LIVE · adsblol · 4 s · 0 aircraft');
+      expect(adsbChip({ ...doc, live: false, reason: 'upstream_failed_serving_last_snapshot', age_s: 180 }, null, 1000, 2000, 10_000)).to.include({ text: 'CACHED · live=false · 3 min old · upstream_failed_serving_last_snapshot', tone: 'warn' });
+      expect(adsbChip({ ...doc, live: false, reason: 'no_snapshot', count: 0 }, null, 1000, 2000, 10_000)).to.include({ text: 'NO DATA · no_snapshot', tone: 'bad' });
+      expect(adsbChip(null, 'HTTP 500', null, 2000, 10_000)).to.include({ text: 'NO DATA · HTTP 500', tone: 'bad' });
+      // the page itself stopped hearing from the service: the last payload's live=true no longer counts
+      expect(adsbChip(doc, null, 0, 25_000, 10_000)).to.include({ text: 'STALE (page) · last poll 25 s ago', tone: 'warn' });
+    });
+
+    it('vessel, verdict, CoT and ledger labels come from their API fields', () => {
+      expect(vesselChip('2025-06-30T00:00:00Z', true, ['dataset_voyage_interpolation'], null).text).to.equal('SYNTHETIC SAMPLE · dataset positions · not AIS · as of 2025-06-30');
+      expect(vesselChip(null, null, [], 'HTTP 404').tone).to.equal('bad');
+      expect(verdictChip(3, 3).text).to.equal('SIMULATED FLIGHT · signed verdicts');
+      expect(verdictChip(1, 3).text).to.equal('1 of 3 simulated · signed verdicts');
+      expect(verdictChip(0, 0).text).to.equal('VERDICTS · none yet');
+      expect(cotChip(8, 'sample', null).text).to.equal('SAMPLE TRACKS · no live TAK feed · 8');
+      expect(ledgerText('EPHEMERAL', 'PROCESS_MEMORY')).to.equal('Ledger in memory — resets on restart');
+      expect(ledgerText(null, null)).to.equal('Ledger state unknown');
+    });
+  });
+
+  it('every API path the pages call is a GET route of the full app', async () => {
     const t = await buildTestApp();
     try {
-      const table = new Set([...t.routes, ...routes].filter((r) => r.method === 'GET').map((r) => r.path));
-      // the fleet routes are optional for the globe page (it shows "no data" without them)
-      const missing = [...called].filter((p) => !table.has(p) && p !== '/api/svc/v1/fleet/vessels');
-      expect(missing).to.deep.equal([]);
+      const sources = manifest.assets.filter((a) => /\.(js|html)$/.test(a.key)).map((a) => readAsset(a));
+      const called = new Set<string>();
+      for (const text of await Promise.all(sources)) {
+        for (const m of text.matchAll(/\$\{[\w$]+\}(\/[\w/.-]+)/g)) called.add(`/api/svc/v1${m[1]}`);
+        for (const m of text.matchAll(/["'`](\/(?:api|mesh|metrics|docs|energy-sovereign)[\w/.-]*)/g)) if (!m[1]!.endsWith('/') && m[1] !== '/api/svc/v1' && !m[1]!.startsWith('/api/svc/v1/assets/')) called.add(m[1]!);
+      }
+      expect([...called]).to.include.members(['/api/svc/v1/edge/3d', '/api/svc/v1/adsb', '/api/svc/v1/stream/verdicts', '/api/svc/v1/ledger/readiness', '/api/svc/v1/cot/export', '/api/svc/v1/fleet/vessels', '/api/svc/v1/receipt/export']);
+      const table = new Set(t.routes.filter((r) => r.method === 'GET').map((r) => r.path));
+      expect([...called].filter((p) => !table.has(p))).to.deep.equal([]);
     } finally {
       await t.close();
     }
   });
 
-  it('a browser run needs Debian chromium, which is not installed here', function () {
-    if (!existsSync('/usr/bin/chromium')) this.skip();
-  });
+  async function readAsset(a: ManifestEntry): Promise<string> {
+    return ((await raw(http.get(a.url))).body as Buffer).toString('utf8');
+  }
 });

@@ -1,0 +1,417 @@
+/**
+ * The pages in a real headless Chromium (ui note 4): one browser for this file, one context per
+ * test, every request checked against the test server's origin. Aircraft come only from the fake
+ * readsb upstream through /api/svc/v1/adsb; verdicts are posted through the API.
+ * SVC_UI_SCREENSHOTS=<dir> saves a PNG of each page there.
+ */
+import { expect } from 'chai';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { guardedPage, launchBrowser, type Guarded, type TestBrowser } from '../helpers/browser.js';
+import { GOOD_AIRCRAFT, BAD_AIRCRAFT, startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
+import { openSse } from '../helpers/sse.js';
+import { DECISION_STYLE, GLYPH_SIZE, GROUND_COLOR, hexToRgb, LAND, OCEAN } from '../../src/ui/client/common/palette.js';
+
+const SHOTS = process.env.SVC_UI_SCREENSHOTS;
+
+type Rgba = [number, number, number, number];
+
+/** A pixel of one of the page's canvases (device pixels). */
+async function pixel(page: Page, canvas: 'base' | 'overlay', x: number, y: number): Promise<Rgba> {
+  return page.evaluate(
+    ([id, px, py]) => {
+      const c = (globalThis as any).document.getElementById(id as string);
+      return Array.from(c.getContext('2d')!.getImageData(Math.floor(px as number), Math.floor(py as number), 1, 1).data) as Rgba;
+    },
+    [canvas, x, y] as const,
+  );
+}
+
+function near(actual: Rgba, hex: string, tol = 3): boolean {
+  const [r, g, b] = hexToRgb(hex);
+  return Math.abs(actual[0] - r) <= tol && Math.abs(actual[1] - g) <= tol && Math.abs(actual[2] - b) <= tol && actual[3] === 255;
+}
+
+/** Opaque and nearer to `hex` than to black (an edge pixel may blend with the dark outline). */
+function mostly(actual: Rgba, hex: string): boolean {
+  const [r, g, b] = hexToRgb(hex);
+  const d = Math.hypot(actual[0] - r, actual[1] - g, actual[2] - b);
+  return actual[3] === 255 && d < Math.hypot(r, g, b) / 3;
+}
+
+const svc = <T>(page: Page, fn: string): Promise<T> => page.evaluate(`(() => { const s = window.svcUi; return ${fn}; })()`) as Promise<T>;
+
+async function ready(page: Page): Promise<void> {
+  await page.waitForFunction(() => (globalThis as any).svcUi?.ready === true, null, { timeout: 20_000 });
+}
+
+/** Military aircraft spread evenly over the sphere (golden-angle spiral), every category, track and altitude band: a fixture served by the fake upstream. */
+function manyAircraft(n: number): Record<string, unknown>[] {
+  const cats = ['A1', 'A3', 'A5', 'A6', 'A7', 'B6', null];
+  return Array.from({ length: n }, (_, i) => ({
+    hex: `f${i.toString(16).padStart(5, '0')}`,
+    type: 'adsb_icao',
+    flight: `T${i}`,
+    dbFlags: 1,
+    alt_baro: i % 11 === 0 ? 'ground' : (i * 97) % 45_000,
+    track: (i * 37) % 360,
+    category: cats[i % cats.length],
+    lat: (Math.asin(2 * ((i + 0.5) / n) - 1) * 180) / Math.PI,
+    lon: ((i * 137.50776) % 360) - 180,
+    seen_pos: 1,
+    seen: 1,
+  }));
+}
+
+describe('src/ui pages in headless Chromium', function () {
+  this.timeout(60_000);
+  let browser: TestBrowser;
+  let fake: FakeUpstream;
+  let t: TestApp;
+  let g: Guarded | null = null;
+
+  before(async () => {
+    [browser, fake] = await Promise.all([launchBrowser(), startFakeUpstream()]);
+    t = await buildTestApp({ adsb: { providers: [{ name: 'fake', url: fake.url }], minIntervalMs: 0, freshMs: 200, maxBodyBytes: 16 * 1024 * 1024 } });
+    console.log(`      chromium ${browser.executablePath}: ready in ${browser.startMs.toFixed(0)} ms`);
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    await fake?.close();
+  });
+
+  async function open(path: string, opts: Parameters<typeof guardedPage>[2] = {}): Promise<Page> {
+    g = await guardedPage(browser.browser, t.baseUrl, opts);
+    await g.page.goto(t.baseUrl + path);
+    return g.page;
+  }
+
+  afterEach(async function () {
+    if (!g) return;
+    const { page, foreign, failed, errors, context } = g;
+    g = null;
+    const cspErrors = (await page.evaluate(() => (globalThis as any).svcUi?.errors ?? []).catch(() => [] as string[])).filter((e: string) => e.startsWith('csp'));
+    await context.close();
+    if (this.currentTest?.state === 'failed') return;
+    // nothing may leave 127.0.0.1: the router, the failure log and the CSP report all stay empty
+    expect(foreign, 'requests to other origins').to.deep.equal([]);
+    expect(failed, 'failed requests').to.deep.equal([]);
+    expect(cspErrors, 'CSP violations').to.deep.equal([]);
+    // readiness/health answer 503 while the ledger is not ready; that is data, not a page error
+    expect(errors.filter((e) => !/status of 503/.test(e)), 'page errors').to.deep.equal([]);
+  });
+
+  it('the globe draws land and ocean, and the fixture aircraft with the right glyph, rotation and colour', async () => {
+    fake.aircraft = [...GOOD_AIRCRAFT, ...BAD_AIRCRAFT];
+    const page = await open('/elite/globe');
+    await ready(page);
+    await page.waitForFunction(() => (globalThis as any).svcUi.layers.aircraft?.count === 3);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'globe.png') });
+    // land (Kansas) and ocean (north-east Pacific) at the page's own projection, away from graticule lines
+    const kansas = (await svc<[number, number]>(page, 's.project(-98.3, 38.6)'))!;
+    const pacific = (await svc<[number, number]>(page, 's.project(-135.4, 26.3)'))!;
+    expect(near(await pixel(page, 'base', ...kansas), LAND, 2), 'land pixel').to.equal(true);
+    expect(near(await pixel(page, 'base', ...pacific), OCEAN, 2), 'ocean pixel').to.equal(true);
+    // the feed's military aircraft with a position, and nothing else (BAD_AIRCRAFT are dropped by the API)
+    const count = await svc<Record<string, unknown>>(page, 's.layers.aircraft');
+    expect(count).to.include({ count: 3, apiCount: 3, live: true });
+    const c17 = await svc<Record<string, any>>(page, "s.target('ac:ae01c5')");
+    expect(c17).to.include({ glyph: 'heavy', color: '#90a4ff', trackDeg: 87.1, stale: false, drawn: true });
+    const ground = await svc<Record<string, any>>(page, "s.target('ac:ae0002')");
+    expect(ground).to.include({ glyph: 'unknown', color: GROUND_COLOR, trackDeg: null, screenRotationDeg: null });
+    expect(await svc<Record<string, any>>(page, "s.target('ac:43c6f1')")).to.include({ glyph: 'heavy', color: '#4dd0e1' });
+    // rotation: track plus the local direction of north on screen, estimated here by a finite difference
+    const north = (await svc<[number, number]>(page, 's.project(-77.1, 38.51)'))!;
+    const northDeg = (Math.atan2(north[0] - c17.x, -(north[1] - c17.y)) * 180) / Math.PI;
+    const expected = (((87.1 + northDeg) % 360) + 360) % 360;
+    expect(c17.screenRotationDeg).to.be.closeTo(expected, 0.5);
+    // only the aircraft layer for the pixel checks (the layer toggles work, and no label or vessel sits near the glyph)
+    const frame = await svc<number>(page, 's.frame');
+    for (const id of ['#layer-vessel', '#layer-cot', '#layer-drone', '#opt-labels']) await page.uncheck(id);
+    await page.waitForFunction((f) => (globalThis as any).svcUi.frame > f, frame);
+    expect(await page.textContent('#targets-count')).to.equal('3 targets');
+    // pixels in glyph space (nose at -y), turned by the reported rotation: the fuselage and both
+    // swept-back wing tips carry the altitude colour; the mirror points ahead of the wings are empty,
+    // so a glyph drawn the wrong way round fails here
+    const rot = (c17.screenRotationDeg * Math.PI) / 180;
+    const size = GLYPH_SIZE.heavy;
+    const at = (gx: number, gy: number): [number, number] => [c17.x + size * (gx * Math.cos(rot) - gy * Math.sin(rot)), c17.y + size * (gx * Math.sin(rot) + gy * Math.cos(rot))];
+    expect(near(await pixel(page, 'overlay', c17.x, c17.y), '#90a4ff'), 'glyph centre').to.equal(true);
+    expect(near(await pixel(page, 'overlay', ...at(0, 0.45)), '#90a4ff'), 'rear fuselage').to.equal(true);
+    for (const side of [1, -1]) {
+      expect(mostly(await pixel(page, 'overlay', ...at(0.85 * side, 0.23)), '#90a4ff'), `wing tip ${side}`).to.equal(true);
+      expect((await pixel(page, 'overlay', ...at(0.85 * side, -0.3)))[3], `ahead of wing ${side}`).to.equal(0);
+    }
+    // honesty chip from the API fields
+    expect(await page.textContent('#chip-adsb')).to.match(/^LIVE · fake · \d+ s$/);
+    expect(await page.getAttribute('body', 'data-aircraft-live')).to.equal('true');
+  });
+
+  it('clicking an aircraft opens the details panel with its fields and sources', async () => {
+    fake.aircraft = [...GOOD_AIRCRAFT];
+    const page = await open('/elite/globe');
+    await ready(page);
+    await page.waitForFunction(() => (globalThis as any).svcUi.target('ac:ae01c5')?.drawn);
+    const c17 = await svc<{ x: number; y: number }>(page, "s.target('ac:ae01c5')");
+    const box = (await page.locator('#overlay').boundingBox())!;
+    await page.mouse.click(box.x + c17.x, box.y + c17.y);
+    await page.waitForFunction(() => (globalThis as any).svcUi.selected === 'ac:ae01c5');
+    expect(await page.isVisible('#details')).to.equal(true);
+    const field = (name: string) => page.textContent(`#details-fields dd[data-field="${name}"]`);
+    expect(await field('hex')).to.match(/^ae01c5 · \/adsb · fake$/);
+    expect(await field('callsign')).to.contain('RCH123');
+    expect(await field('type')).to.contain('C17 BOEING C-17A Globemaster 3');
+    expect(await field('altitude')).to.contain('32,000 ft');
+    expect(await field('track')).to.contain('87.1°');
+    expect(await field('squawk')).to.contain('1234');
+    expect(await field('position age')).to.match(/\d+ s/);
+    expect(await field('attribution')).to.contain('Aircraft data: fake');
+    expect(await page.getAttribute('#targets-body tr[data-key="ac:ae01c5"]', 'aria-selected')).to.equal('true');
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'globe-details.png') });
+  });
+
+  it('keyboard only: focus the globe, rotate, zoom, select in the target table, clear with Esc', async () => {
+    fake.aircraft = [...GOOD_AIRCRAFT];
+    const page = await open('/elite/globe');
+    await ready(page);
+    for (let i = 0; i < 5 && (await page.evaluate(() => (globalThis as any).document.activeElement?.id)) !== 'globe'; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).to.equal('globe');
+    const before = await svc<{ lon: number; lat: number; zoom: number }>(page, 's.view');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Shift+ArrowUp');
+    await page.keyboard.press('+');
+    await page.waitForFunction((z) => (globalThis as any).svcUi.view.zoom > z, before.zoom);
+    const after = await svc<{ lon: number; lat: number; zoom: number }>(page, 's.view');
+    expect(after.lon - before.lon).to.be.closeTo(5, 1e-9);
+    expect(after.lat - before.lat).to.be.closeTo(20, 1e-9);
+    expect(after.zoom / before.zoom).to.be.closeTo(1.25, 1e-9);
+    // a letter typed into the search box is text, not a shortcut (WCAG 2.1.4)
+    await page.keyboard.press('/');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).to.equal('f-search');
+    await page.keyboard.type('d');
+    expect((await svc<{ lon: number }>(page, 's.view')).lon).to.equal(after.lon);
+    await page.keyboard.press('Backspace');
+    // Tab onward to the table's roving row, move down, select
+    for (let i = 0; i < 40 && (await page.evaluate(() => (globalThis as any).document.activeElement?.tagName)) !== 'TR'; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.tagName)).to.equal('TR');
+    const first = await page.evaluate(() => (globalThis as any).document.activeElement.dataset.key);
+    await page.keyboard.press('ArrowDown');
+    const second = await page.evaluate(() => (globalThis as any).document.activeElement.dataset.key);
+    expect(second).to.be.a('string').and.not.equal(first);
+    await page.keyboard.press('Enter');
+    expect(await svc<string>(page, 's.selected')).to.equal(second);
+    expect(await page.isVisible('#details')).to.equal(true);
+    await page.keyboard.press('Escape');
+    expect(await svc<string | null>(page, 's.selected')).to.equal(null);
+    expect(await page.isHidden('#details')).to.equal(true);
+  });
+
+  it('verdicts posted through the API appear within one second, coloured and shaped by decision', async () => {
+    fake.aircraft = [...GOOD_AIRCRAFT];
+    const page = await open('/elite/globe');
+    await ready(page);
+    await page.waitForFunction(() => (globalThis as any).svcUi.sse?.state === 'live');
+    for (const [i, frame] of [
+      { track_id: 'UI-OK-1', lat: 36.1, lon: -115.3, source: 'OpenDroneID', id_authenticated: true },
+      { track_id: 'UI-NFZ-2', lat: 36.225, lon: -115.16, source: 'OpenDroneID' },
+    ].entries()) {
+      const started = performance.now();
+      const res = await t.http.post('/api/svc/v1/verdict').send(frame).expect(200);
+      const { index } = res.body.ledger as { index: number };
+      const decision = res.body.decision as keyof typeof DECISION_STYLE;
+      await page.waitForSelector(`#feed li[data-index="${index}"]`, { timeout: 1000 });
+      const ms = performance.now() - started;
+      expect(ms, `verdict ${i} on the page`).to.be.below(1000);
+      const li = page.locator(`#feed li[data-index="${index}"]`);
+      expect(await li.getAttribute('data-decision')).to.equal(decision);
+      expect(await li.locator('.tag').textContent()).to.equal(`${{ ALLOW: '●', REVIEW: '▲', DENY: '⊠' }[decision]} ${decision}`);
+      const [r, g2, b] = hexToRgb(DECISION_STYLE[decision].color);
+      expect(await li.locator('.tag').evaluate((e) => (globalThis as any).getComputedStyle(e).backgroundColor)).to.equal(`rgb(${r}, ${g2}, ${b})`);
+      expect(await li.locator('a').getAttribute('href')).to.equal(`/api/svc/v1/receipt/export?index=${index}`);
+      // the track reaches the globe with the edge scene's position, drawn with its decision's shape
+      await page.waitForFunction((k) => (globalThis as any).svcUi.target(k)?.decision, `dr:${frame.track_id}`, { timeout: 5000 });
+      expect(await svc<Record<string, unknown>>(page, `s.target('dr:${frame.track_id}')`)).to.include({ kind: 'drone', color: DECISION_STYLE[decision].color });
+    }
+  });
+
+  it('a stream cap 503 is followed by a reconnect with ?last_event_id= that misses no event', async () => {
+    const capped = await buildTestApp({ stream: { maxViewers: 1, tickMs: 60_000 }, adsb: { providers: [{ name: 'fake', url: fake.url }], minIntervalMs: 0 } });
+    const streamUrls: string[] = [];
+    try {
+      g = await guardedPage(browser.browser, capped.baseUrl);
+      const page = g.page;
+      page.on('request', (r) => {
+        if (r.url().includes('/stream/verdicts')) streamUrls.push(r.url());
+      });
+      await page.goto(capped.baseUrl + '/elite/globe');
+      await ready(page);
+      await page.waitForFunction(() => (globalThis as any).svcUi.sse?.state === 'live');
+      const post = async (n: number) => {
+        const ids: number[] = [];
+        for (let i = 0; i < n; i++) ids.push((await capped.http.post('/api/svc/v1/verdict').send({ track_id: `CAP-${i}`, lat: 36.1, lon: -115.3 }).expect(200)).body.ledger.index);
+        return ids;
+      };
+      const seenFirst = await post(2);
+      await page.waitForFunction((id) => (globalThis as any).svcUi.sse.lastId === id, seenFirst.at(-1));
+      // drop the page's stream and take the only viewer slot before its automatic reconnect (retry: 2 s)
+      capped.server.closeAllConnections();
+      let holder = null;
+      for (let i = 0; i < 50 && !holder; i++) {
+        const r = await openSse(`${capped.baseUrl}/api/svc/v1/stream/verdicts`);
+        if (r.res.statusCode === 200) holder = r;
+        else {
+          r.close();
+          await new Promise((ok) => setTimeout(ok, 20));
+        }
+      }
+      expect(holder, 'the test holds the viewer slot').to.not.equal(null);
+      // the browser's reconnect gets 503: EventSource closes for good, the page backs off on its own
+      await page.waitForFunction(() => (globalThis as any).svcUi.sse.state === 'backoff', null, { timeout: 10_000 });
+      expect(await page.textContent('#chip-sse')).to.match(/^RECONNECTING · attempt \d+/);
+      const missed = await post(3);
+      holder!.close();
+      await page.waitForFunction((id) => (globalThis as any).svcUi.sse.lastId === id && (globalThis as any).svcUi.sse.state === 'live', missed.at(-1), { timeout: 20_000 });
+      const sse = await svc<{ gaps: number; duplicates: number; opens: number }>(page, 's.sse');
+      expect(sse).to.include({ gaps: 0, duplicates: 0 });
+      expect(sse.opens).to.be.at.least(2);
+      expect(streamUrls.some((u) => u.endsWith(`?last_event_id=${seenFirst.at(-1)}`)), streamUrls.join(' ')).to.equal(true);
+      const shown = await page.$$eval('#feed li', (lis) => lis.map((li: any) => Number((li as any).dataset.index)));
+      for (const id of [...seenFirst, ...missed]) expect(shown, `ledger index ${id}`).to.include(id);
+      // 503 answers show up as console errors; nothing else may
+      g.errors.splice(0, g.errors.length, ...g.errors.filter((e) => !/status of 503/.test(e)));
+      g.failed.splice(0, g.failed.length, ...g.failed.filter((e) => !/stream\/verdicts/.test(e)));
+      await g.context.close();
+    } finally {
+      g = null;
+      await capped.close();
+    }
+  });
+
+  it('a hidden page disconnects from the stream and resumes from the last id when visible again', async () => {
+    fake.aircraft = [...GOOD_AIRCRAFT];
+    const page = await open('/elite/globe');
+    await ready(page);
+    await page.waitForFunction(() => (globalThis as any).svcUi.sse?.state === 'live');
+    const setHidden = (hidden: boolean) =>
+      page.evaluate((h) => {
+        const d = (globalThis as any).document;
+        Object.defineProperty(d, 'hidden', { value: h, configurable: true });
+        Object.defineProperty(d, 'visibilityState', { value: h ? 'hidden' : 'visible', configurable: true });
+        d.dispatchEvent(new (globalThis as any).Event('visibilitychange'));
+      }, hidden);
+    const first = (await t.http.post('/api/svc/v1/verdict').send({ track_id: 'UI-VIS-0', lat: 36.1, lon: -115.3 }).expect(200)).body.ledger.index as number;
+    await page.waitForFunction((id) => (globalThis as any).svcUi.sse.lastId >= id, first);
+    await setHidden(true);
+    expect(await svc<string>(page, 's.sse.state')).to.equal('paused');
+    const missed = (await t.http.post('/api/svc/v1/verdict').send({ track_id: 'UI-VIS-1', lat: 36.1, lon: -115.3 }).expect(200)).body.ledger.index as number;
+    await setHidden(false);
+    await page.waitForSelector(`#feed li[data-index="${missed}"]`, { timeout: 5000 });
+    expect(await svc<{ gaps: number; duplicates: number; state: string }>(page, 's.sse')).to.include({ gaps: 0, duplicates: 0, state: 'live' });
+  });
+
+  it('5,000 aircraft: overlay redraw p90 ≤ 30 ms measured in the page, no long task over 200 ms (best of 5 windows)', async () => {
+    fake.aircraft = manyAircraft(5000);
+    const page = await open('/elite/globe');
+    await ready(page);
+    await page.waitForFunction(() => (globalThis as any).svcUi.layers.aircraft?.count === 5000, null, { timeout: 20_000 });
+    await page.focus('#globe');
+    // On this shared 2-core machine other processes can take the CPU for a whole window (timings are
+    // wall-clock; at load 13 even the static entry page logs 200+ ms long tasks): up to five windows
+    // of 20 key-driven redraws; one must meet both bounds. A page that is slow itself fails them all.
+    const windows: string[] = [];
+    let passed = false;
+    for (let w = 0; w < 5 && !passed; w++) {
+      const mark = await svc<{ frames: number; long: number; samples: number }>(page, '({ frames: s.frame, long: s.longTasks.length, samples: s.perf.overlayMs.length })');
+      for (let i = 0; i < 20; i++) await page.keyboard.press(i % 2 ? 'ArrowRight' : 'ArrowDown');
+      await page.waitForFunction((f) => (globalThis as any).svcUi.frame > f + 10, mark.frames);
+      const ms = (await svc<number[]>(page, 's.perf.overlayMs')).slice(mark.samples).sort((a, b) => a - b);
+      const longTasks = (await svc<number[]>(page, 's.longTasks')).slice(mark.long);
+      const base = (await svc<number[]>(page, 's.perf.baseMs')).slice(-ms.length).sort((a, b) => a - b);
+      const p90 = ms[Math.floor(ms.length * 0.9)]!;
+      windows.push(`${ms.length} overlay redraws, median ${ms[ms.length >> 1]} ms, p90 ${p90} ms (base median ${base[base.length >> 1]} ms); long tasks ${JSON.stringify(longTasks)}`);
+      passed = ms.length >= 10 && p90 <= 30 && longTasks.every((d) => d <= 200);
+    }
+    const drawn = await svc<number>(page, 's.layers.aircraft.drawn');
+    console.log(`      5,000 aircraft, ${drawn} on screen (LOD ${await svc<string>(page, 's.lod')}):\n        ${windows.join('\n        ')}`);
+    // ~2,500 on the visible hemisphere: the middle level of detail (heading arrows in altitude colours)
+    expect(drawn).to.be.above(1500);
+    expect(await svc<string>(page, 's.lod')).to.equal('arrows');
+    expect(passed, windows.join('; ')).to.equal(true);
+    expect(await page.textContent('#targets-count')).to.match(/^showing 200 of \d/);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'globe-5000.png') });
+  });
+
+  it('the guards see a request that tries to leave 127.0.0.1 (so the checks above can fail)', async () => {
+    fake.aircraft = [...GOOD_AIRCRAFT];
+    const page = await open('/elite/globe');
+    await ready(page);
+    await page.evaluate(() => fetch('http://198.51.100.7/tiles/0/0/0.png').catch(() => null));
+    await page.waitForFunction(() => (globalThis as any).svcUi.errors.some((e: string) => e.startsWith('csp: connect-src')));
+    await page.goto('http://198.51.100.7/').catch(() => null);
+    expect(g!.foreign).to.deep.equal(['http://198.51.100.7/']);
+    // checked: now clear them so the after-each isolation check judges only the page
+    g!.foreign.length = 0;
+    g!.failed.length = 0;
+    await g!.context.close();
+    g = null;
+  });
+
+  it('the entry page shows health, pool, ledger, ADS-B and stream status, the latest verdicts and links', async () => {
+    fake.aircraft = [...GOOD_AIRCRAFT];
+    await t.http.post('/api/svc/v1/verdict').send({ track_id: 'UI-ENTRY', lat: 36.1, lon: -115.3 }).expect(200);
+    const page = await open('/jackin');
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.textContent('#health')).to.match(/^(pass|warn|fail)$/);
+    expect(await page.textContent('#pool')).to.match(/^2 threads · \d+ % busy$/);
+    expect(await page.textContent('#ledger')).to.match(/^\d+ nodes · integrity VERIFIED$/);
+    expect(await page.textContent('#ledger-detail')).to.contain('Ledger in memory — resets on restart');
+    expect(await page.textContent('#adsb')).to.match(/^LIVE · fake · \d+ s$/);
+    expect(await page.textContent('#stream')).to.match(/^\d+ viewers?$/);
+    expect(await page.locator('#verdicts li', { hasText: 'UI-ENTRY' }).count()).to.equal(1);
+    for (const href of ['/elite/globe', '/energy-sovereign', '/docs', '/api/svc/v1/receipt/export']) expect(await page.locator(`a[href="${href}"]`).count(), href).to.equal(1);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'jackin.png'), fullPage: true });
+  });
+
+  it('the energy panel draws its snapshot as a small chart, with no script and nothing fetched elsewhere', async () => {
+    const page = await open('/energy-sovereign');
+    await page.waitForSelector('svg[role="img"]');
+    const bars = await page.$$eval('svg g[data-bar]', (gs) => gs.map((g: any) => g.getAttribute('data-bar')));
+    expect(bars).to.deep.equal(['CPU time (measured)', 'Event loop busy (measured)', 'Energy (model)']);
+    const snap = JSON.parse((await page.textContent('#sovereign-snapshot'))!) as { measured: Record<string, { value: number }>; window: { uptime_s: { value: number } } };
+    const note = await page.textContent('svg g[data-bar="CPU time (measured)"] text.note');
+    expect(note).to.contain(`of ${(snap.window.uptime_s.value * snap.measured.vcpus!.value).toFixed(2)} vCPU·s`);
+    // bar widths follow the numbers: user + system CPU over capacity
+    const widths = await page.$$eval('svg g[data-bar="CPU time (measured)"] rect[fill]:not([fill="none"])', (rs) => rs.map((r: any) => Number(r.getAttribute('width'))));
+    const cap = snap.window.uptime_s.value * snap.measured.vcpus!.value;
+    expect(widths[0]).to.be.closeTo((snap.measured.cpu_user_s!.value / cap) * 420, 0.1);
+    expect(await page.$$('script:not([type="application/json"])')).to.have.length(0);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'energy.png'), fullPage: true });
+  });
+
+  // last: it leaves the ADS-B feed with failures on record
+  it('an upstream failure shows CACHED from the API fields and greys the aircraft out; nothing claims LIVE', async () => {
+    fake.aircraft = [...GOOD_AIRCRAFT];
+    expect((await t.http.get('/api/svc/v1/adsb').expect(200)).body.live).to.equal(true); // a snapshot to fall back on
+    await new Promise((ok) => setTimeout(ok, 300)); // past freshMs: the next read goes upstream
+    fake.mode = 'error';
+    try {
+      const page = await open('/elite/globe');
+      await ready(page);
+      await page.waitForSelector('body[data-aircraft-live="false"]');
+      expect(await page.textContent('#chip-adsb')).to.match(/^CACHED · live=false · .+ old · upstream_failed_serving_last_snapshot$/);
+      expect(await page.getAttribute('#chip-adsb', 'class')).to.equal('chip warn');
+      // the last snapshot is still shown (the API says so), drawn grey, and flagged in the table
+      const c17 = await svc<Record<string, unknown>>(page, "s.target('ac:ae01c5')");
+      expect(c17).to.include({ stale: true, drawn: true, color: '#8a8f94' });
+      expect(await page.getAttribute('#targets-body tr[data-key="ac:ae01c5"]', 'class')).to.equal('stale');
+      expect(await svc<Record<string, unknown>>(page, 's.layers.aircraft')).to.include({ live: false, reason: 'upstream_failed_serving_last_snapshot' });
+      expect(await page.textContent('body')).to.not.match(/LIVE · fake/);
+    } finally {
+      fake.mode = 'ok';
+    }
+  });
+});
