@@ -112,21 +112,22 @@ async function startEmbedded(): Promise<Server> {
     throw new Error(`embedded PostgreSQL did not start: ${(err as Error)?.message ?? 'exited'}\n${log.slice(-20).join('')}`);
   }
   let running = true;
+  const stop = async (): Promise<void> => {
+    if (!running) return;
+    running = false;
+    await pgServer.stop();
+  };
   return {
     embedded: true,
     adminUrl: (db) => `postgres://postgres:${password}@127.0.0.1:${port}/${db}`,
-    async stop() {
-      if (!running) return;
-      running = false;
-      await pgServer.stop();
-    },
+    stop,
     async start() {
       if (running) return;
       await pgServer.start();
       running = true;
     },
     async dispose() {
-      await this.stop();
+      await stop();
       rmSync(base, { recursive: true, force: true });
     },
   };
