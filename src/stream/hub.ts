@@ -14,6 +14,12 @@ export interface HubOptions {
   heartbeatMs: number;
   sendBufferBytes: number;
   retryMs: number;
+  /**
+   * Events older than the ring, from the ledger itself, ids in [from, to) oldest first (at most
+   * `backfillMax`): a Last-Event-ID older than the ring still resumes without a gap.
+   */
+  backfill?: (from: number, to: number) => { id: number; wire: () => string }[];
+  backfillMax?: number;
 }
 
 interface StoredEvent {
@@ -30,7 +36,8 @@ export interface HubStats {
 }
 
 export class SseHub {
-  private readonly viewers = new Set<ServerResponse>();
+  /** Each viewer with the last id it has been sent (or resumed from): nothing at or below it is sent again. */
+  private readonly viewers = new Map<ServerResponse, number>();
   private readonly ring: Ring<StoredEvent>;
   private heartbeat: NodeJS.Timeout | null = null;
   private events = 0;
@@ -64,16 +71,25 @@ export class SseHub {
     });
     res.socket?.setKeepAlive(true);
     res.write(`retry: ${this.opts.retryMs}\n\n`);
+    let sent = -1;
     if (lastEventId !== null) {
+      sent = lastEventId;
       const kept = this.ring.toArray();
       const oldest = kept[0]?.id;
       if (oldest !== undefined && lastEventId < oldest - 1 && this.ring.total > kept.length) {
-        // what was missed is no longer buffered: say so instead of silently skipping it
-        res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'events after Last-Event-ID are no longer buffered', oldest_id: oldest })}\n\n`);
+        const max = this.opts.backfillMax ?? 1000;
+        const older = this.opts.backfill && oldest - 1 - lastEventId <= max ? this.opts.backfill(lastEventId + 1, oldest) : null;
+        if (older) {
+          for (const e of older) res.write(e.wire());
+        } else {
+          // what was missed is no longer buffered: say so instead of silently skipping it
+          res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'events after Last-Event-ID are no longer buffered', oldest_id: oldest })}\n\n`);
+        }
       }
       for (const e of kept) if (e.id > lastEventId) res.write(e.wire());
+      sent = Math.max(sent, kept.at(-1)?.id ?? sent);
     }
-    this.viewers.add(res);
+    this.viewers.set(res, sent);
     res.once('close', () => this.detach(res));
     if (this.viewers.size === 1) {
       this.heartbeat = setInterval(() => this.send(': ping\n\n'), this.opts.heartbeatMs);
@@ -100,12 +116,17 @@ export class SseHub {
     this.lastEventAt = new Date().toISOString();
     if (this.viewers.size === 0) return;
     const started = performance.now();
-    this.send(serialise());
+    this.send(serialise(), id);
     this.onFanout((performance.now() - started) / 1000, this.viewers.size);
   }
 
-  private send(wire: string): void {
-    for (const res of this.viewers) {
+  /** `id`: an event, skipped for viewers that already have it (resumed past it); none for pings. */
+  private send(wire: string, id?: number): void {
+    for (const [res, sent] of this.viewers) {
+      if (id !== undefined) {
+        if (id <= sent) continue;
+        this.viewers.set(res, id);
+      }
       if (res.writableLength > this.opts.sendBufferBytes) {
         // a viewer that does not read must not hold memory for everyone: drop it, it can resume
         this.dropped++;
@@ -118,7 +139,7 @@ export class SseHub {
   }
 
   close(): void {
-    for (const res of [...this.viewers]) {
+    for (const res of [...this.viewers.keys()]) {
       this.detach(res);
       res.end();
     }
