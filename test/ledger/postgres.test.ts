@@ -4,8 +4,15 @@
  * processes sharing one database (replicas, SSE across replicas, outage, crash).
  */
 import { expect } from 'chai';
-import { generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import pg from 'pg';
+import { merkleRoot } from '../../workers/lib/merkle.js';
+import { EventSource } from 'eventsource';
 import { pae, PAYLOAD_TYPE, sha256 } from '../../src/ledger/dsse.js';
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../../src/ledger/ledger.js';
 import { PostgresStore } from '../../src/ledger/store/postgres-store.js';
@@ -52,6 +59,155 @@ async function sqlState(p: Promise<unknown>): Promise<string> {
     return (err as { code?: string }).code ?? (err as Error).message;
   }
   return 'accepted';
+}
+
+/** A fresh database on the run's server, for tests that need a chain of their own. */
+async function freshDatabase(db: TestDatabase, name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: db.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
+  await admin.end();
+  const u = new URL(db.url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+interface Replica {
+  child: ChildProcess;
+  base: string;
+  stderr: () => string;
+}
+
+/** The real entry point (src/main.ts under tsx) in postgres mode on a free 127.0.0.1 port. */
+async function startReplica(url: string, keyFile: string): Promise<Replica> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', SVC_LEDGER_MODE: 'postgres', SVC_DATABASE_URL: url, SVC_SIGNING_KEY_FILE: keyFile,
+      // the signing pool's deadline is not under test here, and this machine's 2 cores are shared
+      SVC_KERNEL_DEADLINE_MS: '20000' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const rl = createInterface({ input: child.stdout! });
+  const port = await new Promise<number>((resolve, reject) => {
+    rl.on('line', (line) => {
+      let msg: { msg?: string; port?: number };
+      try {
+        msg = JSON.parse(line) as typeof msg;
+      } catch {
+        return;
+      }
+      if (msg.msg === 'listening') resolve(msg.port!);
+    });
+    child.once('exit', (code) => reject(new Error(`service exited early with ${code}: ${stderr.slice(-2000)}`)));
+  });
+  return { child, base: `http://127.0.0.1:${port}`, stderr: () => stderr };
+}
+
+async function stopReplica(r: Replica | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!r || r.child.exitCode !== null || r.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => r.child.once('exit', resolve));
+  r.child.kill(signal);
+  await exited;
+}
+
+const frame = (k: number) => ({ track_id: `t${k % 97}`, source: 'ADS-B', lat: 36.5 + (k % 50) * 1e-4, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 });
+
+interface Answer {
+  status: number;
+  retryAfter: string | null;
+  index?: number;
+  payload?: string;
+}
+
+async function postVerdict(base: string, k: number): Promise<Answer> {
+  try {
+    const res = await fetch(`${base}/api/svc/v1/verdict`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(frame(k)) });
+    const body = (await res.json()) as { ledger?: { index: number }; receipt?: { payload_b64: string } };
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), index: body.ledger?.index, payload: body.receipt?.payload_b64 };
+  } catch {
+    return { status: 0, retryAfter: null }; // the connection died (a killed process)
+  }
+}
+
+async function readiness(base: string): Promise<{ status: number; body: { adapter_state: string; integrity: { nodes: number; root: string | null }; recovery: { attempts: number } } }> {
+  const res = await fetch(`${base}/api/svc/v1/ledger/readiness`);
+  return { status: res.status, body: (await res.json()) as never };
+}
+
+interface Row {
+  idx: string;
+  prev: Buffer;
+  digest: Buffer;
+  pae_sha256: Buffer;
+  payload: Buffer;
+  sig: Buffer;
+}
+
+/** The whole chain as stored, recomputed independently: links, digests, PAE, signatures, root. */
+async function auditChain(url: string, pub: KeyObject): Promise<{ rows: Row[]; root: string }> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const { rows } = await c.query<Row>('SELECT idx, prev, digest, pae_sha256, payload, sig FROM ledger_node ORDER BY idx');
+  const head = await c.query<{ size: string }>('SELECT size FROM ledger_head');
+  await c.end();
+  expect(Number(head.rows[0]!.size), 'ledger_head.size').to.equal(rows.length);
+  let prev: Buffer = ZERO_DIGEST;
+  rows.forEach((r, i) => {
+    expect(Number(r.idx), 'contiguous indices').to.equal(i);
+    expect(r.prev.equals(prev), `node ${i} links to node ${i - 1}`).to.equal(true);
+    const paeBytes = pae(PAYLOAD_TYPE, r.payload);
+    expect(sha256(paeBytes).equals(r.pae_sha256), `node ${i} pae`).to.equal(true);
+    expect(nodeDigest(i, prev, r.pae_sha256).equals(r.digest), `node ${i} digest`).to.equal(true);
+    expect(verify('sha256', paeBytes, pub, r.sig), `node ${i} signature`).to.equal(true);
+    prev = r.digest;
+  });
+  const root = rows.length ? merkleRoot(rows.map((r) => r.digest)).toString('hex') : createHash('sha256').digest('hex');
+  return { rows, root };
+}
+
+/** Every 200 answer names the stored row holding its receipt bytes; no index is answered twice. */
+function expectAnswersStored(answers: Answer[], rows: Row[]): void {
+  const seen = new Set<number>();
+  for (const a of answers.filter((x) => x.status === 200)) {
+    expect(seen.has(a.index!), `index ${a.index} answered twice`).to.equal(false);
+    seen.add(a.index!);
+    const row = rows[a.index!];
+    expect(row, `answered index ${a.index} is stored`).to.not.equal(undefined);
+    expect(row!.payload.toString('base64'), `node ${a.index} holds the answered receipt`).to.equal(a.payload);
+  }
+}
+
+interface Viewer {
+  events: { id: number; data: string }[];
+  /** Times the stream was re-opened (a viewer too slow for the hub's send buffer is dropped and resumes). */
+  opens: number;
+  close(): void;
+}
+
+/** An EventSource viewer: reconnects by itself with Last-Event-ID, as a browser does. */
+function watch(url: string, lastEventId?: number): Viewer {
+  const v: Viewer = { events: [], opens: 0, close: () => es.close() };
+  const es = new EventSource(url, {
+    fetch: (input, init) => {
+      const headers = new Headers(init?.headers);
+      if (lastEventId !== undefined && !headers.has('last-event-id')) headers.set('last-event-id', String(lastEventId));
+      v.opens++;
+      return fetch(input, { ...init, headers });
+    },
+  });
+  es.addEventListener('verdict', (e) => v.events.push({ id: Number(e.lastEventId), data: e.data as string }));
+  return v;
+}
+
+async function until<T>(what: string, ms: number, probe: () => Promise<T | null | undefined | false>): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe().catch(() => null);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 describe('ledger postgres mode', function () {
@@ -192,6 +348,140 @@ describe('ledger postgres mode', function () {
       } finally {
         await a.store.close();
       }
+    });
+  });
+  describe('service processes on one database', () => {
+    let keyDir: string;
+    let keyFile: string;
+    let pub: KeyObject;
+    let url: string;
+    let a: Replica | undefined;
+    let b: Replica | undefined;
+    const viewers: Viewer[] = [];
+    before(async () => {
+      keyDir = mkdtempSync(join(tmpdir(), 'svc-pg-key-'));
+      keyFile = join(keyDir, 'signing-key.pem');
+      const key = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
+      writeFileSync(keyFile, key.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+      pub = createPublicKey(key);
+      url = await freshDatabase(db, 'replicas');
+      [a, b] = await Promise.all([startReplica(url, keyFile), startReplica(url, keyFile)]);
+    });
+    after(async () => {
+      for (const v of viewers) v.close();
+      await Promise.all([stopReplica(a), stopReplica(b)]);
+      rmSync(keyDir, { recursive: true, force: true });
+    });
+
+    it('2 x 500 concurrent verdicts on two replicas: one contiguous chain, same root and size on both; A streams B\'s verdicts in order; B resumes A\'s Last-Event-ID', async () => {
+      const onA = watch(`${a!.base}/api/svc/v1/stream/verdicts`);
+      viewers.push(onA);
+      await until('A\'s viewer to connect', 10_000, () => Promise.resolve(onA.opens > 0));
+      const answers = await Promise.all([...Array.from({ length: 500 }, (_, k) => postVerdict(a!.base, k)), ...Array.from({ length: 500 }, (_, k) => postVerdict(b!.base, 500 + k))]);
+      expect(answers.filter((x) => x.status !== 200).map((x) => x.status), 'every verdict answered 200').to.deep.equal([]);
+      const fromB = new Set(answers.slice(500).map((x) => x.index!));
+      // both replicas converge on one size and root (the flight may still be appending: compare a settled pair)
+      const settled = await until('both replicas to report the same size and root', 15_000, async () => {
+        const [ra, rb] = await Promise.all([readiness(a!.base), readiness(b!.base)]);
+        return ra.body.integrity.nodes >= 1000 && ra.body.integrity.nodes === rb.body.integrity.nodes && ra.body.integrity.root === rb.body.integrity.root ? ra.body.integrity : null;
+      });
+      const { rows, root } = await auditChain(url, pub);
+      expect(rows.length).to.be.at.least(settled.nodes);
+      expect(merkleRoot(rows.slice(0, settled.nodes).map((r) => r.digest)).toString('hex'), 'replicas report the recomputed root').to.equal(settled.root);
+      expect(root).to.be.a('string');
+      expectAnswersStored(answers, rows);
+
+      // the viewer on A got every verdict from its first event on, in index order, B's included
+      const last = Math.max(...answers.map((x) => x.index!));
+      await until('A\'s viewer to reach the last verdict', 15_000, () => Promise.resolve(onA.events.some((e) => Number(e.id) >= last)));
+      const ids = onA.events.map((e) => e.id);
+      for (let k = 1; k < ids.length; k++) expect(ids[k], `event ${k} follows event ${k - 1}`).to.equal(ids[k - 1]! + 1);
+      for (const i of fromB) expect(ids, `B's verdict ${i} reached A's viewer`).to.include(i);
+      const remote = onA.events.find((e) => fromB.has(e.id))!;
+      const body = JSON.parse(remote.data) as { decision: string; receipt: { payload_b64: string }; ledger: { index: number } };
+      expect(body.receipt.payload_b64).to.equal(rows[body.ledger.index]!.payload.toString('base64'));
+      expect(body.decision).to.be.oneOf(['ALLOW', 'REVIEW', 'DENY']);
+
+      // a viewer resuming on B with an id A sent misses nothing after it
+      const resumeAt = ids[Math.floor(ids.length / 3)]!;
+      const onB = watch(`${b!.base}/api/svc/v1/stream/verdicts`, resumeAt);
+      viewers.push(onB);
+      const want = last - resumeAt;
+      await until('B\'s resumed viewer to reach the last verdict', 15_000, () => Promise.resolve(onB.events.length >= want));
+      expect(onB.events.slice(0, want).map((e) => e.id)).to.deep.equal(Array.from({ length: want }, (_, k) => resumeAt + 1 + k));
+    });
+
+    it('database stopped mid-load: 503 + Retry-After (never 500, no gap, no duplicate); started again, appends resume without a restart', async () => {
+      for (const v of viewers.splice(0)) v.close();
+      const answers: Answer[] = [];
+      let stop = false;
+      let k = 10_000;
+      const by = new Map<Answer, string>();
+      const load = async (base: string): Promise<void> => {
+        while (!stop) {
+          const batch = await Promise.all(Array.from({ length: 8 }, () => postVerdict(base, k++)));
+          for (const x of batch) by.set(x, base);
+          answers.push(...batch);
+          if (batch.every((x) => x.status !== 200)) await new Promise((r) => setTimeout(r, 50));
+        }
+      };
+      const loads = [load(a!.base), load(b!.base)];
+      await until('some appends before the outage', 10_000, () => Promise.resolve(answers.filter((x) => x.status === 200).length >= 50));
+      await db.stopServer();
+      const downAt = answers.length;
+      try {
+      let seen: unknown = null;
+      const during = await until('readiness 503 UNAVAILABLE with reconnect attempts', 10_000, async () => {
+        const r = await readiness(a!.base);
+        seen = r;
+        return r.status === 503 && r.body.adapter_state === 'UNAVAILABLE' && r.body.recovery.attempts > 0 ? r : null;
+      }).catch((err: Error) => {
+        throw new Error(`${err.message}; last readiness: ${JSON.stringify(seen)}`);
+      });
+      expect(during.body.adapter_state, JSON.stringify(seen)).to.equal('UNAVAILABLE');
+      await until('503s during the outage', 10_000, () => Promise.resolve(answers.slice(downAt).filter((x) => x.status === 503).length >= 10));
+      } finally {
+        await db.startServer();
+      }
+      const upAt = answers.length;
+      const resumed = (base: string): number => answers.slice(upAt).filter((x) => x.status === 200 && by.get(x) === base).length;
+      await until('appends to resume on both replicas', 20_000, () => Promise.resolve(resumed(a!.base) >= 20 && resumed(b!.base) >= 20));
+      stop = true;
+      await Promise.all(loads);
+      const statuses = new Set(answers.map((x) => x.status));
+      expect([...statuses].sort(), `only 200 and 503; A: ${a!.stderr().slice(-1500)} B: ${b!.stderr().slice(-1500)}`).to.deep.equal([200, 503]);
+      for (const x of answers.filter((y) => y.status === 503)) expect(Number(x.retryAfter), 'Retry-After').to.be.above(0);
+      const { rows } = await auditChain(url, pub);
+      expectAnswersStored(answers, rows);
+      const [ra, rb] = await Promise.all([readiness(a!.base), readiness(b!.base)]);
+      expect(ra.body.adapter_state).to.equal('READY');
+      expect(rb.body.adapter_state).to.equal('READY');
+    });
+
+    it('a replica SIGKILLed under load restarts with every verdict it answered 200 at the same index with the same bytes', async () => {
+      const answers: Answer[] = [];
+      let k = 20_000;
+      let stop = false;
+      const load = (async () => {
+        while (!stop) answers.push(...(await Promise.all(Array.from({ length: 16 }, () => postVerdict(a!.base, k++)))));
+      })();
+      await until('load under way', 10_000, () => Promise.resolve(answers.filter((x) => x.status === 200).length >= 30));
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 300)));
+      await stopReplica(a, 'SIGKILL');
+      stop = true;
+      await load;
+      const answered = answers.filter((x) => x.status === 200);
+      expect(answered.length).to.be.at.least(30);
+      a = await startReplica(url, keyFile);
+      const { rows } = await auditChain(url, pub);
+      expectAnswersStored(answered, rows);
+      const after = await postVerdict(a.base, 30_000);
+      expect(after.status).to.equal(200);
+      expect(after.index, 'appends continue after the stored chain').to.be.at.least(rows.length);
+      const [ra, rb] = await Promise.all([readiness(a.base), readiness(b!.base)]);
+      expect(ra.status).to.equal(200);
+      await until('B to catch up with the restarted A', 10_000, async () => (await readiness(b!.base)).body.integrity.nodes > after.index!);
+      expect(rb.body.adapter_state).to.equal('READY');
     });
   });
 });

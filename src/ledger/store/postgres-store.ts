@@ -112,7 +112,7 @@ export class PostgresStore implements LedgerStore {
   /** Connects and creates the schema (idempotent, under an advisory lock). */
   static async open(opts: PostgresStoreOptions): Promise<PostgresStore> {
     const store = new PostgresStore(opts);
-    const client = await store.pool.connect();
+    const client = await store.checkout();
     try {
       await migrate(client);
     } catch (err) {
@@ -165,7 +165,7 @@ export class PostgresStore implements LedgerStore {
     const batchId = randomUUID();
     let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await this.checkout();
     } catch (err) {
       this.fail(err as Error);
       throw this.refusal();
@@ -223,7 +223,7 @@ export class PostgresStore implements LedgerStore {
         const found = await this.pool.query<{ last: string | null }>('SELECT max(idx) AS last FROM ledger_node WHERE batch_id = $1', [batchId]);
         const last = found.rows[0]?.last;
         if (last === null || last === undefined) break; // not committed: nothing of the batch is stored
-        const client = await this.pool.connect();
+        const client = await this.checkout();
         try {
           const nodes = await this.fetchChecked(client, tip, Number(last) + 1 - tip.size);
           if (nodes.length < n) throw new ChainError('a committed batch came back incomplete');
@@ -241,6 +241,24 @@ export class PostgresStore implements LedgerStore {
       }
     }
     throw new StoreUnavailableError('ledger commit outcome unknown (connection lost around COMMIT) and not found after reconnecting; nothing was appended', this.opts.retryAfterS);
+  }
+
+  /**
+   * A pooled client for a transaction. The pool listens for errors only on idle clients: one that
+   * loses its server while checked out would emit 'error' with nobody listening and end the process.
+   * The failing query rejects anyway, so the listener only records the outage.
+   */
+  private async checkout(): Promise<pg.PoolClient> {
+    const client = await this.pool.connect();
+    const onError = (err: Error): void => this.fail(err);
+    client.on('error', onError);
+    const release = client.release.bind(client);
+    client.release = (err?: Error | boolean) => {
+      client.removeListener('error', onError);
+      if (err) client.on('error', () => {}); // a destroyed client may still report its socket closing
+      release(err);
+    };
+    return client;
   }
 
   /** `count` nodes from tip.size on, checked link by link from the tip. */
