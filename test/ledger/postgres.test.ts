@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { merkleRoot } from '../../workers/lib/merkle.js';
 import { EventSource } from 'eventsource';
@@ -70,6 +71,59 @@ async function freshDatabase(db: TestDatabase, name: string): Promise<string> {
   const u = new URL(db.url);
   u.pathname = `/${name}`;
   return u.toString();
+}
+
+/**
+ * A TCP proxy in front of the database that can lose a connection right around COMMIT: after
+ * forwarding it (the batch is durable, its answer never arrives) or instead of forwarding it.
+ */
+class CommitCutter {
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+  mode: 'off' | 'after' | 'instead' = 'off';
+  cuts = 0;
+
+  async start(target: URL): Promise<string> {
+    this.server = createServer((down) => {
+      const up = connect(Number(target.port), target.hostname);
+      let cut = false;
+      for (const s of [down, up]) {
+        this.sockets.add(s);
+        s.on('error', () => {});
+        s.on('close', () => {
+          this.sockets.delete(s);
+          down.destroy();
+          up.destroy();
+        });
+      }
+      up.on('data', (d: Buffer) => {
+        if (!cut) down.write(d);
+      });
+      down.on('data', (d: Buffer) => {
+        if (this.mode !== 'off' && d.includes('COMMIT')) {
+          const mode = this.mode;
+          this.mode = 'off';
+          this.cuts++;
+          cut = true;
+          if (mode === 'after') {
+            up.write(d);
+            setTimeout(() => up.destroy(), 300); // the server commits; its answer is swallowed
+          } else up.destroy();
+          return;
+        }
+        up.write(d);
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    const u = new URL(target.toString());
+    u.port = String((this.server!.address() as { port: number }).port);
+    return u.toString();
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
 }
 
 interface Replica {
@@ -334,6 +388,39 @@ describe('ledger postgres mode', function () {
       } finally {
         await a.store.close();
         await b.store.close();
+      }
+    });
+
+    it('a connection lost around COMMIT is resolved by its batch_id: durable -> its rows, not committed -> 503, never a duplicate', async () => {
+      const direct = await freshDatabase(db, 'ambiguous');
+      const cutter = new CommitCutter();
+      const proxied = await cutter.start(new URL(direct));
+      const a = await openStore(proxied, 'amb');
+      try {
+        a.nodes.push(...(await a.store.commit([input(50)], tipOf(a.nodes))));
+        cutter.mode = 'after';
+        const durable = await a.store.commit([input(51), input(52)], tipOf(a.nodes));
+        expect(cutter.cuts).to.equal(1);
+        expect(durable.map((n) => n.index), 'the committed batch, found by its batch_id').to.deep.equal([1, 2]);
+        a.nodes.push(...durable);
+        await until('the store to be READY again', 10_000, () => Promise.resolve(a.store.status().state === 'READY'));
+        cutter.mode = 'instead';
+        const lost = await a.store.commit([input(53)], tipOf(a.nodes)).then(() => null, (e: unknown) => e);
+        expect(cutter.cuts).to.equal(2);
+        expect(lost, 'a batch whose COMMIT never arrived is refused').to.be.instanceOf(StoreUnavailableError);
+        expect(a.store.status().recovery.attempts).to.be.at.least(1);
+        await until('the store to be READY again', 10_000, () => Promise.resolve(a.store.status().state === 'READY'));
+        const next = await a.store.commit([input(54)], tipOf(a.nodes));
+        expect(next.map((n) => n.index), 'the refused batch left no node behind').to.deep.equal([3]);
+        const c = new pg.Client({ connectionString: direct });
+        await c.connect();
+        const { rows } = await c.query<{ idx: string; payload: Buffer }>('SELECT idx, payload FROM ledger_node ORDER BY idx');
+        await c.end();
+        expect(rows.map((r) => Number(r.idx))).to.deep.equal([0, 1, 2, 3]);
+        expect(rows.map((r) => r.payload.toString())).to.deep.equal([50, 51, 52, 54].map((k) => input(k).payload.toString()));
+      } finally {
+        await a.store.close();
+        await cutter.stop();
       }
     });
 
