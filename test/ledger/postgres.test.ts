@@ -4,16 +4,15 @@
  * processes sharing one database (replicas, SSE across replicas, outage, crash).
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { merkleRoot } from '../../workers/lib/merkle.js';
 import { EventSource } from 'eventsource';
+import { startService, type ServiceProcess } from '../helpers/service-process.js';
 import { pae, PAYLOAD_TYPE, sha256 } from '../../src/ledger/dsse.js';
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../../src/ledger/ledger.js';
 import { PostgresStore } from '../../src/ledger/store/postgres-store.js';
@@ -126,36 +125,17 @@ class CommitCutter {
   }
 }
 
-interface Replica {
-  child: ChildProcess;
-  base: string;
-  stderr: () => string;
-}
+type Replica = ServiceProcess;
 
-/** The real entry point (src/main.ts under tsx) in postgres mode on a free 127.0.0.1 port. */
-async function startReplica(url: string, keyFile: string): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', SVC_LEDGER_MODE: 'postgres', SVC_DATABASE_URL: url, SVC_SIGNING_KEY_FILE: keyFile,
-      // the signing pool's deadline is not under test here, and this machine's 2 cores are shared
-      SVC_KERNEL_DEADLINE_MS: '20000' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** The real entry point in postgres mode, all replicas with one database and one key file. */
+function startReplica(url: string, keyFile: string): Promise<Replica> {
+  return startService({
+    SVC_LEDGER_MODE: 'postgres',
+    SVC_DATABASE_URL: url,
+    SVC_SIGNING_KEY_FILE: keyFile,
+    // the signing pool's deadline is not under test here, and this machine's 2 cores are shared
+    SVC_KERNEL_DEADLINE_MS: '20000',
   });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const rl = createInterface({ input: child.stdout! });
-  const port = await new Promise<number>((resolve, reject) => {
-    rl.on('line', (line) => {
-      let msg: { msg?: string; port?: number };
-      try {
-        msg = JSON.parse(line) as typeof msg;
-      } catch {
-        return;
-      }
-      if (msg.msg === 'listening') resolve(msg.port!);
-    });
-    child.once('exit', (code) => reject(new Error(`service exited early with ${code}: ${stderr.slice(-2000)}`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}`, stderr: () => stderr };
 }
 
 async function stopReplica(r: Replica | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
