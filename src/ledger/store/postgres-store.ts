@@ -172,8 +172,9 @@ export class PostgresStore implements LedgerStore {
     }
     let commitSent = false;
     try {
-      await client.query('BEGIN');
-      const h = await client.query<{ size: string; head: Buffer }>('SELECT size, head FROM ledger_head WHERE id = 0 FOR UPDATE');
+      // BEGIN and the head lock in one round trip (simple protocol, two statements)
+      const opened = (await client.query('BEGIN; SELECT size, head FROM ledger_head WHERE id = 0 FOR UPDATE')) as unknown as pg.QueryResult<{ size: string; head: Buffer }>[];
+      const h = opened[1]!;
       const size = Number(h.rows[0]!.size);
       const head = h.rows[0]!.head;
       if (size < tip.size) throw new ChainError(`the database holds ${size} nodes but this replica has served ${tip.size}: the database lost nodes (restored from an old backup?)`);
@@ -188,8 +189,8 @@ export class PostgresStore implements LedgerStore {
       });
       await client.query(`INSERT INTO ledger_node (${COLUMNS}, replica_id, batch_id) VALUES ${values.join(',')}`, params);
       const newSize = size + nodes.length;
-      await client.query('UPDATE ledger_head SET size = $1, head = $2, updated_at = now() WHERE id = 0', [newSize, nodes.at(-1)!.nodeDigest]);
-      await client.query('SELECT pg_notify($1, $2)', ['khipu', String(newSize)]);
+      // the head moves and the doorbell rings in one statement (delivered at COMMIT)
+      await client.query("UPDATE ledger_head SET size = $1, head = $2, updated_at = now() WHERE id = 0 RETURNING pg_notify('khipu', $3)", [newSize, nodes.at(-1)!.nodeDigest, String(newSize)]);
       commitSent = true;
       await client.query('COMMIT');
       client.release();
