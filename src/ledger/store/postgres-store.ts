@@ -112,13 +112,14 @@ export class PostgresStore implements LedgerStore {
   /** Connects and creates the schema (idempotent, under an advisory lock). */
   static async open(opts: PostgresStoreOptions): Promise<PostgresStore> {
     const store = new PostgresStore(opts);
-    const client = await store.checkout();
+    let client: pg.PoolClient | null = null;
     try {
+      client = await store.checkout();
       await migrate(client);
     } catch (err) {
-      client.release(true);
+      client?.release(true);
       await store.pool.end().catch(() => {});
-      throw err;
+      throw new Error(`ledger.mode postgres: cannot open the ledger at ${redacted(opts.url)} (SVC_DATABASE_URL): ${(err as Error).message}`, { cause: err });
     }
     client.release();
     return store;
@@ -467,6 +468,17 @@ export class PostgresStore implements LedgerStore {
     } catch (err) {
       onLost(err as Error);
     }
+  }
+}
+
+/** The URL without its password, for messages. */
+function redacted(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'an unparseable URL';
   }
 }
 
