@@ -1,6 +1,8 @@
 /**
- * `npm run bench -- ledger`: what durability costs. POST /verdict against a memory-mode service
- * and a file-mode service (group commit + fdatasync) in the same run, and the start-up replay of a
+ * `npm run bench -- ledger`: what durability costs. POST /verdict against a memory-mode service,
+ * a file-mode service (group commit + fdatasync) and a postgres-mode service (one transaction per
+ * group-committed batch; the embedded PostgreSQL the tests use, or SVC_TEST_DATABASE_URL) in the
+ * same run, and the start-up replay of a
  * 100,000-node file ledger (chain, digests, root and every signature re-verified before READY).
  */
 import { generateKeyPairSync, createHash, sign } from 'node:crypto';
@@ -12,6 +14,7 @@ import { pae, PAYLOAD_TYPE } from '../src/ledger/dsse.js';
 import { keyidOf } from '../src/ledger/keyring.js';
 import { ZERO_DIGEST, nodeDigest } from '../src/ledger/ledger.js';
 import { FILE_SCHEMA, LEDGER_FILE, nodeLine } from '../src/ledger/store/file-store.js';
+import { usePostgres } from '../test/helpers/postgres.js';
 
 const FRAME = JSON.stringify({ track_id: 'a1b2c3', source: 'ADS-B', lat: 36.5, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 });
 
@@ -60,6 +63,21 @@ export async function ledgerBench(): Promise<Record<string, unknown>> {
       rows.push({ ...f, ratio: f.reqPerSec / rows[0]!.reqPerSec, vs: 'vs memory' });
     } finally {
       await file.stop();
+    }
+    const db = await usePostgres();
+    try {
+      const keyFile = join(tmp(), 'signing-key.pem');
+      writeFileSync(keyFile, generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+      const pgService = await startServer('service (postgres)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'postgres', SVC_DATABASE_URL: db.url, SVC_SIGNING_KEY_FILE: keyFile, SVC_LEDGER_MAX_NODES: '10000000' });
+      try {
+        await warm(`${pgService.base}/api/svc/v1/verdict`, post);
+        const p = await load('POST /verdict, postgres mode (one transaction per batch)', { url: `${pgService.base}/api/svc/v1/verdict`, ...post });
+        rows.push({ ...p, ratio: p.reqPerSec / rows[0]!.reqPerSec, vs: 'vs memory' });
+      } finally {
+        await pgService.stop();
+      }
+    } finally {
+      await db.release();
     }
     printTable('ledger: POST /verdict by ledger mode (same run)', rows);
 

@@ -48,7 +48,8 @@ export function nodeDigest(index: number, prev: Uint8Array, paeSha256: Uint8Arra
   return createHash('sha256').update(buf).digest();
 }
 
-export type AppendListener = (node: LedgerNode) => void;
+/** `own`: appended by this process (its own commit), as opposed to replayed or caught up from another replica. */
+export type AppendListener = (node: LedgerNode, own: boolean) => void;
 
 export class Ledger {
   private readonly nodes = new NodeTable();
@@ -91,7 +92,7 @@ export class Ledger {
     else if (this.nodes.length >= this.maxNodes) throw new LedgerFullError(this.maxNodes);
     const index = this.nodes.length;
     const prev = this.head;
-    return this.apply({ ...input, simulated: input.simulated ?? false, index, prev, nodeDigest: nodeDigest(index, prev, input.paeSha256) });
+    return this.apply({ ...input, simulated: input.simulated ?? false, index, prev, nodeDigest: nodeDigest(index, prev, input.paeSha256) }, true);
   }
 
   /**
@@ -106,7 +107,7 @@ export class Ledger {
     if (!node.prev.equals(this.head)) throw new Error(`node ${node.index}: prev does not match node ${node.index - 1}`);
     if (!replayed && !nodeDigest(node.index, node.prev, node.paeSha256).equals(node.nodeDigest)) throw new Error(`node ${node.index}: digest does not recompute`);
     if (fromReservation && this.reserved > 0) this.reserved--;
-    this.apply(node);
+    this.apply(node, fromReservation);
     if (replayed && this.verifiedUpTo === node.index) {
       this.verifiedUpTo = node.index + 1;
       this.verifiedDigest = node.nodeDigest;
@@ -114,10 +115,10 @@ export class Ledger {
     return node;
   }
 
-  private apply(node: LedgerNode): LedgerNode {
+  private apply(node: LedgerNode, own: boolean): LedgerNode {
     this.nodes.push(node);
     this.merkle.append(node.nodeDigest);
-    for (const l of this.listeners) l(node);
+    for (const l of this.listeners) l(node, own);
     return node;
   }
 

@@ -14,6 +14,17 @@ export interface HubOptions {
   heartbeatMs: number;
   sendBufferBytes: number;
   retryMs: number;
+  /**
+   * Events older than the ring, from the ledger itself, ids in [from, to) oldest first (at most
+   * `backfillMax`): a Last-Event-ID older than the ring still resumes without a gap.
+   */
+  backfill?: (from: number, to: number) => { id: number; wire: () => string }[];
+  backfillMax?: number;
+  /** The newest event id that exists anywhere (the ledger's newest index), for resumes after a restart. */
+  newestIndex?: () => number | null;
+  /** Event ids survive restarts and are shared by replicas (a durable ledger): an id ahead of this
+   * hub is a position to wait for, not a sign that the service restarted. */
+  idsPersist?: boolean;
 }
 
 interface StoredEvent {
@@ -30,7 +41,8 @@ export interface HubStats {
 }
 
 export class SseHub {
-  private readonly viewers = new Set<ServerResponse>();
+  /** Each viewer with the last id it has been sent (or resumed from): nothing at or below it is sent again. */
+  private readonly viewers = new Map<ServerResponse, number>();
   private readonly ring: Ring<StoredEvent>;
   private heartbeat: NodeJS.Timeout | null = null;
   private events = 0;
@@ -77,21 +89,38 @@ export class SseHub {
     });
     res.socket?.setKeepAlive(true);
     res.write(`retry: ${this.opts.retryMs}\n\n`);
-    const newest = this.newestId;
+    // -1: nothing sent yet; a viewer is never sent an id at or below what it already has
+    let sent = -1;
+    const newest = Math.max(this.newestId ?? -1, this.opts.newestIndex?.() ?? -1);
     if (rawLastEventId !== '' && lastEventId === null) {
-      res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'Last-Event-ID is not a decimal event id', newest_id: newest })}\n\n`);
-    } else if (lastEventId !== null && (newest === null || lastEventId > newest)) {
-      res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'Last-Event-ID is newer than the newest event (the service restarted or the id is from elsewhere)', newest_id: newest })}\n\n`);
+      res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'Last-Event-ID is not a decimal event id', newest_id: newest < 0 ? null : newest })}\n\n`);
+    } else if (lastEventId !== null && lastEventId > newest && this.opts.idsPersist) {
+      // ids are ledger indices that outlive the process: this replica has not seen that id yet
+      // (another replica served it); the viewer gets what comes after it, nothing twice
+      sent = lastEventId;
+    } else if (lastEventId !== null && lastEventId > newest) {
+      res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'Last-Event-ID is newer than the newest event (the service restarted or the id is from elsewhere)', newest_id: newest < 0 ? null : newest })}\n\n`);
     } else if (lastEventId !== null) {
+      sent = lastEventId;
       const kept = this.ring.toArray();
-      const oldest = kept[0]?.id;
-      if (oldest !== undefined && lastEventId < oldest - 1 && this.ring.total > kept.length) {
-        // what was missed is no longer buffered: say so instead of silently skipping it
-        res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'events after Last-Event-ID are no longer buffered', oldest_id: oldest })}\n\n`);
+      // the ring may be empty after a restart while the ledger (file, postgres) still holds the events
+      const oldest = kept[0]?.id ?? newest + 1;
+      const missedBeforeRing = this.opts.backfill ? lastEventId < oldest - 1 : this.ring.total > kept.length && lastEventId < oldest - 1;
+      if (missedBeforeRing) {
+        const max = this.opts.backfillMax ?? 1000;
+        const older = this.opts.backfill && oldest - 1 - lastEventId <= max ? this.opts.backfill(lastEventId + 1, oldest) : null;
+        if (older) {
+          for (const e of older) res.write(e.wire());
+          sent = Math.max(sent, older.at(-1)?.id ?? sent);
+        } else {
+          // what was missed is no longer available: say so instead of silently skipping it
+          res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'events after Last-Event-ID are no longer buffered', oldest_id: oldest })}\n\n`);
+        }
       }
       for (const e of kept) if (e.id > lastEventId) res.write(e.wire());
+      sent = Math.max(sent, kept.at(-1)?.id ?? sent);
     }
-    this.viewers.add(res);
+    this.viewers.set(res, sent);
     res.once('close', () => this.detach(res));
     if (this.viewers.size === 1) {
       this.heartbeat = setInterval(() => this.send(': ping\n\n'), this.opts.heartbeatMs);
@@ -118,12 +147,17 @@ export class SseHub {
     this.lastEventAt = new Date().toISOString();
     if (this.viewers.size === 0) return;
     const started = performance.now();
-    this.send(serialise());
+    this.send(serialise(), id);
     this.onFanout((performance.now() - started) / 1000, this.viewers.size);
   }
 
-  private send(wire: string): void {
-    for (const res of this.viewers) {
+  /** `id`: an event, skipped for viewers that already have it (resumed past it); none for pings. */
+  private send(wire: string, id?: number): void {
+    for (const [res, sent] of this.viewers) {
+      if (id !== undefined) {
+        if (id <= sent) continue;
+        this.viewers.set(res, id);
+      }
       if (res.writableLength > this.opts.sendBufferBytes) {
         // a viewer that does not read must not hold memory for everyone: drop it, it can resume.
         // A reset (RST), not a graceful close: the kernel discards the unsent data at once
@@ -146,7 +180,7 @@ export class SseHub {
 
   /** Ends every stream with a final `event: shutdown` (clients reconnect elsewhere or later). */
   close(reason = 'the service is shutting down'): void {
-    for (const res of [...this.viewers]) {
+    for (const res of [...this.viewers.keys()]) {
       this.detach(res);
       res.end(`event: shutdown\ndata: ${JSON.stringify({ reason })}\n\n`);
     }

@@ -7,7 +7,11 @@ import type { Feature } from '../feature.js';
 import type { LedgerCore } from '../ledger/ledger.feature.js';
 import { keyUrlFor } from '../ledger/documents.js';
 import type { Services } from '../services.js';
-import { verdictBody } from '../verdicts/verdicts.routes.js';
+import { nodeVerdictBody, verdictBody } from '../verdicts/verdicts.routes.js';
+import type { Verdict } from '../verdicts/verdict-service.js';
+import type { LedgerNode } from '../ledger/ledger.js';
+import { RECEIPT_KIND } from '../ledger/receipt.js';
+import type { LedgerStore } from '../ledger/store/store.js';
 import { registerTrackSource } from '../cot/tracks.js';
 import { flightFrames } from './flight.js';
 import { SseHub } from './hub.js';
@@ -81,6 +85,100 @@ export class FlightRunner {
   }
 }
 
+/**
+ * Exactly one replica runs the simulated flight (postgres mode: a session advisory lock on a
+ * dedicated connection). A replica with viewers that is not the leader keeps trying every few
+ * seconds, so the flight moves when the leader's viewers leave or the leader dies; its verdicts
+ * reach every replica's viewers through the shared ledger. Alone with its store, a process leads.
+ */
+export class FlightLeadership {
+  private wanted = false;
+  private retry: NodeJS.Timeout | null = null;
+  leading = false;
+
+  constructor(
+    private readonly store: LedgerStore,
+    private readonly flight: FlightRunner,
+    private readonly retryMs = 2000,
+  ) {}
+
+  want(): void {
+    this.wanted = true;
+    void this.attempt();
+  }
+
+  unwant(): void {
+    this.wanted = false;
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    this.flight.stop();
+    this.leading = false;
+    void this.store.resign?.('flight');
+  }
+
+  private async attempt(): Promise<void> {
+    if (!this.wanted || this.leading) return;
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    const got = this.store.tryLead ? await this.store.tryLead('flight', () => this.lost()) : true;
+    if (!this.wanted) {
+      if (got) void this.store.resign?.('flight');
+      return;
+    }
+    if (got) {
+      this.leading = true;
+      this.flight.start();
+    } else {
+      this.retry = setTimeout(() => void this.attempt(), this.retryMs);
+      this.retry.unref();
+    }
+  }
+
+  private lost(): void {
+    this.leading = false;
+    this.flight.stop();
+    if (this.wanted) void this.attempt();
+  }
+
+  close(): void {
+    this.unwant();
+  }
+}
+
+/**
+ * Publishes every node the ledger mirror applies, in index order: this replica's own verdicts with
+ * their full body (once their Verdict is known, right after the commit), other replicas' from the
+ * node alone. Nothing is published out of order: an own node waits for its Verdict.
+ */
+export class VerdictPublisher {
+  private readonly queue: { node: LedgerNode; own: boolean }[] = [];
+  private readonly local = new Map<number, Verdict>();
+
+  constructor(private readonly publish: (node: LedgerNode, v: Verdict | null) => void) {}
+
+  node(node: LedgerNode, own: boolean): void {
+    if (node.kind !== RECEIPT_KIND) return;
+    this.queue.push({ node, own });
+    this.drain();
+  }
+
+  verdict(v: Verdict): void {
+    this.local.set(v.node.index, v);
+    this.drain();
+  }
+
+  private drain(): void {
+    while (this.queue.length) {
+      const { node, own } = this.queue[0]!;
+      const v = this.local.get(node.index) ?? null;
+      if (own && !v) return;
+      this.queue.shift();
+      this.local.delete(node.index);
+      this.publish(node, v);
+    }
+  }
+}
+
 export interface StreamCore {
   hub: SseHub;
   scene: EdgeScene;
@@ -89,10 +187,30 @@ export interface StreamCore {
 
 export function streamFeature(s: Services, core: LedgerCore): Feature & { stream: StreamCore } {
   const cfg = s.config.stream;
-  const hub = new SseHub({ maxViewers: cfg.maxViewers, ringSize: cfg.ringSize, heartbeatMs: cfg.heartbeatMs, sendBufferBytes: cfg.sendBufferBytes, retryMs: 2000 });
+  const keyUrl = s.config.server.publicBaseUrl ? keyUrlFor(s.config.server.publicBaseUrl) : null;
+  const wire = (id: number, data: unknown): string => `id: ${id}\nevent: verdict\ndata: ${JSON.stringify(data)}\n\n`;
+  const hub = new SseHub({
+    maxViewers: cfg.maxViewers,
+    ringSize: cfg.ringSize,
+    heartbeatMs: cfg.heartbeatMs,
+    sendBufferBytes: cfg.sendBufferBytes,
+    retryMs: 2000,
+    newestIndex: () => (core.ledger.size ? core.ledger.size - 1 : null),
+    idsPersist: core.store.mode !== 'memory',
+    // older than the ring: rebuilt from the ledger mirror, which every replica holds whole
+    backfill: (from, to) => {
+      const out: { id: number; wire: () => string }[] = [];
+      for (let i = from; i < to; i++) {
+        const n = core.ledger.get(i);
+        if (n?.kind === RECEIPT_KIND) out.push({ id: i, wire: () => wire(i, nodeVerdictBody(n, core.ledger, keyUrl)) });
+      }
+      return out;
+    },
+  });
   const scene = new EdgeScene(cfg.sceneSize, s.config.ledger.noFlyZones);
   const flight = new FlightRunner(core, cfg.tickMs, s);
-  hub.onActive = (active) => (active ? flight.start() : flight.stop());
+  const leadership = new FlightLeadership(core.store, flight);
+  hub.onActive = (active) => (active ? leadership.want() : leadership.unwant());
   flight.onPause = (paused, detail) =>
     hub.notice(paused ? 'paused' : 'resumed', {
       reason: paused ? 'the simulated flight is paused: the ledger is near its cap, the rest is kept for real verdicts' : 'the simulated flight resumed',
@@ -128,21 +246,23 @@ export function streamFeature(s: Services, core: LedgerCore): Feature & { stream
   hubCounter('svc_sse_events_published_total', 'Verdict events published to the SSE stream', () => hub.stats().events);
   hubCounter('svc_sse_viewers_dropped_total', 'SSE viewers dropped for a full send buffer', () => hub.stats().dropped);
   hub.onFanout = (seconds) => fanout.observe(seconds);
-  const keyUrl = s.config.server.publicBaseUrl ? keyUrlFor(s.config.server.publicBaseUrl) : null;
+  // every verdict the mirror applies, this replica's and (postgres mode) every other replica's, in
+  // index order; serialised once per event, whatever the number of viewers
+  const publisher = new VerdictPublisher((node, v) => hub.publish(node.index, 'verdict', () => (v ? verdictBody(v, core.ledger, keyUrl) : nodeVerdictBody(node, core.ledger, keyUrl))));
+  core.ledger.onAppend((node, own) => publisher.node(node, own));
   core.verdicts.onVerdict((v) => {
     scene.add(v);
-    // serialised once per event, whatever the number of viewers
-    hub.publish(v.node.index, 'verdict', () => verdictBody(v, core.ledger, keyUrl));
+    publisher.verdict(v);
   });
   return {
     routes: streamRoutes({ hub, scene, verdicts: core.verdicts, ledger: core.ledger, maxFrames: cfg.maxFramesPerRequest, retryAfterS: s.config.pool.retryAfterS }),
     drain() {
       // the flight first, so nothing is appended while the streams end with `event: shutdown`
-      flight.stop();
+      leadership.unwant();
       hub.close();
     },
     close() {
-      flight.stop();
+      leadership.close();
       hub.close();
     },
     stream: { hub, scene, flight },

@@ -2,7 +2,8 @@
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { dsseDocument } from '../ledger/receipt.js';
 import { publicKeyUrl } from '../ledger/documents.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { Ledger, LedgerNode } from '../ledger/ledger.js';
+import type { ReceiptBody } from '../ledger/receipt.js';
 import { telemetryFrameSchema, type TelemetryFrame } from './telemetry.js';
 import type { Verdict, VerdictService } from './verdict-service.js';
 
@@ -32,6 +33,43 @@ export function verdictBody(v: Verdict, ledger: Ledger, keyUrl: string | null): 
       ledger_size: size,
       khipu_root: ledger.root(size).toString('hex'),
       inclusion_proof: { leaf_index: v.node.index, tree_size: size, audit_path: ledger.inclusionProof(v.node.index, size).map((h) => h.toString('hex')) },
+    },
+  };
+}
+
+/**
+ * The same public shape built from a ledger node alone: what a replica knows of a verdict another
+ * replica signed (postgres mode), or of one older than its process. The decision, λ, the floor,
+ * breaches and the geofence flag come from the signed payload; what is not signed (the frame, the
+ * 13 axes, PAC-Bayes detail) is null, and `evaluation` says so.
+ */
+export function nodeVerdictBody(node: LedgerNode, ledger: Ledger, keyUrl: string | null): Record<string, unknown> {
+  const signed = JSON.parse(node.payload.toString('utf8')) as { payload: ReceiptBody };
+  const b = signed.payload;
+  const size = ledger.size;
+  return {
+    schema: 'svc.verdict/v1',
+    track_id: null,
+    source: null,
+    decision: b.decision,
+    lambda: b.lambda,
+    lambda_empirical: null,
+    lambda_floor: b.lambda_floor,
+    pac_bayes: null,
+    axes: null,
+    geofence: { inside: b.geofence_inside },
+    breaches: b.breaches,
+    simulated: node.simulated,
+    ts_utc: node.tsUtc,
+    evaluation: 'FROM_SIGNED_RECEIPT',
+    receipt: { dsse: dsseDocument(node), payload_b64: node.payload.toString('base64'), keyid: node.keyid, ...(keyUrl ? { public_key_url: keyUrl } : {}) },
+    ledger: {
+      index: node.index,
+      node_digest: node.nodeDigest.toString('hex'),
+      prev: node.prev.toString('hex'),
+      ledger_size: size,
+      khipu_root: ledger.root(size).toString('hex'),
+      inclusion_proof: { leaf_index: node.index, tree_size: size, audit_path: ledger.inclusionProof(node.index, size).map((h) => h.toString('hex')) },
     },
   };
 }

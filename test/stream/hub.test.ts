@@ -94,4 +94,28 @@ describe('SseHub', () => {
     expect(last).to.match(/^event: shutdown\ndata: \{/);
     expect(hub.stats().viewers).to.equal(0);
   });
+
+  it('backfills a Last-Event-ID older than the ring from the ledger instead of resetting', () => {
+    const asked: [number, number][] = [];
+    const hub = hubWith({
+      sendBufferBytes: 1e6,
+      backfill: (from, to) => {
+        asked.push([from, to]);
+        return Array.from({ length: to - from }, (_, k) => ({ id: from + k, wire: () => `id: ${from + k}\nevent: verdict\ndata: {}\n\n` }));
+      },
+    });
+    for (let i = 0; i < 10; i++) hub.publish(i, 'verdict', () => ({ i }));
+    const resumed = attach(hub, 2);
+    expect(asked).to.deep.equal([[3, 6]]);
+    expect(resumed.written.filter((w) => w.startsWith('id: ')).map((w) => Number(w.split('\n')[0]!.slice(4)))).to.deep.equal([3, 4, 5, 6, 7, 8, 9]);
+    expect(resumed.written.some((w) => w.startsWith('event: reset'))).to.equal(false);
+  });
+
+  it('a viewer resumed past ids this replica has not published yet never receives them (no duplicates)', () => {
+    const hub = hubWith({ sendBufferBytes: 1e6, idsPersist: true });
+    hub.publish(0, 'verdict', () => ({}));
+    const ahead = attach(hub, 3); // another replica already sent it 0..3
+    for (let i = 1; i < 6; i++) hub.publish(i, 'verdict', () => ({ i }));
+    expect(ahead.written.filter((w) => w.startsWith('id: ')).map((w) => w.split('\n')[0])).to.deep.equal(['id: 4', 'id: 5']);
+  });
 });

@@ -2,6 +2,8 @@
 import type { LedgerConfig } from '../ledger.config.js';
 import { FileStore } from './file-store.js';
 import { MemoryStore } from './memory-store.js';
+import { PostgresStore } from './postgres-store.js';
+import { hostname } from 'node:os';
 import type { LedgerStore } from './store.js';
 
 export interface StoreDeps {
@@ -13,6 +15,7 @@ export interface StoreDeps {
 export const STORE_FACTORIES: Record<string, (cfg: LedgerConfig, deps: StoreDeps) => Promise<LedgerStore>> = {
   memory: () => Promise.resolve(new MemoryStore()),
   file: (cfg, deps) => Promise.resolve(FileStore.open({ dataDir: cfg.dataDir, retryAfterS: deps.retryAfterS, log: deps.log })),
+  postgres: (cfg, deps) => PostgresStore.open({ url: cfg.databaseUrl!, retryAfterS: deps.retryAfterS, replicaId: `${hostname()}:${process.pid}`, log: deps.log }),
 };
 
 export async function openStore(cfg: LedgerConfig, deps: StoreDeps): Promise<LedgerStore> {

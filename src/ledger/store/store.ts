@@ -69,6 +69,13 @@ export interface LedgerStore {
   recordKey(keyid: string, spkiPem: string): Promise<void>;
   status(): AdapterStatus;
   close(): Promise<void>;
+  /**
+   * Leadership among replicas sharing this store (postgres: a session advisory lock on a dedicated
+   * connection): true when this process holds `name`; `onLost` is called if it is lost. Absent
+   * where a process is alone with its store (memory, file): it always leads.
+   */
+  tryLead?(name: string, onLost: () => void): Promise<boolean>;
+  resign?(name: string): Promise<void>;
 }
 
 /** Appends are refused for now (store down, damaged, or locked); the client may retry. */

@@ -1,0 +1,489 @@
+/**
+ * postgres mode: one chain in one table shared by every replica (scale-out note 3.1–3.2).
+ *
+ * Append, one transaction per batch: lock the single head row (SELECT … FOR UPDATE); when another
+ * replica moved the head past our tip, read the rows we have not seen (returned first); sequence the
+ * batch after the real head; one multi-row INSERT; move the head; pg_notify('khipu', new size);
+ * COMMIT; only then resolve. Every batch carries a random batch_id, so a commit whose outcome is
+ * unknown (connection lost around COMMIT) is resolved after reconnecting by looking it up: found,
+ * its rows are returned; missing, the append is refused (503) and nothing was written.
+ *
+ * Fan-out: NOTIFY carries only the new size; every replica catches up from the table
+ * (readFrom), on a notification, after a reconnect, and every second as a safety net.
+ *
+ * Database down: commits are refused with StoreUnavailableError (503 + Retry-After), status()
+ * says UNAVAILABLE and counts reconnect attempts (capped doubling backoff), and appends resume by
+ * themselves once a probe gets through.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { pae, PAYLOAD_TYPE, sha256 } from '../dsse.js';
+import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../ledger.js';
+import { LEAD_LOCK_BASE, migrate } from './postgres-schema.js';
+import { sequence, StoreUnavailableError, type AdapterStatus, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
+
+export interface PostgresStoreOptions {
+  url: string;
+  retryAfterS: number;
+  /** Names this process in the rows it writes (host:pid by default). */
+  replicaId: string;
+  poolMax?: number;
+  /** statement_timeout and lock_timeout, in ms. */
+  statementTimeoutMs?: number;
+  /** The safety-net catch-up poll, in ms. */
+  pollMs?: number;
+  recoveryBaseMs?: number;
+  recoveryMaxMs?: number;
+  log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+}
+
+const COLUMNS = 'idx, prev, digest, pae_sha256, payload, sig, keyid, kind, ts_utc, simulated';
+const PAGE = 5000;
+
+interface NodeRow {
+  idx: string;
+  prev: Buffer;
+  digest: Buffer;
+  pae_sha256: Buffer;
+  payload: Buffer;
+  sig: Buffer;
+  keyid: string;
+  kind: string;
+  ts_utc: string;
+  simulated: boolean;
+}
+
+/** Checks one row against the chain so far, like the file mode's parseNodeLine; a string says what is wrong. */
+export function rowToNode(r: NodeRow, index: number, head: Buffer): LedgerNode | string {
+  if (Number(r.idx) !== index) return `index ${r.idx} where ${index} was expected`;
+  const paeSha256 = sha256(pae(PAYLOAD_TYPE, r.payload));
+  if (!paeSha256.equals(r.pae_sha256)) return 'pae_sha256 does not recompute from the payload';
+  if (!r.prev.equals(index === 0 ? ZERO_DIGEST : head)) return `prev does not match node ${index - 1}`;
+  const digest = nodeDigest(index, r.prev, paeSha256);
+  if (!digest.equals(r.digest)) return 'node digest does not recompute';
+  return { index, kind: r.kind, tsUtc: r.ts_utc, simulated: r.simulated, keyid: r.keyid, payload: r.payload, paeSha256, sig: r.sig, prev: r.prev, nodeDigest: digest };
+}
+
+/** Errors that mean the database (or the way to it) is gone, as opposed to a refused statement. */
+function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  if (typeof e?.code === 'string') {
+    if (/^(08|57P0|53)/.test(e.code)) return true; // connection exception, admin shutdown, resources
+    if (/^E[A-Z]+$/.test(e.code)) return true; // ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT…
+    return false;
+  }
+  return /connect|terminat|timeout|closed|ended|socket/i.test(e?.message ?? '');
+}
+
+class ChainError extends Error {}
+
+export class PostgresStore implements LedgerStore {
+  readonly mode = 'postgres' as const;
+  readonly scope = 'POSTGRES' as const;
+  private readonly pool: pg.Pool;
+  private state: AdapterStatus['state'] = 'REPLAYING';
+  private reason = 'replaying the ledger from PostgreSQL';
+  private attempts = 0;
+  private lastError: string | null = null;
+  private retryAt = 0;
+  private probing = false;
+  private closed = false;
+  private readonly listeners: ((size: number) => void)[] = [];
+  private listenClient: pg.Client | null = null;
+  private listenAttempts = 0;
+  private poll: NodeJS.Timeout | null = null;
+  private readonly leases = new Map<string, pg.Client>();
+
+  private constructor(private readonly opts: PostgresStoreOptions) {
+    const timeout = opts.statementTimeoutMs ?? 5000;
+    this.pool = new pg.Pool({
+      connectionString: opts.url,
+      max: opts.poolMax ?? 4,
+      connectionTimeoutMillis: 3000,
+      statement_timeout: timeout,
+      lock_timeout: timeout,
+      idle_in_transaction_session_timeout: timeout * 2,
+      application_name: `svc-khipu ${opts.replicaId}`.slice(0, 63),
+    });
+    // an idle client whose server went away emits here; without a listener the process dies
+    this.pool.on('error', (err) => this.fail(err));
+  }
+
+  /** Connects and creates the schema (idempotent, under an advisory lock). */
+  static async open(opts: PostgresStoreOptions): Promise<PostgresStore> {
+    const store = new PostgresStore(opts);
+    let client: pg.PoolClient | null = null;
+    try {
+      client = await store.checkout();
+      await migrate(client);
+    } catch (err) {
+      client?.release(true);
+      await store.pool.end().catch(() => {});
+      throw new Error(`ledger.mode postgres: cannot open the ledger at ${redacted(opts.url)} (SVC_DATABASE_URL): ${(err as Error).message}`, { cause: err });
+    }
+    client.release();
+    return store;
+  }
+
+  async replay(opts: ReplayOptions): Promise<ReplayReport> {
+    const started = performance.now();
+    const nodes: LedgerNode[] = [];
+    let head: Buffer = ZERO_DIGEST;
+    let corruptAt: ReplayReport['corruptAt'] = null;
+    const stored = await this.pool.query<{ size: string; head: Buffer }>('SELECT size, head FROM ledger_head WHERE id = 0');
+    const storedSize = Number(stored.rows[0]?.size ?? 0);
+    for (let from = 0; !corruptAt; from += PAGE) {
+      const { rows } = await this.pool.query<NodeRow>(`SELECT ${COLUMNS} FROM ledger_node WHERE idx >= $1 ORDER BY idx LIMIT ${PAGE}`, [from]);
+      for (const r of rows) {
+        const n = rowToNode(r, nodes.length, head);
+        if (typeof n === 'string') {
+          corruptAt = { index: nodes.length, reason: `node ${nodes.length}: ${n}` };
+          break;
+        }
+        nodes.push(n);
+        head = n.nodeDigest;
+      }
+      if (rows.length < PAGE) break;
+    }
+    if (!corruptAt && nodes.length < storedSize) corruptAt = { index: nodes.length, reason: `ledger_head says ${storedSize} nodes but only ${nodes.length} are stored` };
+    const badSig = await opts.verifySignatures(nodes);
+    if (badSig && (!corruptAt || badSig.index < corruptAt.index)) corruptAt = badSig;
+    const valid = corruptAt ? nodes.slice(0, corruptAt.index) : nodes;
+    for (const n of valid) opts.apply(n);
+    if (corruptAt) {
+      this.state = 'CORRUPT';
+      this.reason = `ledger in PostgreSQL damaged at node ${corruptAt.index}: ${corruptAt.reason}; appends are refused, nodes 0..${corruptAt.index - 1} are served`;
+      this.opts.log?.warn({ index: corruptAt.index, reason: corruptAt.reason }, 'ledger damaged: appends refused');
+    } else {
+      this.ready();
+    }
+    await this.startFanout();
+    return { nodes: valid.length, trimmed: null, corruptAt, ms: performance.now() - started };
+  }
+
+  async commit(inputs: readonly AppendInput[], tip: Tip): Promise<LedgerNode[]> {
+    if (this.state !== 'READY') throw this.refusal();
+    const batchId = randomUUID();
+    let client: pg.PoolClient;
+    try {
+      client = await this.checkout();
+    } catch (err) {
+      this.fail(err as Error);
+      throw this.refusal();
+    }
+    let commitSent = false;
+    try {
+      // BEGIN and the head lock in one round trip (simple protocol, two statements)
+      const opened = (await client.query('BEGIN; SELECT size, head FROM ledger_head WHERE id = 0 FOR UPDATE')) as unknown as pg.QueryResult<{ size: string; head: Buffer }>[];
+      const h = opened[1]!;
+      const size = Number(h.rows[0]!.size);
+      const head = h.rows[0]!.head;
+      if (size < tip.size) throw new ChainError(`the database holds ${size} nodes but this replica has served ${tip.size}: the database lost nodes (restored from an old backup?)`);
+      const missing = size > tip.size ? await this.fetchChecked(client, tip, size - tip.size) : [];
+      if (missing.length && !missing.at(-1)!.nodeDigest.equals(head)) throw new ChainError(`ledger_head does not name node ${size - 1}`);
+      const nodes = sequence(inputs, { size, head: size === 0 ? ZERO_DIGEST : head });
+      const params: unknown[] = [];
+      const values = nodes.map((n) => {
+        const at = params.length;
+        params.push(n.index, n.prev, n.nodeDigest, n.paeSha256, n.payload, n.sig, n.keyid, n.kind, n.tsUtc, n.simulated, this.opts.replicaId, batchId);
+        return `(${Array.from({ length: 12 }, (_, k) => `$${at + k + 1}`).join(',')})`;
+      });
+      await client.query(`INSERT INTO ledger_node (${COLUMNS}, replica_id, batch_id) VALUES ${values.join(',')}`, params);
+      const newSize = size + nodes.length;
+      // the head moves and the doorbell rings in one statement (delivered at COMMIT)
+      await client.query("UPDATE ledger_head SET size = $1, head = $2, updated_at = now() WHERE id = 0 RETURNING pg_notify('khipu', $3)", [newSize, nodes.at(-1)!.nodeDigest, String(newSize)]);
+      commitSent = true;
+      await client.query('COMMIT');
+      client.release();
+      return [...missing, ...nodes];
+    } catch (err) {
+      if (!commitSent) {
+        const down = isConnectionError(err);
+        if (!down) await client.query('ROLLBACK').catch(() => {});
+        client.release(down ? (err as Error) : undefined);
+        if (err instanceof ChainError) {
+          this.corrupt(err.message);
+          throw this.refusal();
+        }
+        if (down) this.fail(err as Error);
+        else this.opts.log?.warn({ err: (err as Error).message, code: (err as { code?: string }).code }, 'ledger commit refused by the database');
+        throw new StoreUnavailableError(`ledger commit failed: ${(err as Error).message}`, this.opts.retryAfterS);
+      }
+      // COMMIT was sent and its answer lost: the batch may or may not be durable
+      client.release(err as Error);
+      this.fail(err as Error);
+      return this.resolveAmbiguous(batchId, tip, inputs.length);
+    }
+  }
+
+  /** After a commit whose answer was lost: the batch's rows if it is durable, else a refusal. */
+  private async resolveAmbiguous(batchId: string, tip: Tip, n: number): Promise<LedgerNode[]> {
+    const deadline = Date.now() + 2 * (this.opts.statementTimeoutMs ?? 5000);
+    for (let wait = 100; Date.now() < deadline; wait = Math.min(wait * 2, 1000)) {
+      await new Promise((r) => setTimeout(r, wait));
+      try {
+        const found = await this.pool.query<{ last: string | null }>('SELECT max(idx) AS last FROM ledger_node WHERE batch_id = $1', [batchId]);
+        const last = found.rows[0]?.last;
+        if (last === null || last === undefined) break; // not committed: nothing of the batch is stored
+        const client = await this.checkout();
+        try {
+          const nodes = await this.fetchChecked(client, tip, Number(last) + 1 - tip.size);
+          if (nodes.length < n) throw new ChainError('a committed batch came back incomplete');
+          this.opts.log?.info({ batch_id: batchId, last: Number(last) }, 'ledger commit outcome was unknown: found durable after reconnecting');
+          return nodes;
+        } finally {
+          client.release();
+        }
+      } catch (err) {
+        if (err instanceof ChainError) {
+          this.corrupt(err.message);
+          throw this.refusal();
+        }
+        // still unreachable: try again until the deadline
+      }
+    }
+    throw new StoreUnavailableError('ledger commit outcome unknown (connection lost around COMMIT) and not found after reconnecting; nothing was appended', this.opts.retryAfterS);
+  }
+
+  /**
+   * A pooled client for a transaction. The pool listens for errors only on idle clients: one that
+   * loses its server while checked out would emit 'error' with nobody listening and end the process.
+   * The failing query rejects anyway, so the listener only records the outage.
+   */
+  private async checkout(): Promise<pg.PoolClient> {
+    const client = await this.pool.connect();
+    const onError = (err: Error): void => this.fail(err);
+    client.on('error', onError);
+    const release = client.release.bind(client);
+    client.release = (err?: Error | boolean) => {
+      client.removeListener('error', onError);
+      if (err) client.on('error', () => {}); // a destroyed client may still report its socket closing
+      release(err);
+    };
+    return client;
+  }
+
+  /** `count` nodes from tip.size on, checked link by link from the tip. */
+  private async fetchChecked(client: pg.ClientBase, tip: Tip, count: number): Promise<LedgerNode[]> {
+    const { rows } = await client.query<NodeRow>(`SELECT ${COLUMNS} FROM ledger_node WHERE idx >= $1 ORDER BY idx LIMIT $2`, [tip.size, count]);
+    const out: LedgerNode[] = [];
+    let head = tip.head;
+    for (const r of rows) {
+      const n = rowToNode(r, tip.size + out.length, head);
+      if (typeof n === 'string') throw new ChainError(`node ${tip.size + out.length}: ${n}`);
+      out.push(n);
+      head = n.nodeDigest;
+    }
+    if (out.length !== count) throw new ChainError(`expected ${count} nodes from ${tip.size}, the database returned ${out.length}`);
+    return out;
+  }
+
+  async readFrom(from: number, limit: number): Promise<LedgerNode[]> {
+    if (this.state === 'CORRUPT' || this.closed) return [];
+    let rows: NodeRow[];
+    try {
+      rows = (await this.pool.query<NodeRow>(`SELECT ${COLUMNS} FROM ledger_node WHERE idx >= $1 ORDER BY idx LIMIT $2`, [from, limit])).rows;
+    } catch (err) {
+      if (isConnectionError(err)) this.fail(err as Error);
+      throw err;
+    }
+    if (!rows.length) return [];
+    // the link to the mirror's head is checked by Ledger.applyNode; here each row must be self-consistent
+    const out: LedgerNode[] = [];
+    let head = from === 0 ? ZERO_DIGEST : rows[0]!.prev;
+    for (const r of rows) {
+      const n = rowToNode(r, from + out.length, head);
+      if (typeof n === 'string') throw new Error(`node ${from + out.length}: ${n}`);
+      out.push(n);
+      head = n.nodeDigest;
+    }
+    return out;
+  }
+
+  onRemoteAppend(listener: (size: number) => void): void {
+    this.listeners.push(listener);
+  }
+
+  async loadKeys(): Promise<string[]> {
+    const { rows } = await this.pool.query<{ spki_pem: string }>('SELECT spki_pem FROM ledger_key ORDER BY keyid');
+    return rows.map((r) => r.spki_pem);
+  }
+
+  async recordKey(keyid: string, spkiPem: string): Promise<void> {
+    await this.pool.query('INSERT INTO ledger_key (keyid, spki_pem) VALUES ($1, $2) ON CONFLICT (keyid) DO NOTHING', [keyid, spkiPem]);
+  }
+
+  /**
+   * Session-level leadership among replicas: a pg_try_advisory_lock held on a dedicated connection
+   * (never a pooled one). Lost with the connection or the process; `onLost` is told.
+   */
+  async tryLead(name: string, onLost: () => void): Promise<boolean> {
+    if (this.leases.has(name)) return true;
+    const client = new pg.Client({ connectionString: this.opts.url, connectionTimeoutMillis: 3000 });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [leaseKey(name)]);
+      if (!rows[0]?.ok) {
+        await client.end().catch(() => {});
+        return false;
+      }
+    } catch {
+      await client.end().catch(() => {});
+      return false;
+    }
+    this.leases.set(name, client);
+    client.once('end', () => {
+      if (this.leases.get(name) === client) {
+        this.leases.delete(name);
+        onLost();
+      }
+    });
+    return true;
+  }
+
+  async resign(name: string): Promise<void> {
+    const client = this.leases.get(name);
+    if (!client) return;
+    this.leases.delete(name);
+    await client.end().catch(() => {}); // ending the session releases its advisory lock
+  }
+
+  status(): AdapterStatus {
+    return {
+      configured: true,
+      state: this.state,
+      reason: this.reason,
+      recovery: { attempts: this.attempts, retry_after_s: this.state === 'UNAVAILABLE' ? Math.max(0, Math.ceil((this.retryAt - Date.now()) / 1000)) : 0, last_error: this.lastError },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.poll) clearInterval(this.poll);
+    this.poll = null;
+    if (this.state === 'READY') this.state = 'UNAVAILABLE';
+    this.reason = 'closed';
+    const listen = this.listenClient;
+    this.listenClient = null;
+    await Promise.all([listen?.end().catch(() => {}), ...[...this.leases.keys()].map((k) => this.resign(k))]);
+    await this.pool.end().catch(() => {});
+  }
+
+  private ready(): void {
+    this.state = 'READY';
+    this.reason = 'appending to PostgreSQL: one transaction per batch under the head-row lock, committed before every acknowledgement';
+  }
+
+  private corrupt(why: string): void {
+    this.state = 'CORRUPT';
+    this.reason = `${why}; appends are refused`;
+    this.opts.log?.warn({ reason: why }, 'ledger chain in PostgreSQL does not extend this replica: appends refused');
+  }
+
+  private refusal(): StoreUnavailableError {
+    const wait = this.state === 'UNAVAILABLE' ? Math.max(this.opts.retryAfterS, Math.ceil((this.retryAt - Date.now()) / 1000)) : this.opts.retryAfterS;
+    return new StoreUnavailableError(this.reason, wait);
+  }
+
+  /** The database is unreachable: refuse appends and probe with a capped doubling backoff. */
+  private fail(err: Error): void {
+    this.lastError = err.message;
+    if (this.closed || this.state === 'CORRUPT' || this.state === 'REPLAYING') return;
+    if (this.state !== 'UNAVAILABLE') {
+      this.state = 'UNAVAILABLE';
+      this.reason = `PostgreSQL unreachable (${err.message}); appends are refused until it answers again`;
+      this.opts.log?.warn({ err: err.message }, 'ledger database unreachable: appends refused');
+    }
+    this.scheduleProbe();
+  }
+
+  private backoff(attempt: number): number {
+    return Math.min(this.opts.recoveryMaxMs ?? 5000, (this.opts.recoveryBaseMs ?? 200) * 2 ** Math.min(attempt, 16));
+  }
+
+  private scheduleProbe(): void {
+    if (this.probing) return;
+    this.probing = true;
+    const delay = this.backoff(this.attempts);
+    this.retryAt = Date.now() + delay;
+    setTimeout(() => void this.probe(), delay).unref();
+  }
+
+  private async probe(): Promise<void> {
+    this.probing = false;
+    if (this.closed || this.state !== 'UNAVAILABLE') return;
+    this.attempts++;
+    try {
+      await this.pool.query('SELECT 1');
+    } catch (err) {
+      this.lastError = (err as Error).message;
+      this.scheduleProbe();
+      return;
+    }
+    this.ready();
+    this.opts.log?.info({ attempts: this.attempts }, 'ledger database reachable again: appends resume');
+    this.notify(-1); // catch up with whatever other replicas appended meanwhile
+    if (!this.listenClient) void this.listen();
+  }
+
+  private notify(size: number): void {
+    for (const l of this.listeners) l(size);
+  }
+
+  /** Listens before start-up completes, so no append after READY can go unrung. */
+  private async startFanout(): Promise<void> {
+    if (this.closed) return;
+    await this.listen();
+    this.poll = setInterval(() => this.notify(-1), this.opts.pollMs ?? 1000);
+    this.poll.unref();
+  }
+
+  /** A dedicated LISTEN connection outside the pool, re-established with a capped backoff. */
+  private async listen(): Promise<void> {
+    if (this.closed || this.listenClient) return;
+    const client = new pg.Client({ connectionString: this.opts.url, connectionTimeoutMillis: 3000 });
+    this.listenClient = client;
+    let lost = false;
+    const onLost = (err?: Error): void => {
+      if (lost) return;
+      lost = true;
+      if (this.listenClient === client) this.listenClient = null;
+      void client.end().catch(() => {});
+      if (this.closed) return;
+      if (err) this.fail(err);
+      const delay = this.backoff(this.listenAttempts++);
+      setTimeout(() => void this.listen(), delay).unref();
+    };
+    client.on('error', (err) => onLost(err));
+    client.on('end', () => onLost());
+    client.on('notification', (msg) => {
+      if (msg.channel === 'khipu') this.notify(Number(msg.payload));
+    });
+    try {
+      await client.connect();
+      await client.query('LISTEN khipu');
+      this.listenAttempts = 0;
+      this.notify(-1); // notifications are not replayed: catch up with what was missed
+    } catch (err) {
+      onLost(err as Error);
+    }
+  }
+}
+
+/** The URL without its password, for messages. */
+function redacted(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'an unparseable URL';
+  }
+}
+
+function leaseKey(name: string): string {
+  let h = 0;
+  for (const c of name) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
+  return (LEAD_LOCK_BASE + BigInt(h & 0xff)).toString();
+}
