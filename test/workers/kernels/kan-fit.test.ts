@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import kan, { bsplineBasis, epochsFor, initKan, lossAndGradAt } from '../../../workers/kernels/kan-fit.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 /** Cox–de Boor recursion for B_{i,3} on knots t_j = lo + (j − 3)h, j = 0…G+6. */
@@ -68,6 +68,18 @@ describe('kernel kan/fit', () => {
         s += (kanForward(r.params, grid, x, y) - f) ** 2;
       }
       expect(Math.sqrt(s / r.test_points.length)).to.be.closeTo(r.test_rmse, 1e-9);
+      // the test points from stream `test` (x then y, uniform on [−1, 1)), and R², baseline from them
+      const ts = new RngStreams(seed, 'kan/fit').stream('test');
+      expect(r.test_points).to.have.length(256);
+      for (const [x, y] of r.test_points) {
+        expect(x).to.equal(-1 + 2 * ts.next());
+        expect(y).to.equal(-1 + 2 * ts.next());
+      }
+      const fs: number[] = r.test_points.map((q: number[]) => q[2]!);
+      const mean = fs.reduce((a, b) => a + b, 0) / fs.length;
+      const ssTot = fs.reduce((a, b) => a + (b - mean) ** 2, 0);
+      expect(r.r2_test).to.be.closeTo(1 - s / ssTot, 1e-9);
+      expect(r.baseline_rmse).to.be.closeTo(Math.sqrt(ssTot / fs.length), 1e-12);
       expect(r.epochs).to.equal(Math.min(150, Math.floor(245760 / (samples * width))));
       expect(r.params.layer1.coef[0][0]).to.have.length(grid + 3);
     }
