@@ -94,6 +94,9 @@ describe('kernel herotq/quantize', () => {
       const min = Math.min(...losses);
       expect(r.chosen.loss).to.equal(min);
       expect(r.chosen.beta).to.equal(r.sweep[losses.indexOf(min)].beta);
+      // ratios against the RTN loss (recomputed through the data in the test above)
+      for (const row of r.sweep) expect(row.loss_ratio_vs_rtn).to.be.closeTo(row.loss / r.rtn.loss, 1e-12 * (row.loss / r.rtn.loss));
+      expect(r.chosen.loss_ratio_vs_rtn).to.be.closeTo(min / r.rtn.loss, 1e-12 * (min / r.rtn.loss));
       const codes: number[] = Array.from(r.quant.codes_head);
       expect(codes).to.have.length(64);
       codes.forEach((c) => expect(Number.isInteger(c) && Math.abs(c) <= qmax).to.equal(true));
