@@ -35,6 +35,12 @@ describe('kernel ringattn/simulate', () => {
         const ref = attention(Q, K, V, i);
         ref.forEach((x, c) => expect(Math.abs(r.output_sample[k][c] - x)).to.be.at.most(1e-12));
       });
+      // the reported rows are the ring's own output, bit for bit (not a second full-attention pass)
+      const ringOut = ringRows(Q, K, V, L, P, r.row_indices).out;
+      expect(r.output_sample.flat()).to.deep.equal(Array.from(ringOut));
+      // every evaluated row i on device p merges the p + 1 blocks at or before its own (causal)
+      const owner = (i: number): number => r.per_device.findIndex((dev: any) => i >= dev.start && i < dev.end);
+      expect(r.block_merges).to.equal(r.row_indices.reduce((acc: number, i: number) => acc + owner(i) + 1, 0));
     }
   });
 
@@ -86,6 +92,7 @@ describe('kernel ringattn/simulate', () => {
       r.per_device.forEach((dev: any, p: number) => expect(dev.idle_steps).to.equal(P - 1 - p));
       expect(r.ring_steps).to.equal(P);
     }
+    expect(runRaw(ring, q({ seq_len: 1000, devices: 7 })).checks).to.deep.equal({ ring_equals_full: true, work_matches_direct_count: true });
     const one = runRaw(ring, q({ seq_len: 500, devices: 1 })).result as any;
     expect(one.ring_steps).to.equal(1);
     expect(one.schedule).to.deep.equal([[0]]);
