@@ -106,9 +106,11 @@ describe('readiness', () => {
   describe('GET /readiness/refresh', () => {
     it('check 1: generated_at advances and the statuses equal the per-section live results', async () => {
       const first = (await t.http.get(`${API}/readiness/refresh`)).body;
+      await new Promise((resolve) => setTimeout(resolve, 15)); // past the millisecond clock resolution
       const second = (await t.http.get(`${API}/readiness/refresh`)).body;
-      expect(Date.parse(second.generated_at)).to.be.at.least(Date.parse(first.generated_at));
-      expect(Date.parse(second.refreshed_at)).to.be.greaterThan(Date.parse(first.refreshed_at) - 1);
+      // advances: strictly later (a constant or cached timestamp fails)
+      expect(Date.parse(second.generated_at)).to.be.greaterThan(Date.parse(first.generated_at));
+      expect(Date.parse(second.refreshed_at)).to.be.greaterThan(Date.parse(first.refreshed_at));
       for (const x of second.sections) expect((await t.http.get(x.live_url)).body.status, x.section_id).to.equal(x.status);
     });
 
