@@ -205,6 +205,16 @@ describe('kernel dllm/denoise', () => {
   });
 
   it('the chain does not depend on seq_len or steps; deterministic and seed-sensitive', () => {
+    // the transition from stream `chain`: row a = softmax(2·z), 16 normals per row
+    const cs = new RngStreams(5, 'dllm/denoise').stream('chain');
+    const rows = Array.from({ length: V }, () => {
+      const z = Array.from({ length: V }, () => 2 * cs.normal());
+      const m = Math.max(...z);
+      const e = z.map((v) => Math.exp(v - m));
+      const sum = e.reduce((a, b) => a + b, 0);
+      return e.map((v) => v / sum);
+    });
+    run({ seq_len: 8, steps: 2, seed: 5 }).transition.forEach((row: number[], a: number) => row.forEach((p, b) => expect(p).to.be.closeTo(rows[a]![b]!, 1e-15)));
     expect(run({ seq_len: 8, steps: 2, seed: 5 }).transition).to.deep.equal(run({ seq_len: 200, steps: 100, seed: 5 }).transition);
     expect(runRaw(dllm, { seed: '4', seq_len: '40', steps: '8' }).checks).to.deep.equal({ every_token_committed: true, committed_never_less_confident_than_masked: true, viterbi_dominates: true });
     expect(runBody(dllm, { seed: '1' })).to.equal(runBody(dllm, { seed: '1' }));

@@ -118,6 +118,17 @@ describe('kernel ringattn/simulate', () => {
       });
       const total = (L * (L + 1)) / 2;
       expect(contiguous.reduce((a, b) => a + b, 0)).to.equal(total);
+      expect(r.total_pairs).to.equal(total);
+      // communication: device p forwards the K and V of every block it held except at the last step
+      const size = (b: number) => r.per_device[b].end - r.per_device[b].start;
+      const comm = r.per_device.map((_: any, p: number) => Array.from({ length: P - 1 }, (__, s) => size((((p - s) % P) + P) % P) * 2 * d).reduce((a, b) => a + b, 0));
+      r.per_device.forEach((dev: any, p: number) => expect(dev.comm_elements).to.equal(comm[p]));
+      expect(r.comm_elements_per_device).to.equal(Math.max(...comm));
+      expect(r.comm_bytes_per_device).to.equal(2 * Math.max(...comm));
+      // peak: own Q block, the KV block in use and (P > 1) the one arriving
+      const bMax = Math.ceil(L / P);
+      expect(r.peak_elements_per_device).to.equal(bMax * d + (P > 1 ? 2 : 1) * 2 * bMax * d);
+      expect(r.single_device_elements).to.equal(3 * L * d);
       expect(r.imbalance_contiguous).to.be.closeTo(Math.max(...contiguous) / (total / P), 1e-12);
       expect(r.imbalance_striped).to.be.closeTo(Math.max(...striped) / (total / P), 1e-12);
       if (L % P === 0) {
