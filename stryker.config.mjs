@@ -34,7 +34,9 @@ export default {
   mutator: {
     // Noise only: these mutate messages, labels and log text (a changed error string is not a wrong
     // answer) or produce `{}` / `[]` stand-ins for option bags whose absence is equivalent.
-    excludedMutations: ['StringLiteral', 'ObjectLiteral', 'Regex'],
+    // MUTATE_EXCLUDE (mutate.mjs --exclude A,B) adds more for one run, e.g. UpdateOperator on files
+    // where StrykerJS 10's instrumenter crashes on `a[i]!++` (TSNonNullExpression in an update).
+    excludedMutations: ['StringLiteral', 'ObjectLiteral', 'Regex', ...(process.env.MUTATE_EXCLUDE ? process.env.MUTATE_EXCLUDE.split(',') : [])],
   },
   ignoreStatic: true,
   ignorePatterns: ['dist', 'coverage', 'bench/results', '*.log'],
