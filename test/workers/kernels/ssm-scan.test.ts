@@ -63,7 +63,10 @@ describe('kernel ssm/scan', () => {
   it('every reported value is recomputed from inputs drawn independently (Δ = softplus(w·x − 1))', () => {
     for (const [seed, L, N] of [[42, 64, 8], [7, 37, 3], [3, 1, 1]] as const) {
       const inp = drawInputs(seed, L, N);
-      const r = runRaw(ssm, { seed, seq_len: L, state_dim: N }).result as any;
+      const out = runRaw(ssm, { seed, seq_len: L, state_dim: N });
+      const r = out.result as any;
+      expect(out.checks).to.deep.equal({ parallel_matches_sequential: true, lti_conv_matches_recurrence: true });
+      expect(out.constants).to.include({ channels: 4, lti_steps: Math.min(L, 256) });
       const ref = referenceY(inp);
       const y0 = ref.map((row) => row[0]!);
       expect(r.y_sample.length).to.equal(L);
