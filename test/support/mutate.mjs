@@ -1,7 +1,8 @@
 // `npm run mutate -- <file...> [--spec <glob,...>] [--concurrency N] [--exclude Mutator,...]`: StrykerJS on the given source
 // files, under Node 24 from the npm registry (StrykerJS 10 refuses Node < 22; this repo runs on 20).
 // Without --spec the tests are narrowed from the files: a kernel's own test file for
-// workers/kernels/*.ts, the lib and kernel tests for workers/lib/*.ts, else the whole suite (the
+// workers/kernels/*.ts, the lib and kernel tests for workers/lib/*.ts, test/<area>/ for
+// src/<area>/*.ts, else the whole suite (the
 // registry test is left out: its wall-clock budget fails under Stryker's instrumentation). The
 // dry run then measures per-test coverage, so each mutant runs only the tests that reach it.
 import { spawnSync } from 'node:child_process';
@@ -32,6 +33,9 @@ function specFor(file) {
     return [existsSync(own) ? own : 'test/workers/kernels/*.test.ts'];
   }
   if (file.startsWith('workers/lib/')) return ['test/workers/lib/*.test.ts', 'test/workers/kernels/*.test.ts'];
+  // src/<area>/… → test/<area>/ when that folder exists
+  const area = /^src\/([^/]+)\//.exec(file)?.[1];
+  if (area && existsSync(`test/${area}`)) return [`test/${area}/**/*.test.ts`];
   return ['test/**/*.test.ts'];
 }
 spec ??= [...new Set(files.flatMap(specFor))].join(',');
