@@ -2,9 +2,8 @@
 // files, under Node 24 from the npm registry (StrykerJS 10 refuses Node < 22; this repo runs on 20).
 // Without --spec the tests are narrowed from the files: a kernel's own test file for
 // workers/kernels/*.ts, the lib and kernel tests for workers/lib/*.ts, test/<area>/ for
-// src/<area>/*.ts, else the whole suite (the
-// registry test is left out: its wall-clock budget fails under Stryker's instrumentation). The
-// dry run then measures per-test coverage, so each mutant runs only the tests that reach it.
+// src/<area>/*.ts, else the whole suite (the registry test is left out: its wall-clock budget
+// fails under Stryker's instrumentation). The dry run then measures per-test coverage, so each mutant runs only the tests that reach it.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
