@@ -61,7 +61,7 @@ function referenceDecode(T: number[], L: number, steps: number, remask?: Rng) {
   for (let s = 1; s <= steps; s++) {
     const k = Math.round((L * s) / steps) - Math.round((L * (s - 1)) / steps);
     const m = logMarginals(T, tokens);
-    const cands = [];
+    const cands: { i: number; best: number; conf: number }[] = [];
     for (let i = 0; i < L; i++) {
       if (tokens[i]! >= 0) continue;
       const p = m[i]!;

@@ -87,7 +87,7 @@ function slowFlowmatch(seed: number, d: number, K: number) {
     return { a: mu.map((m, i) => m - t * B[i]!.reduce((acc, v, j) => acc + v * mu[j]!, 0)), B };
   };
   const nb = Math.max(64, 4 * (d + 1));
-  const steps = [];
+  const steps: { t: number; a: number[]; B: Mat; loss: number; errB: number; erra: number }[] = [];
   for (let k = 0; k < K; k++) {
     const t = k / K;
     const tr = rngs.stream(`train/${k}`);
