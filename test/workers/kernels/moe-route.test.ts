@@ -148,6 +148,16 @@ describe('kernel moe/route', () => {
     }
   });
 
+  it('lists router_probs exactly when T ≤ 256 and T·E ≤ 4096, one row of E per token', () => {
+    const at = (tokens: number, experts: number) => (runRaw(moe, { seed: 1, tokens, experts, topk: 1 }).result as any).router_probs;
+    const rows = at(256, 16);
+    expect(rows).to.have.length(256);
+    for (const row of rows) expect(row).to.have.length(16);
+    expect(at(257, 8)).to.equal(null);
+    expect(at(205, 20)).to.equal(null); // 4100 > 4096
+    expect(at(204, 20)).to.have.length(204); // 4080
+  });
+
   it('drops nothing when every token goes to every expert', () => {
     const r = runRaw(moe, { seed: 3, tokens: 100, experts: 4, topk: 4 }).result as any;
     expect(r.dropped).to.equal(0);
