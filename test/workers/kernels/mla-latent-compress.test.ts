@@ -37,8 +37,11 @@ function naiveHeadFull(p: { seq_len: number; n_heads: number; d_head: number; d_
 describe('kernel mla/latent-compress', () => {
   it('every reported value is recomputed: head 0 outputs, the attention entropy over every head (each with its own RoPE query), cache and FLOP accounting', () => {
     for (const [p, seed] of [[{ seq_len: 12, n_heads: 3, d_head: 8, d_latent: 6 }, 4], [{ seq_len: 5, n_heads: 4, d_head: 4, d_latent: 3 }, 8]] as const) {
-      const r = runRaw(mla, { ...p, seed }).result as any;
+      const out = runRaw(mla, { ...p, seed });
+      const r = out.result as any;
       const { seq_len: L, n_heads: H, d_head: dh, d_latent: dc } = p;
+      expect(out.checks).to.deep.equal({ absorbed_matches_naive: true });
+      expect(out.constants).to.include({ d_model: 32, d_rope: dh / 2, queries: 4, causal: true });
       const dr = dh / 2;
       const rows = Array.from({ length: Math.min(4, L) }, (_, k) => Math.floor(((k + 1) * L) / Math.min(4, L)) - 1);
       expect(r.queries_evaluated).to.deep.equal(rows);
