@@ -1,5 +1,5 @@
-// `npm run mutate -- <file...> [--spec <glob,...>] [--concurrency N] [--exclude Mutator,...]`: StrykerJS on the given source
-// files, under Node 24 from the npm registry (StrykerJS 10 refuses Node < 22; this repo runs on 20).
+// `npm run mutate -- <file...> [--spec <glob,...>] [--concurrency N] [--exclude Mutator,...] [--force]`:
+// StrykerJS on the given source files, under Node 24 from the npm registry (StrykerJS 10 refuses Node < 22; this repo runs on 20).
 // Without --spec the tests are narrowed from the files: a kernel's own test file for
 // workers/kernels/*.ts, the lib and kernel tests for workers/lib/*.ts, test/<area>/ for
 // src/<area>/*.ts, else the whole suite (the registry test is left out: its wall-clock budget
@@ -13,14 +13,16 @@ const files = [];
 let spec;
 let concurrency = '2';
 let exclude = '';
+let force = false;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--spec') spec = args[++i];
   else if (args[i] === '--concurrency') concurrency = args[++i];
   else if (args[i] === '--exclude') exclude = args[++i];
+  else if (args[i] === '--force') force = true;
   else files.push(args[i]);
 }
 if (!files.length) {
-  console.error('usage: npm run mutate -- <file...> [--spec <glob,...>] [--concurrency N] [--exclude Mutator,...]');
+  console.error('usage: npm run mutate -- <file...> [--spec <glob,...>] [--concurrency N] [--exclude Mutator,...] [--force]');
   process.exit(2);
 }
 for (const f of files) if (!f.includes('*') && !existsSync(f)) { console.error(`no such file: ${f}`); process.exit(2); }
@@ -61,7 +63,7 @@ const env = { ...process.env, MUTATE_SPEC: spec, MUTATE_CONCURRENCY: concurrency
 console.error(`mutate: ${files.join(' ')}\n  tests: ${spec}`);
 const r = spawnSync(
   'npx',
-  ['-y', '-p', 'node@24', '--', 'node', 'node_modules/@stryker-mutator/core/bin/stryker.js', 'run', 'stryker.config.mjs', '--mutate', mutate.join(',')],
+  ['-y', '-p', 'node@24', '--', 'node', 'node_modules/@stryker-mutator/core/bin/stryker.js', 'run', 'stryker.config.mjs', '--mutate', mutate.join(','), ...(force ? ['--force'] : [])],
   { stdio: 'inherit', env },
 );
 process.exit(r.status ?? 1);
