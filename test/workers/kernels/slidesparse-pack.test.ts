@@ -36,7 +36,7 @@ describe('kernel slidesparse/pack', () => {
     for (const [seed, N, blocks] of [[42, 4, 8], [3, 3, 5], [9, 2, 16]] as const) {
       const out = runRaw(slide, { seed: String(seed), big_n: String(N), blocks: String(blocks) });
       const r = out.result as any;
-      const rows = out.constants.rows as number;
+      const rows = out.constants!.rows as number;
       const width = 2 * N;
       const ws = new RngStreams(seed, 'slidesparse/pack').stream('w');
       const W = Array.from({ length: rows * blocks * width }, () => ws.normal());
