@@ -34,6 +34,32 @@ function quantities(node: unknown, path = '$', out: [string, Rec][] = []): [stri
   return out;
 }
 
+/** Paths (array indices as []) of every number that is not the value of a {value, unit, basis} triple. */
+function bareNumbers(node: unknown, path = '$', out: string[] = []): string[] {
+  if (typeof node === 'number') out.push(path.replace(/\.\d+(?=\.|$)/g, '[]'));
+  else if (node && typeof node === 'object') {
+    if (!Array.isArray(node) && 'value' in node && 'unit' in node && 'basis' in node) return out;
+    for (const [k, v] of Object.entries(node)) bareNumbers(v, `${path}.${k}`, out);
+  }
+  return out;
+}
+
+/** The numbers allowed without a basis triple, each with the reason it is not a quantity. */
+const NOT_QUANTITIES: Record<string, string> = {
+  '$.receipt_link.seq': 'a sequence number of the snapshot chain, not a measurement',
+  '$.defaults_example.params.seed': 'an input parameter of the example call, echoed',
+  '$.defaults_example.params.tokens': 'an input parameter of the example call, echoed',
+  '$.defaults_example.params.power_w': 'an input parameter of the example call, echoed',
+  '$.defaults_example.params.latency_s': 'an input parameter of the example call, echoed',
+  '$.defaults_example.params.grid_gco2_per_kwh': 'an input parameter of the example call, echoed',
+  '$.duration_seconds.buckets[].le': 'a histogram bucket bound (configuration of the histogram, beside its measured counts)',
+  '$.metrics[].values[].labels.le': 'a Prometheus label, not a value',
+  '$.metrics[].values[].labels.major': 'a Prometheus label (Node version), not a value',
+  '$.metrics[].values[].labels.minor': 'a Prometheus label (Node version), not a value',
+  '$.metrics[].values[].labels.patch': 'a Prometheus label (Node version), not a value',
+  '$.metrics[].values[].value': 'a sample of a metric whose basis is stated once on the metric (checked below)',
+};
+
 describe('energy routes', () => {
   let t: TestApp;
   const get = async (r: string): Promise<Rec> => {
@@ -55,6 +81,9 @@ describe('energy routes', () => {
       expect(b.limits.length).to.be.greaterThan(0);
       for (const s of b.sources) expect(s).to.have.keys('leader', 'kind', 'url', 'data_kind');
       for (const [path, qv] of quantities(b)) expect(['measured', 'computed', 'model', 'published', 'dataset', 'config', 'input'], `${r} ${path}`).to.include(qv.basis);
+      // a bare number (no basis) is allowed only where it is not a quantity, and each such place is listed
+      for (const path of bareNumbers(b)) expect(NOT_QUANTITIES, `${r}: bare number at ${path}`).to.have.property(path);
+      if (r === 'metrics') for (const m of b.metrics as Rec[]) expect(['measured', 'computed', 'model', 'published', 'dataset', 'config', 'input'], `metrics ${m.name}`).to.include(m.basis);
       if (r !== 'metrics') expect(quantities(b).length, r).to.be.greaterThan(3);
     }
   });

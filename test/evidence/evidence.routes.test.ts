@@ -223,9 +223,11 @@ describe('evidence claims', () => {
   describe('GET /evidence/research/refresh', () => {
     it('check 1: refresh_count rises by 1 and generated_at advances; two concurrent refreshes share one run', async () => {
       const before = (await t.http.get(`${API}/evidence/research`)).body;
+      await new Promise((resolve) => setTimeout(resolve, 15)); // past the millisecond clock resolution
       const one = (await t.http.get(`${API}/evidence/research/refresh`)).body;
       expect(one.index.refresh_count).to.equal(before.refresh_count + 1);
-      expect(Date.parse(one.index.generated_at)).to.be.at.least(Date.parse(before.generated_at));
+      // advances: strictly later than the index it replaces
+      expect(Date.parse(one.index.generated_at)).to.be.greaterThan(Date.parse(before.generated_at));
       expect(one.results.verified + one.results.failed + one.results.not_applicable).to.equal(before.claims.length);
       // keep both workers busy for a moment, so the refresh (which signs in the pool) is still running when the second call arrives
       const spin = Array.from({ length: t.services.pool.snapshot().threads }, () => t.services.pool.run({ kind: 'diag', op: 'spin', ms: 300 }));

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { sh, withTempDir, write } from '../helpers/shell.js';
 import { leafHash, rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../workers/lib/merkle.js';
@@ -188,6 +188,10 @@ describe('ledger routes', () => {
     expect(pem.text).to.equal(body.public_key_pem);
     expect(body).to.include({ alg: 'ECDSA-P256-SHA256', sig_encoding: 'DER', ephemeral: true });
     expect(body.jwk).to.include({ kty: 'EC', crv: 'P-256' });
+    // the JWK is the PEM's key: x and y (not swapped, not another key) as node's own JWK export gives them
+    const fromPem = createPublicKey(pem.text).export({ format: 'jwk' });
+    expect({ kty: body.jwk.kty, crv: body.jwk.crv, x: body.jwk.x, y: body.jwk.y }).to.deep.equal(fromPem);
+    expect(body.jwk.x).to.not.equal(body.jwk.y);
     expect(body.public_key_url).to.match(/\/api\/svc\/v1\/edge\/pubkey\.pem$/);
   });
 });

@@ -85,30 +85,56 @@ describe('SSE verdict stream', function () {
   });
 
   it('the flight stops when the last viewer leaves', async () => {
+    const ledgerSize = async (): Promise<number> => (await t.http.get('/api/svc/v1/ledger/readiness')).body.integrity.nodes;
+    // precondition: a flight really runs while someone watches (the ledger grows, wire C is not idle)
+    const viewer = await openSse(`${t.baseUrl}${STREAM}`);
+    await viewer.waitFor(4);
+    const running = await ledgerSize();
+    await sleep(200);
+    expect(await ledgerSize()).to.be.greaterThan(running);
+    expect((await t.http.get('/mesh/state')).body.wires.C.status).to.not.equal('IDLE');
+    viewer.close();
     await sleep(300);
-    const size1 = (await t.http.get('/api/svc/v1/ledger/readiness')).body.integrity.nodes;
+    const size1 = await ledgerSize();
     await sleep(400);
-    const size2 = (await t.http.get('/api/svc/v1/ledger/readiness')).body.integrity.nodes;
+    const size2 = await ledgerSize();
     expect(size2).to.equal(size1);
     const mesh = (await t.http.get('/mesh/state')).body;
     expect(mesh.wires.C.status).to.equal('IDLE');
   });
 
-  it('a viewer that never reads does not hold up the others', async () => {
-    const good = await openSse(`${t.baseUrl}${STREAM}`);
-    const stalled = await new Promise<import('node:http').IncomingMessage>((resolve) => {
-      const req = request(`${t.baseUrl}${STREAM}`, (res) => {
-        res.pause();
-        resolve(res);
+  it('a viewer that never reads falls megabytes behind while the others keep receiving', async () => {
+    // A fast flight, so the stalled viewer is really behind (the old version sent a few KB, which
+    // the stalled socket had simply read). Loopback kernel buffers here absorb ~36 MB (tcp_rmem max
+    // 32 MB + tcp_wmem max 4 MB), far more than a test can send, so the drop at sendBufferBytes is
+    // tested in hub.test.ts with a response whose writableLength grows; this test pins the fan-out.
+    const fast = await buildTestApp({ stream: { tickMs: 10, heartbeatMs: 200 } });
+    try {
+      const good = await openSse(`${fast.baseUrl}${STREAM}`);
+      const stalled = await new Promise<import('node:http').IncomingMessage>((resolve) => {
+        const req = request(`${fast.baseUrl}${STREAM}`, (res) => {
+          res.pause();
+          resolve(res);
+        });
+        req.end();
       });
-      req.end();
-    });
-    await good.waitFor(4);
-    const before = good.events.length;
-    await sleep(400);
-    expect(good.events.length).to.be.greaterThan(before);
-    good.close();
-    stalled.destroy();
+      const bytes = (): number => good.events.reduce((acc, e) => acc + e.data.length, 0);
+      const start = bytes();
+      const t0 = Date.now();
+      while (bytes() - start < 2_000_000 && Date.now() - t0 < 15000) await sleep(100);
+      const sent = bytes() - start;
+      // the stalled viewer stopped reading after its first buffer, yet every event went to both
+      expect(sent, 'bytes the reading viewer received while the other stalled').to.be.at.least(2_000_000);
+      expect(stalled.socket.bytesRead).to.be.below(sent / 10);
+      expect(stalled.socket.destroyed).to.equal(false);
+      const seen = good.events.length;
+      await sleep(200);
+      expect(good.events.length).to.be.greaterThan(seen);
+      good.close();
+      stalled.destroy();
+    } finally {
+      await fast.close();
+    }
   });
 
   it('refuses viewers above the cap with 503', async () => {

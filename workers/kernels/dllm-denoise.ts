@@ -248,7 +248,7 @@ export default defineKernel<{ seed: number; seq_len: number; steps: number }>({
         parallel_conflicts: { low_confidence: adjacentSameStep(lc.commitStep), random: adjacentSameStep(rnd.commitStep) },
       },
       checks: {
-        fully_unmasked: lc.maskedAfter.at(-1) === 0 && rnd.maskedAfter.at(-1) === 0,
+        every_token_committed: lc.tokens.every((t) => t >= 0) && rnd.tokens.every((t) => t >= 0),
         committed_never_less_confident_than_masked: monotone,
         viterbi_dominates: llLc <= vpt + 1e-12 && llRnd <= vpt + 1e-12,
       },

@@ -14,6 +14,7 @@ function referenceMesi(seed: number, n: number, m: number, steps: number) {
   const ops = Array.from({ length: steps }, () => ({ g: Math.floor(opsRng.next() * n), a: Math.floor(opsRng.next() * m), u: opsRng.next() }));
   return {
     sizes,
+    writesPer: VS.map((V) => Array.from({ length: m }, (_, a) => ops.filter((o) => o.a === a && o.u < V).length)),
     rows: VS.map((V) => {
       const st: string[][] = Array.from({ length: m }, () => new Array<string>(n).fill('I'));
       const ver: number[][] = Array.from({ length: m }, () => new Array<number>(n).fill(0));
@@ -85,6 +86,12 @@ describe('kernel agentcoh/sync', () => {
       r.by_write_fraction.forEach((row: any, i: number) => {
         const c = ref.rows[i]!;
         expect(row.V).to.equal(VS[i]);
+        // accounting fields from the re-simulation and the drawn operations
+        expect(row.writes_per_artifact).to.deep.equal(ref.writesPer[i]);
+        const sum = ref.sizes.reduce((a, b) => a + b, 0);
+        expect(row.tokens_broadcast).to.equal(steps * n * sum);
+        expect(row.bound_tokens).to.equal(ref.writesPer[i]!.reduce((acc, w, a) => acc + n * ref.sizes[a]! * (1 + w), 0));
+        expect(row.savings).to.be.closeTo(1 - c.tokens / (steps * n * sum), 1e-15);
         expect([row.tokens_mesi, row.fetches, row.write_backs, row.invalidations, row.hits, row.reads, row.writes]).to.deep.equal([c.tokens, c.fetches, c.write_backs, c.invalidations, c.hits, c.reads, c.writes]);
         expect(c.swmr).to.equal(0);
         expect(c.stale).to.equal(0);

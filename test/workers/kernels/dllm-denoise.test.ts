@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import dllm, { chainMarginals } from '../../../workers/kernels/dllm-denoise.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const V = 16;
@@ -48,27 +48,45 @@ function logMarginals(T: number[], obs: number[]): number[][] {
   });
 }
 
-/** Independent low-confidence sampler: linear schedule, argmax, commit the k most confident (ties → lower position). */
-function referenceDecode(T: number[], L: number, steps: number): { tokens: number[]; step: number[] } {
+/**
+ * Independent sampler: linear schedule, argmax, then either commit the k most confident (ties →
+ * lower position) or, with `remask`, k masked positions by a partial Fisher–Yates of the masked list.
+ */
+function referenceDecode(T: number[], L: number, steps: number, remask?: Rng) {
   const tokens = new Array<number>(L).fill(-1);
   const step = new Array<number>(L).fill(-1);
+  const meanConf: number[] = [];
+  const minCommitted: number[] = [];
+  const maxLeft: (number | null)[] = [];
   for (let s = 1; s <= steps; s++) {
     const k = Math.round((L * s) / steps) - Math.round((L * (s - 1)) / steps);
     const m = logMarginals(T, tokens);
-    const cands = [];
+    const cands: { i: number; best: number; conf: number }[] = [];
     for (let i = 0; i < L; i++) {
       if (tokens[i]! >= 0) continue;
       const p = m[i]!;
       const best = p.indexOf(Math.max(...p));
       cands.push({ i, best, conf: p[best]! });
     }
-    cands.sort((a, b) => b.conf - a.conf || a.i - b.i);
-    for (const c of cands.slice(0, k)) {
+    let chosen: typeof cands;
+    if (remask) {
+      const idx = cands.map((_, j) => j);
+      for (let j = 0; j < k; j++) {
+        const x = j + Math.floor(remask.next() * (idx.length - j));
+        [idx[j], idx[x]] = [idx[x]!, idx[j]!];
+      }
+      chosen = idx.slice(0, k).map((j) => cands[j]!);
+    } else chosen = cands.slice().sort((a, b) => b.conf - a.conf || a.i - b.i).slice(0, k);
+    for (const c of chosen) {
       tokens[c.i] = c.best;
       step[c.i] = s;
     }
+    meanConf.push(chosen.reduce((a, c) => a + c.conf, 0) / k);
+    minCommitted.push(Math.min(...chosen.map((c) => c.conf)));
+    const left = cands.filter((c) => !chosen.includes(c)).map((c) => c.conf);
+    maxLeft.push(left.length ? Math.max(...left) : null);
   }
-  return { tokens, step };
+  return { tokens, step, meanConf, minCommitted, maxLeft };
 }
 
 describe('kernel dllm/denoise', () => {
@@ -134,6 +152,15 @@ describe('kernel dllm/denoise', () => {
       const ref = referenceDecode(flatT(r), L, steps);
       expect(r.final_tokens).to.deep.equal(ref.tokens);
       expect(r.commit_step).to.deep.equal(ref.step);
+      ref.meanConf.forEach((c, s) => expect(r.mean_confidence_per_step[s]).to.be.closeTo(c, 1e-9));
+      ref.minCommitted.forEach((c, s) => expect(r.confidence_trace.min_committed[s]).to.be.closeTo(c, 1e-9));
+      ref.maxLeft.forEach((c, s) => (c === null ? expect(r.confidence_trace.max_left_masked[s]).to.equal(null) : expect(r.confidence_trace.max_left_masked[s]).to.be.closeTo(c, 1e-9)));
+      // the random-remasking baseline: the same denoiser, positions from stream `remask`
+      const rnd = referenceDecode(flatT(r), L, steps, new RngStreams(seed, 'dllm/denoise').stream('remask'));
+      expect(r.random_final_tokens).to.deep.equal(rnd.tokens);
+      let adj = 0;
+      for (let i = 1; i < L; i++) if (rnd.step[i] === rnd.step[i - 1]) adj++;
+      expect(r.parallel_conflicts.random).to.equal(adj);
       // every step commits predictions at least as confident as every one left masked
       const tr = r.confidence_trace;
       tr.min_committed.forEach((m: number, s: number) => {
@@ -178,7 +205,18 @@ describe('kernel dllm/denoise', () => {
   });
 
   it('the chain does not depend on seq_len or steps; deterministic and seed-sensitive', () => {
+    // the transition from stream `chain`: row a = softmax(2·z), 16 normals per row
+    const cs = new RngStreams(5, 'dllm/denoise').stream('chain');
+    const rows = Array.from({ length: V }, () => {
+      const z = Array.from({ length: V }, () => 2 * cs.normal());
+      const m = Math.max(...z);
+      const e = z.map((v) => Math.exp(v - m));
+      const sum = e.reduce((a, b) => a + b, 0);
+      return e.map((v) => v / sum);
+    });
+    run({ seq_len: 8, steps: 2, seed: 5 }).transition.forEach((row: number[], a: number) => row.forEach((p, b) => expect(p).to.be.closeTo(rows[a]![b]!, 1e-15)));
     expect(run({ seq_len: 8, steps: 2, seed: 5 }).transition).to.deep.equal(run({ seq_len: 200, steps: 100, seed: 5 }).transition);
+    expect(runRaw(dllm, { seed: '4', seq_len: '40', steps: '8' }).checks).to.deep.equal({ every_token_committed: true, committed_never_less_confident_than_masked: true, viterbi_dominates: true });
     expect(runBody(dllm, { seed: '1' })).to.equal(runBody(dllm, { seed: '1' }));
     expect(runBody(dllm, { seed: '1' })).to.not.equal(runBody(dllm, { seed: '2' }));
   });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import flowmatch, { drawTarget, exactField } from '../../../workers/kernels/flowmatch-sample.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 interface T {
@@ -32,7 +32,142 @@ function vStar(tg: T, x: number[], t: number): number[] {
   return Array.from({ length: d }, (_, i) => tg.mu[i]! + tg.U[i]!.reduce((acc, u, j) => acc + u * cy[j]!, 0));
 }
 
+type Mat = number[][];
+const mm = (A: Mat, B: Mat): Mat => A.map((r) => B[0]!.map((_, j) => r.reduce((acc, v, k) => acc + v * B[k]![j]!, 0)));
+const tp = (A: Mat): Mat => A[0]!.map((_, j) => A.map((r) => r[j]!));
+const eye = (d: number): Mat => Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
+const fro = (A: Mat, B: Mat): number => Math.sqrt(A.reduce((acc, r, i) => acc + r.reduce((t, v, j) => t + (v - B[i]![j]!) ** 2, 0), 0));
+/** Gauss–Jordan with partial pivoting: A⁻¹B. */
+function solve(A: Mat, B: Mat): Mat {
+  const n = A.length;
+  const M = A.map((r, i) => [...r, ...B[i]!]);
+  for (let c = 0; c < n; c++) {
+    let piv = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(M[r]![c]!) > Math.abs(M[piv]![c]!)) piv = r;
+    [M[c], M[piv]] = [M[piv]!, M[c]!];
+    const pv = M[c]![c]!;
+    M[c] = M[c]!.map((v) => v / pv);
+    for (let r = 0; r < n; r++) if (r !== c) M[r] = M[r]!.map((v, j) => v - M[r]![c]! * M[c]![j]!);
+  }
+  return M.map((r) => r.slice(n));
+}
+/** Principal square root of an SPD matrix by the Denman–Beavers iteration. */
+function sqrtm(A: Mat): Mat {
+  let Y = A;
+  let Z = eye(A.length);
+  for (let k = 0; k < 60; k++) {
+    const Yi = solve(Y, eye(A.length));
+    const Zi = solve(Z, eye(A.length));
+    [Y, Z] = [Y.map((r, i) => r.map((v, j) => (v + Zi[i]![j]!) / 2)), Z.map((r, i) => r.map((v, j) => (v + Yi[i]![j]!) / 2))];
+  }
+  return Y;
+}
+/** The whole kernel written out again on nested arrays, in the original coordinates. */
+function slowFlowmatch(seed: number, d: number, K: number) {
+  const rngs = new RngStreams(seed, 'flowmatch/sample');
+  const ts = rngs.stream('target');
+  const mu = Array.from({ length: d }, () => 2 * ts.normal());
+  const G = Array.from({ length: d }, () => Array.from({ length: d }, () => ts.normal()));
+  // modified Gram–Schmidt on the columns of G
+  const cols = tp(G);
+  for (let j = 0; j < d; j++) {
+    for (let i = 0; i < j; i++) {
+      const dot = cols[i]!.reduce((acc, v, k) => acc + v * cols[j]![k]!, 0);
+      cols[j] = cols[j]!.map((v, k) => v - dot * cols[i]![k]!);
+    }
+    const len = Math.hypot(...cols[j]!);
+    cols[j] = cols[j]!.map((v) => v / len);
+  }
+  const U = tp(cols);
+  const s = Array.from({ length: d }, () => (0.5 + 1.5 * ts.next()) ** 2);
+  const Sigma = mm(mm(U, s.map((si, i) => s.map((_, j) => (i === j ? si : 0)))), tp(U));
+  const c = (t: number, si: number): number => (t * si - (1 - t)) / ((1 - t) ** 2 + t * t * si);
+  const exact = (t: number) => {
+    const B = mm(mm(U, s.map((si, i) => s.map((_, j) => (i === j ? c(t, si) : 0)))), tp(U));
+    return { a: mu.map((m, i) => m - t * B[i]!.reduce((acc, v, j) => acc + v * mu[j]!, 0)), B };
+  };
+  const nb = Math.max(64, 4 * (d + 1));
+  const steps: { t: number; a: number[]; B: Mat; loss: number; errB: number; erra: number }[] = [];
+  for (let k = 0; k < K; k++) {
+    const t = k / K;
+    const tr = rngs.stream(`train/${k}`);
+    const Phi: Mat = [];
+    const V: Mat = [];
+    for (let n = 0; n < nb; n++) {
+      const y0 = Array.from({ length: d }, () => tr.normal());
+      const xi = Array.from({ length: d }, () => tr.normal());
+      // pairs drawn in Σ's eigenbasis and mapped back: x = U·y
+      const x0 = U.map((row) => row.reduce((acc, u, j) => acc + u * y0[j]!, 0));
+      const x1 = mu.map((m, i) => m + U[i]!.reduce((acc, u, j) => acc + u * Math.sqrt(s[j]!) * xi[j]!, 0));
+      Phi.push([1, ...x0.map((v, i) => (1 - t) * v + t * x1[i]!)]);
+      V.push(x1.map((v, i) => v - x0[i]!));
+    }
+    const A = mm(tp(Phi), Phi).map((r, i) => r.map((v, j) => v + (i === j ? 1e-9 : 0)));
+    const W = solve(A, mm(tp(Phi), V)); // (d+1)×d
+    const a = W[0]!;
+    const B = tp(W.slice(1));
+    const pred = mm(Phi, W);
+    const loss = V.reduce((acc, r, n) => acc + r.reduce((q, v, i) => q + (v - pred[n]![i]!) ** 2, 0), 0) / nb;
+    const ex = exact(t);
+    steps.push({ t, a, B, loss, errB: fro(B, ex.B), erra: Math.hypot(...a.map((v, i) => v - ex.a[i]!)) });
+  }
+  const sm = rngs.stream('sample');
+  const x0 = Array.from({ length: 128 }, () => Array.from({ length: d }, () => sm.normal()));
+  const euler = (field: (k: number) => { a: number[]; B: Mat }) =>
+    x0.map((x) => {
+      let y = x.slice();
+      for (let k = 0; k < K; k++) {
+        const { a, B } = field(k);
+        const v = a.map((ai, i) => ai + B[i]!.reduce((acc, b, j) => acc + b * y[j]!, 0)); // the whole velocity first
+        y = y.map((yi, i) => yi + v[i]! / K);
+      }
+      return y;
+    });
+  const gain = s.map((si) => Array.from({ length: K }, (_, k) => 1 + c(k / K, si) / K).reduce((a, b) => a * b, 1));
+  const law = mm(mm(U, gain.map((g, i) => gain.map((_, j) => (i === j ? g * g : 0)))), tp(U));
+  const rootSigma = sqrtm(Sigma);
+  const summary = (X: Mat) => {
+    const m = mu.map((_, i) => X.reduce((acc, x) => acc + x[i]!, 0) / X.length);
+    const S = mu.map((_, i) => mu.map((__, j) => X.reduce((acc, x) => acc + (x[i]! - m[i]!) * (x[j]! - m[j]!), 0) / X.length));
+    const inner = sqrtm(mm(mm(rootSigma, S), rootSigma));
+    let w = 0;
+    for (let i = 0; i < d; i++) w += (m[i]! - mu[i]!) ** 2 + S[i]![i]! + Sigma[i]![i]! - 2 * inner[i]![i]!;
+    return { mean_err: Math.hypot(...m.map((v, i) => v - mu[i]!)), cov_err: fro(S, Sigma), cov_err_vs_euler_law: fro(S, law), w2: Math.sqrt(w) };
+  };
+  return {
+    mu, s, U, steps,
+    learned: summary(euler((k) => steps[k]!)),
+    exact: summary(euler((k) => exact(k / K))),
+  };
+}
+
 describe('kernel flowmatch/sample', () => {
+  it('every reported value is recomputed by a slow nested-array rewrite (target, per-step OLS, both Euler samplers, W₂)', () => {
+    for (const [seed, dims, steps] of [[42, 3, 4], [5, 2, 7], [9, 4, 2]] as const) {
+      const r = runRaw(flowmatch, { seed, dims, steps }).result as any;
+      const ref = slowFlowmatch(seed, dims, steps);
+      Array.from(r.target.mean as Float64Array).forEach((v, i) => expect(v).to.be.closeTo(ref.mu[i]!, 1e-12));
+      Array.from(r.target.eigvals as Float64Array).forEach((v, i) => expect(v).to.be.closeTo(ref.s[i]!, 1e-12));
+      r.target.eigvecs.forEach((row: Float64Array, i: number) => Array.from(row).forEach((v, j) => expect(v).to.be.closeTo(ref.U[i]![j]!, 1e-12)));
+      const nb = Math.max(64, 4 * (dims + 1));
+      r.per_step.forEach((row: any, k: number) => {
+        const st = ref.steps[k]!;
+        expect(row.t).to.equal(st.t);
+        expect(row.fit_loss).to.be.closeTo(st.loss, 1e-8 * st.loss);
+        expect(row.fit_loss_dof_adjusted).to.be.closeTo((st.loss * nb) / (nb - dims - 1), 1e-8 * st.loss);
+        expect(row.coef_err_B).to.be.closeTo(st.errB, 1e-8);
+        expect(row.coef_err_a).to.be.closeTo(st.erra, 1e-8);
+      });
+      for (const which of ['learned', 'exact'] as const) {
+        for (const key of ['mean_err', 'cov_err', 'cov_err_vs_euler_law', 'w2'] as const) {
+          expect(r.samples[which][key], `${which}.${key}`).to.be.closeTo(ref[which][key], 1e-7 * Math.max(1, ref[which][key]));
+        }
+      }
+      // the learned sampler really uses the fitted fields: its output differs from the exact one
+      expect(r.samples.learned.cov_err).to.not.be.closeTo(r.samples.exact.cov_err, 1e-9);
+    }
+  });
+
   it('reports the closed-form Euler gains and W₂, which fall roughly as 1/K', () => {
     for (const [seed, dims, steps] of [[42, 8, 16], [3, 3, 1], [4, 20, 7]] as const) {
       const r = runRaw(flowmatch, { seed, dims, steps }).result as any;

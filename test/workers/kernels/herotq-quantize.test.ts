@@ -46,6 +46,24 @@ describe('kernel herotq/quantize', () => {
       const UtQ = projectRotation(sp, hadamardRotation(inp.signs));
       const body = runRaw(herotq, { seed, n_in: nIn, n_out: nOut, calib: N, outliers: outl, outlier_gain: gain }).result as any;
       expect(body.hessian.condition).to.be.closeTo(lam[nIn - 1]! / lam[0]!, 1e-8 * body.hessian.condition);
+      expect(body.hessian.lambda_max).to.be.closeTo(lam[nIn - 1]!, 1e-9 * lam[nIn - 1]!);
+      expect(body.hessian.lambda_min).to.be.closeTo(lam[0]!, 1e-8 * lam[nIn - 1]!);
+      expect(body.hessian.geo_mean).to.be.closeTo(g, 1e-8 * g);
+      // outliers from stream `outliers`: a partial Fisher–Yates of the channels, then one uniform each
+      const os = new RngStreams(seed, 'herotq/quantize').stream('outliers');
+      const idx = Array.from({ length: nIn }, (_, i) => i);
+      for (let i = 0; i < outl; i++) {
+        const j = i + Math.floor(os.next() * (nIn - i));
+        [idx[i], idx[j]] = [idx[j]!, idx[i]!];
+      }
+      const scaleOf = new Map(idx.slice(0, outl).map((ch) => [ch, gain * (1 + os.next())]));
+      const channels = [...scaleOf.keys()].sort((a, b) => a - b);
+      expect(body.outlier_channels).to.deep.equal(channels);
+      expect(body.outlier_scales).to.deep.equal(channels.map((ch) => scaleOf.get(ch)));
+      const bits: number = body.quant.bits;
+      const Wm = toMat(inp.W);
+      const mse = (D: Mat): number => D.flat().reduce((a, v) => a + v * v, 0) / D.flat().length;
+      expect(body.rtn.weight_mse).to.be.closeTo(mse(rtn(Wm, bits).map((row, i) => row.map((v, j) => Wm[i]![j]! - v))), 1e-15);
       for (const beta of BETA_GRID) {
         const c = condition(inp.W, H, sp, UtQ, beta);
         const got = Array.from(jacobiEigen(c.Hp).values);
@@ -57,6 +75,13 @@ describe('kernel herotq/quantize', () => {
         back.forEach((row, i) => row.forEach((v, j) => expect(Math.abs(v - W[i]![j]!)).to.be.at.most(1e-9 * wmax)));
         const row = body.sweep.find((s: any) => s.beta === beta);
         expect(row.condition).to.be.closeTo((lam[nIn - 1]! / lam[0]!) ** (1 - beta), 1e-7 * row.condition);
+        expect(row.lambda_max).to.be.closeTo(g ** beta * lam[nIn - 1]! ** (1 - beta), 1e-8 * row.lambda_max);
+        // quantise W′ with the test's RTN, map the error back with T⁻¹, and measure it through the data
+        const Wp = toMat(c.Wp);
+        const err = mul(rtn(Wp, bits).map((r, i) => r.map((v, j) => Wp[i]![j]! - v)), toMat(c.Tinv));
+        const loss = lossViaData(err, X);
+        expect(row.loss).to.be.closeTo(loss, 1e-8 * loss);
+        expect(row.weight_mse).to.be.closeTo(mse(err), 1e-9 * mse(err));
       }
     }
   });
@@ -94,6 +119,9 @@ describe('kernel herotq/quantize', () => {
       const min = Math.min(...losses);
       expect(r.chosen.loss).to.equal(min);
       expect(r.chosen.beta).to.equal(r.sweep[losses.indexOf(min)].beta);
+      // ratios against the RTN loss (recomputed through the data in the test above)
+      for (const row of r.sweep) expect(row.loss_ratio_vs_rtn).to.be.closeTo(row.loss / r.rtn.loss, 1e-12 * (row.loss / r.rtn.loss));
+      expect(r.chosen.loss_ratio_vs_rtn).to.be.closeTo(min / r.rtn.loss, 1e-12 * (min / r.rtn.loss));
       const codes: number[] = Array.from(r.quant.codes_head);
       expect(codes).to.have.length(64);
       codes.forEach((c) => expect(Number.isInteger(c) && Math.abs(c) <= qmax).to.equal(true));

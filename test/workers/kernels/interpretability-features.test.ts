@@ -88,6 +88,8 @@ describe('kernel interpretability/features', () => {
       expect(r.sse_sae).to.be.closeTo(ref.sseSae, 1e-9 * Math.max(1, ref.sseSae));
       expect(r.fvu_sae).to.be.closeTo(ref.sseSae / ref.sst, 1e-9 * Math.max(1, ref.sseSae / ref.sst));
       expect(r.sse_refit).to.be.closeTo(ref.sseRefit, 1e-7 * Math.max(1, ref.sst));
+      expect(r.fvu_refit).to.be.closeTo(ref.sseRefit / ref.sst, 1e-7 * Math.max(1, ref.sseRefit / ref.sst));
+      expect(r.superposition_ratio).to.equal(m! / d!);
       for (const t of r.top_frequencies) expect(t.count).to.equal(ref.counts[t.feature]);
       expect(r.top_frequencies[0].count).to.equal(Math.max(...ref.counts));
     }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import kan, { bsplineBasis, epochsFor, initKan, lossAndGradAt } from '../../../workers/kernels/kan-fit.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 /** Cox–de Boor recursion for B_{i,3} on knots t_j = lo + (j − 3)h, j = 0…G+6. */
@@ -68,8 +68,52 @@ describe('kernel kan/fit', () => {
         s += (kanForward(r.params, grid, x, y) - f) ** 2;
       }
       expect(Math.sqrt(s / r.test_points.length)).to.be.closeTo(r.test_rmse, 1e-9);
+      // the test points from stream `test` (x then y, uniform on [−1, 1)), and R², baseline from them
+      const ts = new RngStreams(seed, 'kan/fit').stream('test');
+      expect(r.test_points).to.have.length(256);
+      for (const [x, y] of r.test_points) {
+        expect(x).to.equal(-1 + 2 * ts.next());
+        expect(y).to.equal(-1 + 2 * ts.next());
+      }
+      const fs: number[] = r.test_points.map((q: number[]) => q[2]!);
+      const mean = fs.reduce((a, b) => a + b, 0) / fs.length;
+      const ssTot = fs.reduce((a, b) => a + (b - mean) ** 2, 0);
+      expect(r.r2_test).to.be.closeTo(1 - s / ssTot, 1e-9);
+      expect(r.baseline_rmse).to.be.closeTo(Math.sqrt(ssTot / fs.length), 1e-12);
       expect(r.epochs).to.equal(Math.min(150, Math.floor(245760 / (samples * width))));
       expect(r.params.layer1.coef[0][0]).to.have.length(grid + 3);
+    }
+  });
+
+  it('every reported value is recomputed or marked: initial and final loss through the independent forward pass', () => {
+    for (const [seed, grid, width, samples] of [[42, 4, 3, 24], [5, 6, 2, 16]] as const) {
+      const r = runRaw(kan, { seed, grid, width, samples }).result as any;
+      const n = grid + 3;
+      // training points from stream `data` (x then y per point), the target exp(sin πx + y²)
+      const ds = new RngStreams(seed, 'kan/fit').stream('data');
+      const pts = Array.from({ length: samples }, () => {
+        const x = -1 + 2 * ds.next();
+        const y = -1 + 2 * ds.next();
+        return [x, y, Math.exp(Math.sin(Math.PI * x) + y * y)] as const;
+      });
+      const mse = (params: any): number => pts.reduce((acc, [x, y, f]) => acc + (kanForward(params, grid, x, y) - f) ** 2, 0) / samples;
+      // the initial parameters from stream `init`, laid out as the body lays out the final ones
+      const th = initKan(grid, width, new RngStreams(seed, 'kan/fit').stream('init')).theta;
+      const at = (o: number, len: number) => th.subarray(o, o + len);
+      const init = {
+        layer1: { coef: [0, 1].map((k) => Array.from({ length: width }, (_, j) => at((k * width + j) * n, n))), w_base: [0, 1].map((k) => at(2 * width * n + k * width, width)) },
+        layer2: { coef: Array.from({ length: width }, (_, j) => at(2 * width * n + 2 * width + j * n, n)), w_base: at(2 * width * n + 2 * width + width * n, width) },
+      };
+      expect(r.initial_loss).to.be.closeTo(mse(init), 1e-10 * r.initial_loss);
+      const final = mse(r.params);
+      expect(r.final_loss).to.be.closeTo(final, 1e-10 * final);
+      expect(r.train_rmse).to.be.closeTo(Math.sqrt(final), 1e-10);
+      expect(r.architecture).to.deep.equal([2, width, 1]);
+      expect(r).to.include({ grid, k: 3, lr: 0.02, epochs: Math.min(150, Math.floor(245760 / (samples * width))) });
+      expect(r.domains).to.deep.equal({ layer1: [-1, 1], layer2: [-3, 3] });
+      // informative: the interior of loss_curve is the Adam trajectory (replaying it would copy the
+      // optimiser); its ends are recomputed above and its epochs are the documented even spacing
+      expect(r.loss_curve_epochs.at(-1)).to.equal(r.epochs);
     }
   });
 

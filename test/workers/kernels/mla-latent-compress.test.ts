@@ -5,6 +5,9 @@ import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 /** Standard (non-absorbed) attention of one head at query row i, written from the paper's equations. */
 function naiveHead(p: { seq_len: number; n_heads: number; d_head: number; d_latent: number }, seed: number, head: number, i: number): number[] {
+  return naiveHeadFull(p, seed, head, i).out;
+}
+function naiveHeadFull(p: { seq_len: number; n_heads: number; d_head: number; d_latent: number }, seed: number, head: number, i: number): { out: number[]; weights: number[] } {
   const m = mlaModel(p, new RngStreams(seed, 'mla/latent-compress'));
   const { d_head: dh, d_latent: dc } = p;
   const dr = dh / 2;
@@ -28,10 +31,46 @@ function naiveHead(p: { seq_len: number; n_heads: number; d_head: number; d_late
   const z = e.reduce((a, b) => a + b, 0);
   const out = new Array(dh).fill(0);
   e.forEach((w, j) => val(j).forEach((v, d) => (out[d] += (w / z) * v)));
-  return out;
+  return { out, weights: e.map((w) => w / z) };
 }
 
 describe('kernel mla/latent-compress', () => {
+  it('every reported value is recomputed: head 0 outputs, the attention entropy over every head (each with its own RoPE query), cache and FLOP accounting', () => {
+    for (const [p, seed] of [[{ seq_len: 12, n_heads: 3, d_head: 8, d_latent: 6 }, 4], [{ seq_len: 5, n_heads: 4, d_head: 4, d_latent: 3 }, 8]] as const) {
+      const out = runRaw(mla, { ...p, seed });
+      const r = out.result as any;
+      const { seq_len: L, n_heads: H, d_head: dh, d_latent: dc } = p;
+      expect(out.checks).to.deep.equal({ absorbed_matches_naive: true });
+      expect(out.constants).to.include({ d_model: 32, d_rope: dh / 2, queries: 4, causal: true });
+      const dr = dh / 2;
+      const rows = Array.from({ length: Math.min(4, L) }, (_, k) => Math.floor(((k + 1) * L) / Math.min(4, L)) - 1);
+      expect(r.queries_evaluated).to.deep.equal(rows);
+      let ent = 0;
+      rows.forEach((i, qi) => {
+        for (let head = 0; head < H; head++) {
+          const { out, weights } = naiveHeadFull(p, seed, head, i);
+          ent -= weights.reduce((acc, w) => acc + (w > 0 ? w * Math.log(w) : 0), 0);
+          if (head === 0) r.output_sample[qi].forEach((v: number, d: number) => expect(v).to.be.closeTo(out[d]!, 1e-12));
+        }
+      });
+      // every head enters the mean entropy, so a head with a wrong query projection moves it
+      expect(r.attention_entropy_mean).to.be.closeTo(ent / (H * rows.length), 1e-12);
+      expect(r.kv_cache_per_token).to.deep.equal({ mla: dc + dr, mha: 2 * H * dh, mqa: 2 * dh });
+      expect(r.compression_vs_mha).to.be.closeTo((2 * H * dh) / (dc + dr), 1e-15);
+      expect(r.compression_vs_mqa).to.be.closeTo((2 * dh) / (dc + dr), 1e-15);
+      // MACs per decoded token, ×2: naive decompresses K^C and V for all L tokens, then scores and mixes;
+      // absorbed folds W^UK into the query, scores and mixes latents, then applies W^UV once
+      expect(r.flops_per_decoded_token).to.deep.equal({
+        naive: 2 * (H * L * dc * dh * 2 + H * L * (dh + dr) + H * L * dh),
+        absorbed: 2 * (H * dh * dc + H * L * (dc + dr) + H * L * dc + H * dc * dh),
+        context: L,
+      });
+      expect(r.heads_checked).to.deep.equal(H > 1 ? [0, H - 1] : [0]);
+      // informative: the kernel's own float gap between its two paths, bounded by a fixed tolerance
+      expect(r.max_abs_diff_naive_vs_absorbed).to.be.at.least(0).and.at.most(1e-12);
+    }
+  });
+
   it('absorbed attention on the latent cache equals decompressed standard attention (head 0, every evaluated query)', () => {
     for (const [p, seed] of [[{ seq_len: 24, n_heads: 3, d_head: 8, d_latent: 12 }, 5], [{ seq_len: 7, n_heads: 2, d_head: 16, d_latent: 5 }, 9]] as const) {
       const r = runRaw(mla, { ...p, seed }).result as any;

@@ -1,19 +1,33 @@
 import { expect } from 'chai';
-import moe, { D_MODEL, drawRouter, drawTokens, routeTokenChoice } from '../../../workers/kernels/moe-route.js';
+import moe, { D_MODEL, routeTokenChoice } from '../../../workers/kernels/moe-route.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
+/**
+ * Inputs drawn again from the documented draw order, without the kernel's draw helpers: stream
+ * `tokens` holds 4·16 topic means, then per token its topic int(4) and 16 normals × 0.5; stream
+ * `router` holds W (16×E) then E expert maps (16×16), all N(0, 1/16).
+ */
+function referenceInputs(seed: number, T: number, E: number) {
+  const rng = new RngStreams(seed, 'moe/route');
+  const ts = rng.stream('tokens');
+  const mu = Array.from({ length: 4 * D_MODEL }, () => ts.normal());
+  const topic: number[] = [];
+  const x = Array.from({ length: T }, () => {
+    const c = Math.floor(ts.next() * 4);
+    topic.push(c);
+    return Array.from({ length: D_MODEL }, (_, i) => mu[c * D_MODEL + i]! + ts.normal() * 0.5);
+  });
+  const rs = rng.stream('router');
+  const W = Array.from({ length: D_MODEL * E }, () => rs.normal() / 4);
+  const We = Array.from({ length: E * D_MODEL * D_MODEL }, () => rs.normal() / 4);
+  const logits = x.map((xt) => Array.from({ length: E }, (_, e) => xt.reduce((s, v, i) => s + v * W[i * E + e]!, 0)));
+  return { x, topic, We, logits };
+}
+
 /** Router probabilities recomputed from the seeded inputs with a plain softmax. */
 function referenceProbs(seed: number, T: number, E: number): number[][] {
-  const rng = new RngStreams(seed, 'moe/route');
-  const { x } = drawTokens(T, rng.stream('tokens'));
-  const { W } = drawRouter(E, rng.stream('router'));
-  return Array.from({ length: T }, (_, t) => {
-    const h = Array.from({ length: E }, (_, e) => {
-      let s = 0;
-      for (let i = 0; i < D_MODEL; i++) s += x[t * D_MODEL + i]! * W[i * E + e]!;
-      return s;
-    });
+  return referenceInputs(seed, T, E).logits.map((h) => {
     const ex = h.map((v) => Math.exp(v));
     const z = ex.reduce((a, b) => a + b, 0);
     return ex.map((v) => v / z);
@@ -21,6 +35,44 @@ function referenceProbs(seed: number, T: number, E: number): number[][] {
 }
 
 describe('kernel moe/route', () => {
+  it('every reported value is recomputed: losses, entropy, load statistics, topics and expert output norms', () => {
+    for (const [seed, T, E, k] of [[42, 64, 8, 2], [3, 50, 5, 5], [9, 30, 16, 3], [2, 40, 1, 1]] as const) {
+      const r = runRaw(moe, { seed, tokens: T, experts: E, topk: k }).result as any;
+      const { x, topic, We, logits } = referenceInputs(seed, T, E);
+      expect(r.topics).to.deep.equal(topic);
+      const lse = logits.map((h) => {
+        const m = Math.max(...h);
+        return m + Math.log(h.reduce((s, v) => s + Math.exp(v - m), 0));
+      });
+      const probs = referenceProbs(seed, T, E);
+      // router z-loss (ST-MoE): mean over tokens of (log Σ_e exp h_e)²
+      expect(r.z_loss).to.be.closeTo(lse.reduce((s, v) => s + v * v, 0) / T, 1e-10);
+      const H = probs.map((p) => -p.reduce((s, q) => s + (q > 0 ? q * Math.log(q) : 0), 0));
+      expect(r.router_entropy_mean).to.be.closeTo(H.reduce((a, b) => a + b, 0) / T, 1e-10);
+      const pre = new Array(E).fill(0);
+      for (const entry of r.routing) for (const e of entry.experts) pre[e]++;
+      expect(r.load_pre).to.deep.equal(pre);
+      pre.forEach((n, e) => expect(r.f[e]).to.be.closeTo(n / (T * k), 1e-15));
+      const mean = (T * k) / E;
+      expect(r.load_cv).to.be.closeTo(Math.sqrt(pre.reduce((s, n) => s + (n - mean) ** 2, 0) / E) / mean, 1e-12);
+      expect(r.aux_loss).to.be.closeTo(E * pre.reduce((s, n, e) => s + (n / (T * k)) * (probs.reduce((q, row) => q + row[e]!, 0) / T), 0), 1e-12);
+      // y_t = Σ over accepted choices of gate · W_e x_t, gate = p / Σ selected p
+      const norms = r.routing.map((entry: any, t: number) => {
+        const sel = entry.experts.reduce((s: number, e: number) => s + probs[t]![e]!, 0);
+        const y = new Array(D_MODEL).fill(0);
+        entry.experts.forEach((e: number, q: number) => {
+          expect(entry.probs[q]).to.be.closeTo(probs[t]![e]!, 1e-12);
+          expect(entry.gates[q]).to.be.closeTo(probs[t]![e]! / sel, 1e-12);
+          if (!entry.accepted[q]) return;
+          for (let i = 0; i < D_MODEL; i++) for (let j = 0; j < D_MODEL; j++) y[i] += (probs[t]![e]! / sel) * We[e * D_MODEL * D_MODEL + i * D_MODEL + j]! * x[t]![j]!;
+        });
+        return Math.hypot(...y);
+      });
+      expect(r.output_norm_mean).to.be.closeTo(norms.reduce((a: number, b: number) => a + b, 0) / T, 1e-10);
+      expect(r.output_norm_max).to.be.closeTo(Math.max(...norms), 1e-10);
+    }
+  });
+
   it('picks the true top-k of the router, with gates ≥ 0 summing to 1', () => {
     for (const [seed, T, E, k] of [[42, 64, 8, 2], [3, 50, 5, 5], [9, 30, 16, 3]] as const) {
       const r = runRaw(moe, { seed, tokens: T, experts: E, topk: k }).result as any;
@@ -96,11 +148,23 @@ describe('kernel moe/route', () => {
     }
   });
 
+  it('lists router_probs exactly when T ≤ 256 and T·E ≤ 4096, one row of E per token', () => {
+    const at = (tokens: number, experts: number) => (runRaw(moe, { seed: 1, tokens, experts, topk: 1 }).result as any).router_probs;
+    const rows = at(256, 16);
+    expect(rows).to.have.length(256);
+    for (const row of rows) expect(row).to.have.length(16);
+    expect(at(257, 8)).to.equal(null);
+    expect(at(205, 20)).to.equal(null); // 4100 > 4096
+    expect(at(204, 20)).to.have.length(204); // 4080
+  });
+
   it('drops nothing when every token goes to every expert', () => {
     const r = runRaw(moe, { seed: 3, tokens: 100, experts: 4, topk: 4 }).result as any;
     expect(r.dropped).to.equal(0);
     expect(r.load_pre).to.deep.equal([100, 100, 100, 100]);
     expect(r.load_cv).to.equal(0);
+    // the kernel's own checks are the two that a wrong dispatch or softmax could fail
+    expect(runRaw(moe, { seed: 3 }).checks).to.deep.equal({ load_post_within_capacity: true, entropy_within_ln_E: true });
   });
 
   it('is deterministic in seed and sensitive to it', () => {

@@ -50,6 +50,11 @@ describe('kernel muon/orthogonalize', () => {
       expect(out.reduce((s, v) => s + v * v, 0)).to.be.closeTo(fro2(O), 1e-10);
       expect(out.reduce((s, v) => s + v ** 4, 0)).to.be.closeTo(fro2(ogram), 1e-10);
       expect(out).to.have.length(m);
+      expect(r.frobenius_g).to.be.closeTo(c - 1e-7, 1e-12 * c);
+      expect(Array.from(r.predicted_sv as Float64Array)).to.have.length(m);
+      pred.forEach((v, i) => expect(r.predicted_sv[i]).to.be.closeTo(v, 1e-12));
+      expect(r.shape).to.deep.equal([rows, cols]);
+      expect(r.coefficients).to.deep.equal([3.4445, -4.775, 2.0315]);
     }
   });
 
@@ -70,6 +75,7 @@ describe('kernel muon/orthogonalize', () => {
       for (const y of ys) expect(y).to.be.within(0.68, 1.21);
       expect(r.band.under_converged).to.equal(x.length - ys.length);
       expect(r.band.min).to.be.closeTo(Math.min(...ys), 1e-12);
+      expect(r.band.max).to.be.closeTo(Math.max(...ys), 1e-12);
       expect(r.band.min).to.be.at.least(0.68);
       expect(r.band.max).to.be.at.most(1.21);
     }
@@ -81,6 +87,7 @@ describe('kernel muon/orthogonalize', () => {
       const ys = Array.from(r.output_sv as Float64Array);
       const x = Array.from(r.input_sv_ratio as Float64Array).map((v) => p(v, 1 + (seed % 6)));
       expect(r.polar_rel_err).to.be.closeTo(Math.sqrt(x.reduce((s, v) => s + (v - 1) ** 2, 0) / 16), 1e-9);
+      expect(r.polar_rel_err_predicted).to.be.closeTo(Math.sqrt(x.reduce((s, v) => s + (v - 1) ** 2, 0) / 16), 1e-12);
       expect(r.orth_err).to.be.closeTo(Math.sqrt(ys.reduce((s, v) => s + (v * v - 1) ** 2, 0)) / 4, 1e-9);
       expect(r.rms_matched).to.be.closeTo(0.2 * Math.sqrt(ys.reduce((s, v) => s + v * v, 0) / 16), 1e-12);
     }

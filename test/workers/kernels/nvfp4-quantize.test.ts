@@ -50,12 +50,146 @@ function reference(x: ArrayLike<number>): { codes: number[]; bits: number[]; xha
   }
   return { codes, bits, xhat, sigma };
 }
+const hadamard = (i: number, j: number): number => {
+  let v = i & j;
+  let ones = 0;
+  for (; v; v >>= 1) ones += v & 1;
+  return ones % 2 ? -1 : 1;
+};
 const unpack = (hex: string, n: number): number[] => {
   const b = Buffer.from(hex, 'hex');
   return Array.from({ length: n }, (_, i) => (b[i >> 1]! >> (i & 1 ? 4 : 0)) & 15);
 };
 
+/** Stochastic E2M1 by its definition: round |t| up to the next grid point with probability (t − lo)/(hi − lo). */
+function refE2M1Stochastic(t: number, u: number): number {
+  if (t >= 6) return 7;
+  let lo = 0;
+  while (GRID[lo + 1]! <= t) lo++;
+  return u < (t - GRID[lo]!) / (GRID[lo + 1]! - GRID[lo]!) ? lo + 1 : lo;
+}
+/** MXFP4 by the OCP MX v1.0 text: blocks of 32, scale 2^(⌊log₂ amax⌋ − 2), E2M1 nearest-even. */
+function refMx(x: number[]): number[] {
+  const out: number[] = [];
+  for (let lo = 0; lo < x.length; lo += 32) {
+    const blk = x.slice(lo, lo + 32);
+    const bmax = Math.max(...blk.map(Math.abs));
+    let e = 0;
+    if (bmax > 0) {
+      while (2 ** e > bmax) e--;
+      while (2 ** (e + 1) <= bmax) e++;
+    }
+    const s = 2 ** (e - 2);
+    for (const v of blk) out.push(bmax === 0 ? 0 : Math.sign(v) * GRID[refE2M1(Math.abs(v) / s)]! * s);
+  }
+  return out;
+}
+function stats(x: number[], xh: number[]): { mse: number; sqnr: number; max: number } {
+  const sig = x.reduce((s, v) => s + v * v, 0);
+  const err = x.reduce((s, v, i) => s + (v - xh[i]!) ** 2, 0);
+  return { mse: err / x.length, sqnr: 10 * Math.log10(sig / err), max: Math.max(...x.map((v, i) => Math.abs(v - xh[i]!))) };
+}
+
 describe('kernel nvfp4/quantize', () => {
+  it('every reported value is recomputed (rne, stochastic, RHT; n ≤ 64 so the whole tensor is in the body)', () => {
+    for (const [seed, n, rounding, rht] of [[42, 64, 'rne', false], [5, 50, 'stochastic', false], [8, 64, 'stochastic', true], [9, 33, 'rne', true]] as const) {
+      const r = runRaw(nvfp4, { seed, n, outlier_rate: 0.1, rounding, rht }).result as any;
+      // the input from the documented draws: per element a normal, then the outlier uniform
+      const xs = new RngStreams(seed, 'nvfp4/quantize').stream('x');
+      const x = Array.from({ length: n }, () => {
+        const z = xs.normal();
+        return xs.next() < 0.1 ? z * 8 : z;
+      });
+      expect(Array.from(r.input_head as Float64Array)).to.deep.equal(x);
+      let y = x.slice();
+      let signs: number[] = [];
+      if (rht) {
+        const rs = new RngStreams(seed, 'nvfp4/quantize').stream('rht');
+        signs = Array.from({ length: 16 }, () => (rs.next() < 0.5 ? -1 : 1));
+        expect(Array.from(r.transformed_head.signs as Float64Array)).to.deep.equal(signs);
+        const padded = [...x, ...new Array<number>((16 - (n % 16)) % 16).fill(0)];
+        y = padded.map((_, k) => {
+          const b = k - (k % 16);
+          let acc = 0;
+          for (let j = 0; j < 16; j++) acc += hadamard(k % 16, j) * signs[j]! * padded[b + j]!;
+          return acc / 4;
+        });
+        Array.from(r.transformed_head.y as Float64Array).forEach((v, i) => expect(v).to.be.closeTo(y[i]!, 1e-14));
+      } else expect(r.transformed_head).to.equal(null);
+      // quantise y: block scales by the slow E4M3 scan, elements rne or stochastic from stream `sr`
+      const amax = Math.max(...y.map(Math.abs));
+      const sEnc = (6 * 448) / amax;
+      const sr = new RngStreams(seed, 'nvfp4/quantize').stream('sr');
+      const codes: number[] = [];
+      const yhat: number[] = [];
+      expect(r.n_blocks).to.equal(Math.ceil(y.length / 16));
+      expect(r.blocks).to.have.length(r.n_blocks);
+      for (let lo = 0, b = 0; lo < y.length; lo += 16, b++) {
+        const blk = y.slice(lo, lo + 16);
+        const bmax = Math.max(...blk.map(Math.abs));
+        const e = refE4M3(Math.min(448, (bmax / 6) * sEnc));
+        const sigma = e.value / sEnc;
+        expect(r.blocks[b]).to.deep.include({ e4m3_bits: e.bits, e4m3_value: e.value });
+        expect(r.blocks[b].amax).to.be.closeTo(bmax, 1e-15 * bmax);
+        expect(r.blocks[b].effective_scale).to.be.closeTo(sigma, 1e-15 * sigma);
+        for (const v of blk) {
+          const u = rounding === 'stochastic' ? sr.next() : 0;
+          const t = Math.abs(v) / sigma;
+          const idx = rounding === 'rne' ? refE2M1(t) : refE2M1Stochastic(t, u);
+          codes.push((v < 0 ? 8 : 0) + idx);
+          yhat.push(Math.sign(v) * GRID[idx]! * sigma);
+        }
+      }
+      expect(unpack(r.codes_hex, y.length)).to.deep.equal(codes);
+      expect(r.tensor.amax).to.be.closeTo(amax, 1e-15 * amax);
+      expect(r.tensor.encode_scale).to.be.closeTo(sEnc, 1e-12 * sEnc);
+      expect(r.tensor.decode_scale).to.be.closeTo(1 / sEnc, 1e-12 / sEnc);
+      let xhat = yhat.slice(0, n);
+      if (rht) {
+        Array.from(r.transformed_head.y_hat as Float64Array).forEach((v, i) => expect(v).to.be.closeTo(yhat[i]!, 1e-14));
+        xhat = x.map((_, k) => {
+          const b = k - (k % 16);
+          let acc = 0;
+          for (let j = 0; j < 16; j++) acc += hadamard(k % 16, j) * yhat[b + j]!;
+          return (signs[k % 16]! * acc) / 4;
+        });
+      }
+      Array.from(r.dequant_head as Float64Array).forEach((v, i) => expect(v).to.be.closeTo(xhat[i]!, 1e-14));
+      const nv = stats(x, xhat);
+      const mx = stats(x, refMx(x));
+      expect(r.error.mse).to.be.closeTo(nv.mse, 1e-12 * nv.mse);
+      expect(r.error.sqnr_db).to.be.closeTo(nv.sqnr, 1e-9);
+      expect(r.error.max_abs).to.be.closeTo(nv.max, 1e-13);
+      expect(r.mxfp4.mse).to.be.closeTo(mx.mse, 1e-12 * mx.mse);
+      expect(r.mxfp4.sqnr_db).to.be.closeTo(mx.sqnr, 1e-9);
+      expect(r.mxfp4.max_abs).to.be.closeTo(mx.max, 1e-13);
+      expect(r.mse_ratio_mxfp4_over_nvfp4).to.be.closeTo(mx.mse / nv.mse, 1e-9 * (mx.mse / nv.mse));
+      expect(r.bits_per_element).to.be.closeTo((4 * n + 8 * Math.ceil(n / 16) + 32) / n, 1e-15);
+      expect(r).to.deep.include({ blocks_truncated: false, codes_truncated: false });
+    }
+  });
+
+  it('stochastic rounding is unbiased in magnitude: E[|x̂|] = |x| per grid interval, so sign-aligned errors average 0', () => {
+    // a symmetric tensor hides a magnitude bias in the signed mean; align each error with its sign
+    for (const seed of [1, 2, 3]) {
+      const rng = new RngStreams(seed, 'nvfp4/quantize');
+      const x = makeTensor(rng.stream('x'), 65536, 0, 8);
+      const q = nvfp4Quantize(x, 'stochastic', rng.stream('sr'));
+      // in units of the block scale, only elements strictly inside the grid (not saturated, not on a point)
+      const d: number[] = [];
+      x.forEach((v, i) => {
+        const s = q.blocks[i >> 4]!.effective_scale;
+        const t = Math.abs(v) / s;
+        if (t < 6 && !GRID.includes(t)) d.push((Math.abs(q.dequant[i]!) - Math.abs(v)) / s);
+      });
+      const mean = d.reduce((a, b) => a + b, 0) / d.length;
+      const sd = Math.sqrt(d.reduce((a, b) => a + (b - mean) ** 2, 0) / (d.length - 1));
+      expect(d.length).to.be.above(60000);
+      expect(sd).to.be.above(0.1); // really stochastic: errors of both signs
+      expect(Math.abs(mean)).to.be.at.most((4 * sd) / Math.sqrt(d.length));
+    }
+  });
+
   it('slow reference: every code and every E4M3 block scale matches an independent scan, for 10 seeds', () => {
     for (let seed = 0; seed < 10; seed++) {
       for (const n of [64, 50]) {

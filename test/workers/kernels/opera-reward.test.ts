@@ -76,10 +76,14 @@ describe('kernel opera/reward', () => {
       const mu = R.reduce((a, b) => a + b, 0) / R.length;
       const sd = Math.sqrt(R.reduce((a, v) => a + (v - mu) ** 2, 0) / R.length);
       expect(Math.abs(A.reduce((a, b) => a + b, 0))).to.be.at.most(1e-12);
-      if (sd > 1e-12) {
-        expect(Math.sqrt(A.reduce((a, v) => a + v * v, 0) / A.length)).to.be.closeTo(1, 1e-12);
-        A.forEach((a, g) => expect(a).to.be.closeTo((R[g]! - mu) / sd, 1e-12));
-      }
+      // precondition, not a guard: at reflect_rate 0.1 the group's rewards differ for every seed
+      expect(sd, `seed ${seed}: rewards not all equal`).to.be.above(1e-12);
+      expect(Math.sqrt(A.reduce((a, v) => a + v * v, 0) / A.length)).to.be.closeTo(1, 1e-12);
+      A.forEach((a, g) => expect(a).to.be.closeTo((R[g]! - mu) / sd, 1e-12));
+      expect(r.reward_stats.mean).to.be.closeTo(mu, 1e-15);
+      expect(r.reward_stats.std).to.be.closeTo(sd, 1e-15);
+      expect(r.advantage_stats.mean).to.be.closeTo(A.reduce((a, b) => a + b, 0) / A.length, 1e-15);
+      expect(r.advantage_stats.std).to.be.closeTo(Math.sqrt(A.reduce((a, v) => a + v * v, 0) / A.length), 1e-12);
       const ppl: number[] = r.rollouts.map((x: any) => x.ppl);
       expect(ppl[r.selected]).to.equal(Math.min(...ppl));
     }
@@ -115,7 +119,15 @@ describe('kernel opera/reward', () => {
       const mean = all.reduce((a, b) => a + b, 0) / all.length;
       const se = Math.sqrt(all.reduce((a, v) => a + (v - mean) ** 2, 0) / (all.length - 1) / all.length);
       expect(r.mc.mean_state_reward).to.be.closeTo(mean, 1e-12);
+      expect(r.mc.stderr).to.be.closeTo(se, 1e-12);
       const z = (mean - r.expected_reward_per_state) / se;
+      expect(r.mc_z_score).to.be.closeTo(z, 1e-9);
+      // logits from stream `logits` (×1.5) and both entropies
+      const ls = new RngStreams(seed, 'opera/reward').stream('logits');
+      const logits = Array.from({ length: r.logits.length }, () => 1.5 * ls.normal());
+      Array.from(r.logits as Float64Array).forEach((v, i) => expect(v).to.be.closeTo(logits[i]!, 1e-15));
+      expect(r.entropy.base).to.be.closeTo(H(softmaxRef(logits, 1)), 1e-12);
+      expect(r.entropy.sharpened).to.be.closeTo(H(softmaxRef(logits, 2)), 1e-12); // default gain 1: β = 1 + gain
       expect(Math.abs(z)).to.be.at.most(5);
       zsum += z;
     }

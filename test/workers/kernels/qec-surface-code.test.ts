@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import qec, { buildLayout, UnionFindDecoder } from '../../../workers/kernels/qec-surface-code.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 /** Test-side Z stabilisers of the rotated code: bulk Z plaquettes plus weight-2 Z plaquettes on the left/right edges. */
@@ -38,7 +39,98 @@ const binom = (n: number, k: number): number => {
   return c;
 };
 
+/** The estimator rebuilt from kernels-a's description with the test's stabilisers and logical. */
+function recompute(seed: number, d: number, p: number) {
+  const n = d * d;
+  const t = (d - 1) / 2;
+  const dec = new UnionFindDecoder(buildLayout(d));
+  const checks = zChecks(d);
+  let decodes = 0;
+  const fails = (err: Uint8Array): boolean => {
+    decodes++;
+    const r = corrected(d, checks, err, dec.decodeSyndrome(dec.computeSyndrome(err)));
+    expect(r.zero).to.equal(true);
+    return r.logical === 1;
+  };
+  const pmf = Array.from({ length: n + 1 }, (_, w) => binom(n, w) * p ** w * (1 - p) ** (n - w));
+  const above = (w: number): number => pmf.slice(w + 1).reduce((a, b) => a + b, 0); // P(W > w)
+  const target = Math.max(1e-15, 1e-6 * pmf[t + 1]!);
+  let wMax = t + 1;
+  while (wMax < n && above(wMax) > target) wMax++;
+  const sampledMass = pmf.slice(t + 1, wMax + 1).filter((_, i) => binom(n, t + 1 + i) > 2500).reduce((a, b) => a + b, 0);
+  const rngs = new RngStreams(seed, 'qec/surface-code');
+  const strata: { w: number; binom_weight: number; mode: string; trials: number; failures: number; f: number }[] = [];
+  for (let w = t + 1; w <= wMax; w++) {
+    let trials = 0;
+    let failures = 0;
+    if (binom(n, w) <= 2500) {
+      for (const s of subsets(n, w)) {
+        if (s.length !== w) continue;
+        const err = new Uint8Array(n);
+        for (const q of s) err[q] = 1;
+        trials++;
+        if (fails(err)) failures++;
+      }
+    } else {
+      trials = Math.max(32, Math.round((2048 * pmf[w]!) / sampledMass));
+      const rng = rngs.stream(`stratum/${w}`);
+      for (let k = 0; k < trials; k++) {
+        // partial Fisher–Yates from the front: w distinct qubits
+        const idx = Array.from({ length: n }, (_, i) => i);
+        for (let i = 0; i < w; i++) {
+          const j = i + Math.floor(rng.next() * (n - i));
+          [idx[i], idx[j]] = [idx[j]!, idx[i]!];
+        }
+        const err = new Uint8Array(n);
+        for (const q of idx.slice(0, w)) err[q] = 1;
+        if (fails(err)) failures++;
+      }
+    }
+    strata.push({ w, binom_weight: pmf[w]!, mode: binom(n, w) <= 2500 ? 'exact' : 'sampled', trials, failures, f: failures / trials });
+  }
+  const mc = rngs.stream('mc');
+  let mcFails = 0;
+  for (let k = 0; k < 1024; k++) {
+    const err = new Uint8Array(n);
+    for (let q = 0; q < n; q++) err[q] = mc.next() < p ? 1 : 0;
+    if (fails(err)) mcFails++;
+  }
+  let low = 0;
+  for (let w = 0; w <= t; w++) low += binom(n, w);
+  if (low <= 2500) decodes += low; // the exhaustive low-weight self-check decodes these too
+  return {
+    strata,
+    pl: strata.reduce((a, s) => a + s.binom_weight * s.f, 0),
+    se: Math.sqrt(strata.filter((s) => s.mode === 'sampled').reduce((a, s) => a + (s.binom_weight ** 2 * s.f * (1 - s.f)) / s.trials, 0)),
+    truncation: above(wMax),
+    mcFails,
+    decodes,
+  };
+}
+
 describe('kernel qec/surface-code', () => {
+  it('every reported value is recomputed: strata (exact and sampled), P_L, its standard error, truncation, leading order, direct MC, decodes', () => {
+    for (const [seed, d, p] of [[3, 5, 0.08], [1, 7, 0.003], [2, 3, 0.2]] as const) {
+      const r = runRaw(qec, { seed, distance: d, p }).result as any;
+      const ref = recompute(seed, d, p);
+      expect(r).to.include({ distance: d, n_data: d * d, n_z_checks: (d * d - 1) / 2, t: (d - 1) / 2 });
+      expect(r.strata.map((s: any) => [s.w, s.mode, s.trials, s.failures])).to.deep.equal(ref.strata.map((s) => [s.w, s.mode, s.trials, s.failures]));
+      r.strata.forEach((s: any, i: number) => {
+        expect(s.binom_weight).to.be.closeTo(ref.strata[i]!.binom_weight, 1e-10 * ref.strata[i]!.binom_weight);
+        expect(s.f).to.equal(ref.strata[i]!.f);
+      });
+      expect(r.logical_error_rate).to.be.closeTo(ref.pl, 1e-10 * ref.pl);
+      expect(r.std_error).to.be.closeTo(ref.se, 1e-10 * ref.se + 1e-300);
+      expect(r.truncation_bound).to.be.closeTo(ref.truncation, 1e-9 * ref.truncation + 1e-18);
+      const first = ref.strata[0]!;
+      expect(r.leading_order.w).to.equal(first.w);
+      expect(r.leading_order.coefficient).to.be.closeTo(binom(d * d, first.w) * first.f, 1e-9);
+      expect(r.leading_order.value).to.be.closeTo(binom(d * d, first.w) * first.f * p ** first.w, 1e-12 * r.leading_order.value);
+      expect(r.direct_mc).to.deep.equal({ shots: 1024, failures: ref.mcFails, rate: ref.mcFails / 1024 });
+      expect(r.decodes).to.equal(ref.decodes);
+    }
+  });
+
   it('layout: (d²−1)/2 Z checks, each meeting every column in an even number of qubits (the column X logical commutes)', () => {
     for (const d of [3, 5, 7, 9]) {
       const L = buildLayout(d);
@@ -140,7 +232,10 @@ describe('kernel qec/surface-code', () => {
       for (const d of [3, 5]) {
         const r = runRaw(qec, { seed, distance: d, p: 0.08 }).result as any;
         const P = r.logical_error_rate;
-        const sd = Math.sqrt((P * (1 - P)) / r.direct_mc.shots + r.std_error ** 2);
+        // the stratified variance from the strata themselves, not the kernel's reported std_error
+        const strat = r.strata.filter((s: any) => s.mode === 'sampled').reduce((a: number, s: any) => a + (s.binom_weight ** 2 * s.f * (1 - s.f)) / s.trials, 0);
+        const sd = Math.sqrt((P * (1 - P)) / 1024 + strat);
+        expect(r.direct_mc.shots).to.equal(1024);
         expect(Math.abs(r.direct_mc.rate - P)).to.be.at.most(4 * sd);
         // P̂_L is the binomially weighted sum of the strata's failure fractions
         expect(P).to.be.closeTo(r.strata.reduce((s: number, x: any) => s + x.binom_weight * x.f, 0), 1e-15);

@@ -26,7 +26,7 @@ function reference(seed: number, L: number, H: number) {
     }
     bias.push(row);
   }
-  const seqs: { label: number; rauq: number; msp: number; selected: number[] }[] = [];
+  const seqs: { label: number; rauq: number; msp: number; selected: number[]; start: number; span: number; betas: number[][]; p: number[] }[] = [];
   for (let s = 0; s < 16; s++) {
     const st = rng.stream(`seq/${s}`);
     const label = s % 2;
@@ -39,8 +39,10 @@ function reference(seed: number, L: number, H: number) {
     });
     const selected: number[] = [];
     let best = -Infinity;
+    const betas: number[][] = [];
     for (const l of [2, 3, 4]) {
       const beta = Array.from({ length: L }, () => st.normal());
+      betas.push(beta);
       const prev = (h: number) =>
         Array.from({ length: L }, (_, i) => {
           if (i === 0) return 0;
@@ -62,9 +64,9 @@ function reference(seed: number, L: number, H: number) {
       }
       best = Math.max(best, -logSum / L);
     }
-    seqs.push({ label, rauq: best, msp: -p.reduce((acc, x) => acc + Math.log(x), 0) / L, selected });
+    seqs.push({ label, rauq: best, msp: -p.reduce((acc, x) => acc + Math.log(x), 0) / L, selected, start, span, betas, p });
   }
-  return { planted, seqs, auroc_rauq: rankAuroc(seqs.map((x) => x.rauq), seqs.map((x) => x.label)), auroc_msp: rankAuroc(seqs.map((x) => x.msp), seqs.map((x) => x.label)) };
+  return { planted, bias, seqs, auroc_rauq: rankAuroc(seqs.map((x) => x.rauq), seqs.map((x) => x.label)), auroc_msp: rankAuroc(seqs.map((x) => x.msp), seqs.map((x) => x.label)) };
 }
 
 /** AUROC = (rank sum of positives − n₁(n₁+1)/2)/(n₁n₀), mid-ranks for ties. */
@@ -97,6 +99,21 @@ describe('kernel rauq/score', () => {
       });
       expect(r.auroc_rauq).to.be.closeTo(ref.auroc_rauq, 1e-12);
       expect(r.auroc_msp).to.be.closeTo(ref.auroc_msp, 1e-12);
+      // the remaining fields: head biases, error spans, selection accuracy, the example's draws
+      r.head_bias.forEach((row: number[], l: number) => row.forEach((b, h) => expect(b).to.be.closeTo(ref.bias[l]![h]!, 1e-15)));
+      expect(r.head_bias).to.have.length(6);
+      r.sequences.forEach((s: any, i: number) => {
+        const want = ref.seqs[i]!.label ? [ref.seqs[i]!.start, ref.seqs[i]!.span] : [null, 0]; // a correct sequence has no error span
+        expect([s.error_start, s.error_len]).to.deep.equal(want);
+      });
+      const hits = ref.seqs.reduce((acc, x) => acc + x.selected.filter((h, k) => h === ref.planted[[2, 3, 4][k]!]).length, 0);
+      expect(r.head_selection_accuracy).to.be.closeTo(hits / (16 * 3), 1e-15);
+      expect([r.example.error_start, r.example.error_len]).to.deep.equal([ref.seqs[1]!.start, ref.seqs[1]!.span]);
+      r.example.p.forEach((v: number, i: number) => expect(v).to.be.closeTo(ref.seqs[1]!.p[i]!, 1e-15));
+      r.example.layers.forEach((layer: any, k: number) => {
+        expect(layer.layer).to.equal([2, 3, 4][k]);
+        layer.key_salience.forEach((b: number, i: number) => expect(b).to.be.closeTo(ref.seqs[1]!.betas[k]![i]!, 1e-15));
+      });
     }
   });
 

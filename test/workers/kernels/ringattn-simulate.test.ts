@@ -35,6 +35,12 @@ describe('kernel ringattn/simulate', () => {
         const ref = attention(Q, K, V, i);
         ref.forEach((x, c) => expect(Math.abs(r.output_sample[k][c] - x)).to.be.at.most(1e-12));
       });
+      // the reported rows are the ring's own output, bit for bit (not a second full-attention pass)
+      const ringOut = ringRows(Q, K, V, L, P, r.row_indices).out;
+      expect(r.output_sample.flat()).to.deep.equal(Array.from(ringOut));
+      // every evaluated row i on device p merges the p + 1 blocks at or before its own (causal)
+      const owner = (i: number): number => r.per_device.findIndex((dev: any) => i >= dev.start && i < dev.end);
+      expect(r.block_merges).to.equal(r.row_indices.reduce((acc: number, i: number) => acc + owner(i) + 1, 0));
     }
   });
 
@@ -86,6 +92,7 @@ describe('kernel ringattn/simulate', () => {
       r.per_device.forEach((dev: any, p: number) => expect(dev.idle_steps).to.equal(P - 1 - p));
       expect(r.ring_steps).to.equal(P);
     }
+    expect(runRaw(ring, q({ seq_len: 1000, devices: 7 })).checks).to.deep.equal({ ring_equals_full: true, work_matches_direct_count: true });
     const one = runRaw(ring, q({ seq_len: 500, devices: 1 })).result as any;
     expect(one.ring_steps).to.equal(1);
     expect(one.schedule).to.deep.equal([[0]]);
@@ -111,6 +118,17 @@ describe('kernel ringattn/simulate', () => {
       });
       const total = (L * (L + 1)) / 2;
       expect(contiguous.reduce((a, b) => a + b, 0)).to.equal(total);
+      expect(r.total_pairs).to.equal(total);
+      // communication: device p forwards the K and V of every block it held except at the last step
+      const size = (b: number) => r.per_device[b].end - r.per_device[b].start;
+      const comm = r.per_device.map((_: any, p: number) => Array.from({ length: P - 1 }, (__, s) => size((((p - s) % P) + P) % P) * 2 * d).reduce((a, b) => a + b, 0));
+      r.per_device.forEach((dev: any, p: number) => expect(dev.comm_elements).to.equal(comm[p]));
+      expect(r.comm_elements_per_device).to.equal(Math.max(...comm));
+      expect(r.comm_bytes_per_device).to.equal(2 * Math.max(...comm));
+      // peak: own Q block, the KV block in use and (P > 1) the one arriving
+      const bMax = Math.ceil(L / P);
+      expect(r.peak_elements_per_device).to.equal(bMax * d + (P > 1 ? 2 : 1) * 2 * bMax * d);
+      expect(r.single_device_elements).to.equal(3 * L * d);
       expect(r.imbalance_contiguous).to.be.closeTo(Math.max(...contiguous) / (total / P), 1e-12);
       expect(r.imbalance_striped).to.be.closeTo(Math.max(...striped) / (total / P), 1e-12);
       if (L % P === 0) {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import slide, { decompose } from '../../../workers/kernels/slidesparse-pack.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 describe('kernel slidesparse/pack', () => {
@@ -28,6 +29,43 @@ describe('kernel slidesparse/pack', () => {
       expect(r.packed_values).to.equal(r.nonzeros).and.equal(8 * 16 * (2 * N - 2));
       expect(r.max_abs_diff_packed_vs_dense).to.be.at.most(1e-12);
       expect(r.retained_energy.slide).to.be.at.least(r.retained_energy.two_four);
+    }
+  });
+
+  it('every reported value is recomputed: window counts, density, metadata and retained energies from weights redrawn from stream w', () => {
+    for (const [seed, N, blocks] of [[42, 4, 8], [3, 3, 5], [9, 2, 16]] as const) {
+      const out = runRaw(slide, { seed: String(seed), big_n: String(N), blocks: String(blocks) });
+      const r = out.result as any;
+      const rows = out.constants!.rows as number;
+      const width = 2 * N;
+      const ws = new RngStreams(seed, 'slidesparse/pack').stream('w');
+      const W = Array.from({ length: rows * blocks * width }, () => ws.normal());
+      // energy kept: (2N−2):2N drops the two smallest |w| per block; 2:4 drops two per group of 4
+      const dropTwo = (xs: number[]): number => [...xs].sort((a, b) => Math.abs(a) - Math.abs(b)).slice(2).reduce((a, v) => a + v * v, 0);
+      let total = 0;
+      let slideE = 0;
+      let twoFourE = 0;
+      for (let b = 0; b < rows * blocks; b++) {
+        const block = W.slice(b * width, (b + 1) * width);
+        total += block.reduce((a, v) => a + v * v, 0);
+        slideE += dropTwo(block);
+        for (let g = 0; g < width; g += 4) {
+          const grp = block.slice(g, g + 4);
+          twoFourE += grp.length > 2 ? dropTwo(grp) : grp.reduce((a, v) => a + v * v, 0);
+        }
+      }
+      expect(r.retained_energy.slide).to.be.closeTo(slideE / total, 1e-12);
+      expect(r.retained_energy.two_four).to.be.closeTo(twoFourE / total, 1e-12);
+      expect(r.windows_per_block).to.equal(N - 1);
+      expect(r.density).to.be.closeTo((N - 1) / N, 1e-15);
+      expect(r.nonzeros).to.equal(rows * blocks * (2 * N - 2));
+      expect(r.packed_values).to.equal(r.nonzeros);
+      expect(r.metadata_bits).to.equal(2 * r.packed_values);
+      // N − 1 windows per block, each holding 0–2 values, together every nonzero once
+      const fill = [r.window_fill_histogram[0], r.window_fill_histogram[1], r.window_fill_histogram[2]];
+      expect(fill[0] + fill[1] + fill[2]).to.equal(rows * blocks * (N - 1));
+      expect(fill[1] + 2 * fill[2]).to.equal(r.packed_values);
+      expect(out.checks).to.deep.equal({ every_nonzero_stored_once: true });
     }
   });
 

@@ -25,6 +25,8 @@ describe('kernel specdecode/simulate', () => {
       const q: number[] = Array.from(r.q);
       const plus = p.map((x, i) => Math.max(0, x - q[i]!));
       const z = plus.reduce((s, x) => s + x, 0);
+      expect(r.vocab_size).to.equal(p.length);
+      Array.from(r.residual as ArrayLike<number>).forEach((v, x) => expect(v).to.be.closeTo(plus[x]! / z, 1e-12));
       const alpha = 1 - z;
       p.forEach((px, x) => expect(q[x]! * Math.min(1, px / q[x]!) + (1 - alpha) * (plus[x]! / z)).to.be.closeTo(px, 1e-12));
     }
@@ -62,8 +64,15 @@ describe('kernel specdecode/simulate', () => {
         chi2 += (pooledO - pooledE) ** 2 / pooledE;
         dof++;
       }
-      if (dof > 0) expect(chi2).to.be.below(dof + 4 * Math.sqrt(2 * dof) + 3);
+      expect(dof, 'precondition: at least two χ² bins').to.be.above(0);
+      expect(chi2).to.be.below(dof + 4 * Math.sqrt(2 * dof) + 3);
       expect(r.empirical_tokens_per_iter).to.be.closeTo(r.accepted_hist.reduce((s: number, c: number, k: number) => s + c * (k + 1), 0) / trials, 1e-12);
+      // acceptance rates from the histogram: k drafts accepted per trial, a rejection unless k = γ
+      const accepted = r.accepted_hist.reduce((s: number, c: number, k: number) => s + c * k, 0);
+      const rejections = trials - r.accepted_hist[gamma];
+      expect(r.draft_acceptance_rate).to.be.closeTo(accepted / (trials * gamma), 1e-15);
+      expect(r.per_token_acceptance).to.be.closeTo(accepted / (accepted + rejections), 1e-15);
+      expect(r.emitted_tokens).to.equal(r.accepted_hist.reduce((s: number, c: number, k: number) => s + c * (k + 1), 0));
     }
   });
 
@@ -76,6 +85,9 @@ describe('kernel specdecode/simulate', () => {
       const chi = (dist: number[]): number => dist.reduce((s, v, x) => s + (r.emitted_counts[x] - n * v) ** 2 / (n * v), 0);
       const chiP = chi(Array.from(r.p));
       expect(r.chi2).to.be.closeTo(chiP, 1e-9 * Math.max(1, chiP));
+      expect(r.dof).to.equal(r.p.length - 1);
+      const tv = Array.from(r.p as ArrayLike<number>).reduce((acc, v, x) => acc + Math.abs(r.emitted_counts[x] / n - v), 0) / 2;
+      expect(r.tv_emitted_vs_target).to.be.closeTo(tv, 1e-12);
       expect(chiP).to.be.below(31 + 4 * Math.sqrt(62));
       if (chi(Array.from(r.q)) > 31 + 4 * Math.sqrt(62)) farFromQ++;
     }
@@ -100,6 +112,8 @@ describe('kernel specdecode/simulate', () => {
       }
     }
     expect(r.speedup_model.optimal_gamma).to.equal(bestG);
+    expect(r.speedup_model.optimal_speedup).to.be.closeTo(best, 1e-12);
+    expect(r.speedup_model.c).to.equal(0.1);
     expect(r.speedup_model.limit_tokens_per_iter).to.be.closeTo(1 / (1 - a), 1e-9);
     expect(r.speedup_model.expected_speedup).to.be.closeTo(r.expected_tokens_per_iter / 1.6, 1e-12);
   });

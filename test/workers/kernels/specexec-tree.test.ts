@@ -61,9 +61,43 @@ describe('kernel specexec/tree', () => {
         (kids.get(id) ?? []).reduce((s, c) => s + Math.exp(m.targetLogp[(a * 16 + b) * 16 + c.token]!) * (1 + E(c.id, b, c.token)), 0);
       expect(r.expected_accepted).to.be.closeTo(E(-1, m.prompt[0], m.prompt[1]), 1e-12);
       expect(r.prompt).to.deep.equal(m.prompt);
-      expect(Math.abs(r.mc.mean - r.expected_accepted)).to.be.at.most(5 * r.mc.stderr);
-      expect(r.mc.histogram.reduce((a: number, b: number) => a + b, 0)).to.equal(512);
-      expect(r.mc.histogram.reduce((s: number, c: number, k: number) => s + c * k, 0) / 512).to.be.closeTo(r.mc.mean, 1e-12);
+      // the Monte Carlo walks replayed from stream `trials`: one inverse-CDF target draw per token
+      const child = new Map<string, number>(r.tree.map((n: any) => [`${n.parent}:${n.token}`, n.id]));
+      const rng = new RngStreams(seed, 'specexec/tree').stream('trials');
+      const hist = new Array<number>(r.depth_reached + 1).fill(0);
+      for (let k = 0; k < 512; k++) {
+        let [a, b] = m.prompt;
+        let node = -1;
+        let accepted = 0;
+        for (;;) {
+          const row = Array.from(m.targetP.subarray((a * 16 + b) * 16, (a * 16 + b + 1) * 16));
+          let u = rng.next() * row.reduce((x, y) => x + y, 0);
+          let tok = 15;
+          for (let t = 0; t < 15; t++) {
+            u -= row[t]!;
+            if (u < 0) {
+              tok = t;
+              break;
+            }
+          }
+          const next = child.get(`${node}:${tok}`);
+          if (next === undefined) break;
+          accepted++;
+          node = next;
+          [a, b] = [b, tok];
+        }
+        hist[accepted]!++;
+      }
+      expect(r.mc.histogram).to.deep.equal(hist);
+      const mean = hist.reduce((acc, c, k) => acc + c * k, 0) / 512;
+      const stderr = Math.sqrt(hist.reduce((acc, c, k) => acc + c * (k - mean) ** 2, 0) / 511 / 512);
+      expect(r.mc.mean).to.be.closeTo(mean, 1e-12);
+      expect(r.mc.stderr).to.be.closeTo(stderr, 1e-12);
+      // the agreement tolerance from the recomputed histogram, never from the kernel's own stderr
+      expect(Math.abs(mean - r.expected_accepted)).to.be.at.most(5 * stderr);
+      expect(r.tree_size).to.equal(r.tree.length);
+      expect(r.depth_reached).to.equal(Math.max(...r.tree.map((n: any) => n.depth)));
+      expect(r.draft_mass).to.be.closeTo(r.tree.reduce((acc: number, n: any) => acc + Math.exp(seqLogp(m, m.draftLogp, paths(r.tree)[n.id]!)), 0), 1e-12);
       expect(r.tokens_per_target_call).to.be.closeTo(1 + r.expected_accepted, 1e-12);
     }
   });

@@ -56,7 +56,7 @@ function reference(seed: number, n: number, m: number, S: number, cMax: number, 
     return { c, rate: r, proj, ratio, utility: r - p0 - kappa * c * c };
   });
   const cos = v.reduce((a, x, i) => a + x * delta[i]!, 0) / vn;
-  return { v, w, p0, pos: rate(P, 0), sweep, cos, align: w.reduce((a, x, i) => a + x * v[i]!, 0) };
+  return { v, w, b, delta, p0, pos: rate(P, 0), sweep, cos, align: w.reduce((a, x, i) => a + x * v[i]!, 0) };
 }
 
 const close = (a: number, b: number, tol = 1e-9) => expect(Math.abs(a - b)).to.be.at.most(tol * Math.max(1, Math.abs(b)));
@@ -77,6 +77,12 @@ describe('kernel steering/sweep', () => {
       close(r.probe_alignment, ref.align, 1e-8);
       close(r.p0, ref.p0);
       close(r.positive_baseline, ref.pos);
+      close(r.probe_bias, ref.b, 1e-8);
+      ref.v.forEach((x, i) => close(r.steering_vector[i], x, 1e-12));
+      ref.delta.forEach((x, i) => close(r.true_direction[i], x, 1e-12));
+      const best = argmax(r.sweep);
+      close(r.c_star, best, 1e-12);
+      close(r.utility_star, r.sweep.find((x: any) => x.c === best).utility, 1e-12);
       expect(r.sweep.length).to.equal(S);
       r.sweep.forEach((s: any, k: number) => {
         close(s.c, ref.sweep[k]!.c, 1e-12);

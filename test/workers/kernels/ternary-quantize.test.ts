@@ -1,9 +1,51 @@
 import { expect } from 'chai';
 import ternary, { absmeanQuantize, erf } from '../../../workers/kernels/ternary-quantize.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 describe('kernel ternary/quantize', () => {
+  it('every reported value is recomputed from weights and activations redrawn from streams w and x', () => {
+    for (const [seed, n, eps] of [[42, 4096, 1e-5], [3, 200, 0.01], [7, 64, 0]] as const) {
+      const r = runRaw(ternary, { seed, n_params: n, eps }).result as any;
+      const rng = new RngStreams(seed, 'ternary/quantize');
+      const ws = rng.stream('w');
+      const w = Array.from({ length: n }, () => 0.02 * ws.normal());
+      const gamma = w.reduce((a, v) => a + Math.abs(v), 0) / n;
+      // RoundClip(w/(γ+ε), −1, 1), halves away from zero
+      const code = (v: number): number => Math.max(-1, Math.min(1, Math.sign(v) * Math.floor(Math.abs(v / (gamma + eps)) + 0.5)));
+      const codes = w.map(code);
+      expect(r.gamma).to.be.closeTo(gamma, 1e-15);
+      expect(r.code_counts).to.deep.equal({ neg: codes.filter((c) => c < 0).length, zero: codes.filter((c) => c === 0).length, pos: codes.filter((c) => c > 0).length });
+      expect(r.zero_fraction).to.equal(codes.filter((c) => c === 0).length / n);
+      expect(r.weight_mse).to.be.closeTo(w.reduce((a, v, i) => a + (v - gamma * codes[i]!) ** 2, 0) / n, 1e-18);
+      expect(r.expected_zero_fraction_gaussian).to.be.closeTo(0.3101, 1e-4);
+      // 8 tokens of 64 activations (channel 0 ×10), absmax to ±127, against the float product
+      const xs = rng.stream('x');
+      const rows = Math.floor(n / 64);
+      let num = 0;
+      let den = 0;
+      for (let tok = 0; tok < 8; tok++) {
+        const x = Array.from({ length: 64 }, () => xs.normal());
+        x[0] = x[0]! * 10;
+        const absmax = Math.max(...x.map(Math.abs));
+        const q = x.map((v) => Math.max(-127, Math.min(127, Math.round((v * 127) / absmax))));
+        for (let row = 0; row < rows; row++) {
+          let acc = 0;
+          let fp = 0;
+          for (let j = 0; j < 64; j++) {
+            acc += codes[row * 64 + j]! * q[j]!;
+            fp += w[row * 64 + j]! * x[j]!;
+          }
+          num += ((acc * gamma * absmax) / 127 - fp) ** 2;
+          den += fp * fp;
+        }
+      }
+      expect(r.matmul).to.deep.include({ rows, tokens: 8, int_mismatch: 0 });
+      expect(r.matmul.rel_error_vs_fp).to.be.closeTo(Math.sqrt(num / den), 1e-12);
+      expect(r.multiplications_avoided).to.equal(8 * rows * 64);
+    }
+  });
+
   it('codes are ternary, counts sum to n_params and both integer product paths agree exactly', () => {
     for (const n of [64, 1000, 4096]) {
       const r = runRaw(ternary, { n_params: n, seed: n }).result as any;

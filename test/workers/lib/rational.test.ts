@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { add, compare, div, equals, format, mul, parse, rat, sub, toNumber } from '../../../workers/lib/rational.js';
+import { add, compare, div, equals, format, isZero, mul, parse, rat, sub, toNumber } from '../../../workers/lib/rational.js';
 import { Rng } from '../../../workers/lib/prng.js';
 
 describe('lib/rational', () => {
@@ -9,6 +9,10 @@ describe('lib/rational', () => {
     expect(Object.is(rat(0, -7).p, -0)).to.equal(false);
     expect(() => rat(1, 0)).to.throw(RangeError);
     expect(() => rat(0.5, 1)).to.throw(RangeError);
+    expect(isZero(rat(0, 5))).to.equal(true);
+    expect(isZero(rat(-1, 5))).to.equal(false);
+    // surrounding whitespace is trimmed before parsing
+    expect(parse('  -6/4 ')).to.deep.equal({ p: -3, q: 2 });
   });
 
   it('field operations agree with cross-multiplied integers on random operands', () => {

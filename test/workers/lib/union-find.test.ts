@@ -15,6 +15,11 @@ function naiveLabels(n: number, edges: [number, number][]): number[] {
 }
 
 describe('lib/union-find', () => {
+  it('length is the number of elements', () => {
+    expect(new UnionFind(7).length).to.equal(7);
+    expect(new UnionFind(0).length).to.equal(0);
+  });
+
   it('agrees with naive relabelling on random graphs (connectivity, set sizes, set count)', () => {
     const rng = new Rng(99);
     for (let trial = 0; trial < 40; trial++) {
