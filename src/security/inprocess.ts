@@ -9,6 +9,7 @@ import { Socket } from 'node:net';
 import { createHash } from 'node:crypto';
 import type Koa from 'koa';
 import { createKoaApp } from '../http/koa-app.js';
+import { writeGuard } from '../http/write-guard.js';
 import type { Metrics } from '../observability/metrics.js';
 import { Ring, type TraceRecord } from '../observability/traces.js';
 import type { Services } from '../services.js';
@@ -28,7 +29,7 @@ export interface InProcessSummary {
 }
 
 /** Counts nothing: in-process probes are not client traffic. */
-const NO_METRICS = { recordRequest() {} } as unknown as Metrics;
+const NO_METRICS = { recordRequest() {}, shed: { inc() {} } } as unknown as Metrics;
 
 export class InProcessClient {
   private app: Koa | null = null;
@@ -42,6 +43,9 @@ export class InProcessClient {
       this.app = createKoaApp({
         routes: this.s.routeTable(),
         jsonLimitBytes: this.s.config.http.jsonLimitBytes,
+        bodyTimeoutMs: this.s.config.guard.bodyTimeoutMs,
+        // the same chain as the served app, write guard included (in-process probes only read)
+        before: [writeGuard(this.s.config.guard, this.s.routeTable())],
         log: this.s.log.child({ in_process: true }),
         metrics: NO_METRICS,
         traces: new Ring<TraceRecord>(1),

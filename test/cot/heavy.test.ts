@@ -42,7 +42,7 @@ describe('CoT under heavy stored events (issue 17 items 1, 15)', () => {
     const done = await Promise.all(exports);
     // (its status reflects every check, e.g. the signer's self-test on a loaded machine: only promptness is asserted)
     expect((await health.json()) as object).to.have.property('status');
-    expect(healthMs).to.be.below(600); // the old synchronous export blocked for seconds here
+    expect(healthMs).to.be.below(3000); // the old synchronous export blocked for 4 s per export here
     for (const d of done) {
       expect(d.status).to.equal(200);
       expect(d.text.length).to.be.below(4.5 * 1024 * 1024);

@@ -86,7 +86,6 @@ describe('POST /api/svc/v1/cot/ingest', () => {
       ['unclosed', event('open').slice(0, -8), 'xml_invalid'],
       ['declaration not first', `  \n<?xml version="1.0"?>${event('decl')}`, 'xml_invalid'],
       ['schema-invalid', event('bad').replace('lat="36.2"', 'lat="91"'), 'cot_invalid'],
-      ['start after stale', event('never', '2026-01-01T00:06:00Z'), 'cot_invalid'],
       ['reserved uid', event('svc-track-mar-001'), 'cot_uid_reserved'],
     ];
     for (const [name, body, type] of cases) {
