@@ -17,7 +17,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pae, PAYLOAD_TYPE, sha256 } from '../dsse.js';
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../ledger.js';
-import { sequence, StoreUnavailableError, type AdapterStatus, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
+import { durableStatus, sequence, StoreUnavailableError, type AdapterStatus, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
 
 export const FILE_SCHEMA = 'svc.khipu-file/v1';
 export const LEDGER_FILE = 'khipu.jsonl';
@@ -276,12 +276,7 @@ export class FileStore implements LedgerStore {
   }
 
   status(): AdapterStatus {
-    return {
-      configured: true,
-      state: this.state,
-      reason: this.reason,
-      recovery: { attempts: this.attempts, retry_after_s: this.state === 'UNAVAILABLE' ? Math.max(0, Math.ceil((this.retryAt - Date.now()) / 1000)) : 0, last_error: this.lastError },
-    };
+    return durableStatus(this.state, this.reason, this.attempts, this.retryAt, this.lastError);
   }
 
   async close(): Promise<void> {

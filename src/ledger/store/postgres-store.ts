@@ -20,7 +20,7 @@ import pg from 'pg';
 import { pae, PAYLOAD_TYPE, sha256 } from '../dsse.js';
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../ledger.js';
 import { LEAD_LOCK_BASE, migrate } from './postgres-schema.js';
-import { sequence, StoreUnavailableError, type AdapterStatus, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
+import { durableStatus, sequence, StoreUnavailableError, type AdapterStatus, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -350,12 +350,7 @@ export class PostgresStore implements LedgerStore {
   }
 
   status(): AdapterStatus {
-    return {
-      configured: true,
-      state: this.state,
-      reason: this.reason,
-      recovery: { attempts: this.attempts, retry_after_s: this.state === 'UNAVAILABLE' ? Math.max(0, Math.ceil((this.retryAt - Date.now()) / 1000)) : 0, last_error: this.lastError },
-    };
+    return durableStatus(this.state, this.reason, this.attempts, this.retryAt, this.lastError);
   }
 
   async close(): Promise<void> {

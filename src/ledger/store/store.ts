@@ -78,6 +78,12 @@ export interface LedgerStore {
   resign?(name: string): Promise<void>;
 }
 
+/** A durable store's status: recovery says how long until the next reconnect attempt. */
+export function durableStatus(state: AdapterState, reason: string, attempts: number, retryAt: number, lastError: string | null): AdapterStatus {
+  const retryAfterS = state === 'UNAVAILABLE' ? Math.max(0, Math.ceil((retryAt - Date.now()) / 1000)) : 0;
+  return { configured: true, state, reason, recovery: { attempts, retry_after_s: retryAfterS, last_error: lastError } };
+}
+
 /** Appends are refused for now (store down, damaged, or locked); the client may retry. */
 export class StoreUnavailableError extends Error {
   constructor(
