@@ -126,6 +126,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   });
   // building the app blocks the loop on purpose (schemas, datasets, keys): that is not service delay
   eventLoop.forgetStalls();
+  for (const f of features) f.ready?.();
 
   let closed = false;
   return {
