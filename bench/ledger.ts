@@ -49,14 +49,14 @@ export async function ledgerBench(): Promise<Record<string, unknown>> {
   try {
     const post = { method: 'POST' as const, body: FRAME, headers: { 'content-type': 'application/json' } };
     const rows: (Summary & { ratio?: number; vs?: string })[] = [];
-    const memory = await startServer('service (memory)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'memory', SVC_LEDGER_MAX_NODES: '10000000' });
+    const memory = await startServer('service (memory)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'memory', SVC_LEDGER_MAX_NODES: '10000000', SVC_WRITE_RATE_PER_S: '0' });
     try {
       await warm(`${memory.base}/api/svc/v1/verdict`, post);
       rows.push(await load('POST /verdict, memory mode', { url: `${memory.base}/api/svc/v1/verdict`, ...post }));
     } finally {
       await memory.stop();
     }
-    const file = await startServer('service (file)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: tmp(), SVC_LEDGER_MAX_NODES: '10000000' });
+    const file = await startServer('service (file)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: tmp(), SVC_LEDGER_MAX_NODES: '10000000', SVC_WRITE_RATE_PER_S: '0' });
     try {
       await warm(`${file.base}/api/svc/v1/verdict`, post);
       const f = await load('POST /verdict, file mode (fdatasync)', { url: `${file.base}/api/svc/v1/verdict`, ...post });
@@ -68,7 +68,7 @@ export async function ledgerBench(): Promise<Record<string, unknown>> {
     try {
       const keyFile = join(tmp(), 'signing-key.pem');
       writeFileSync(keyFile, generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-      const pgService = await startServer('service (postgres)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'postgres', SVC_DATABASE_URL: db.url, SVC_SIGNING_KEY_FILE: keyFile, SVC_LEDGER_MAX_NODES: '10000000' });
+      const pgService = await startServer('service (postgres)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'postgres', SVC_DATABASE_URL: db.url, SVC_SIGNING_KEY_FILE: keyFile, SVC_LEDGER_MAX_NODES: '10000000', SVC_WRITE_RATE_PER_S: '0' });
       try {
         await warm(`${pgService.base}/api/svc/v1/verdict`, post);
         const p = await load('POST /verdict, postgres mode (one transaction per batch)', { url: `${pgService.base}/api/svc/v1/verdict`, ...post });
@@ -85,7 +85,7 @@ export async function ledgerBench(): Promise<Record<string, unknown>> {
     const dir = tmp();
     writeSyntheticLedger(dir, nodes);
     const t0 = performance.now();
-    const replayed = await startServer('service (replay)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: dir, SVC_LEDGER_MAX_NODES: '10000000' }, 300);
+    const replayed = await startServer('service (replay)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: dir, SVC_LEDGER_MAX_NODES: '10000000', SVC_WRITE_RATE_PER_S: '0' }, 300);
     const startMs = performance.now() - t0;
     const readiness = (await (await fetch(`${replayed.base}/api/svc/v1/ledger/readiness`)).json()) as { ready: boolean; replay: { nodes: number; ms: number } };
     await replayed.stop();
