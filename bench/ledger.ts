@@ -49,33 +49,24 @@ export async function ledgerBench(): Promise<Record<string, unknown>> {
   try {
     const post = { method: 'POST' as const, body: FRAME, headers: { 'content-type': 'application/json' } };
     const rows: (Summary & { ratio?: number; vs?: string })[] = [];
-    const memory = await startServer('service (memory)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'memory', SVC_LEDGER_MAX_NODES: '10000000', SVC_WRITE_RATE_PER_S: '0' });
-    try {
-      await warm(`${memory.base}/api/svc/v1/verdict`, post);
-      rows.push(await load('POST /verdict, memory mode', { url: `${memory.base}/api/svc/v1/verdict`, ...post }));
-    } finally {
-      await memory.stop();
-    }
-    const file = await startServer('service (file)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: tmp(), SVC_LEDGER_MAX_NODES: '10000000', SVC_WRITE_RATE_PER_S: '0' });
-    try {
-      await warm(`${file.base}/api/svc/v1/verdict`, post);
-      const f = await load('POST /verdict, file mode (fdatasync)', { url: `${file.base}/api/svc/v1/verdict`, ...post });
-      rows.push({ ...f, ratio: f.reqPerSec / rows[0]!.reqPerSec, vs: 'vs memory' });
-    } finally {
-      await file.stop();
-    }
+    // one service per mode, the same load on each; every ratio is against memory mode
+    const measure = async (label: string, env: Record<string, string>): Promise<void> => {
+      const svc = await startServer(`service (${env.SVC_LEDGER_MODE})`, ['dist/src/main.js'], '/api/svc/v1/health', { ...env, SVC_LEDGER_MAX_NODES: '10000000', SVC_WRITE_RATE_PER_S: '0' });
+      try {
+        await warm(`${svc.base}/api/svc/v1/verdict`, post);
+        const r = await load(label, { url: `${svc.base}/api/svc/v1/verdict`, ...post });
+        rows.push(rows.length ? { ...r, ratio: r.reqPerSec / rows[0]!.reqPerSec, vs: 'vs memory' } : r);
+      } finally {
+        await svc.stop();
+      }
+    };
+    await measure('POST /verdict, memory mode', { SVC_LEDGER_MODE: 'memory' });
+    await measure('POST /verdict, file mode (fdatasync)', { SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: tmp() });
     const db = await usePostgres();
     try {
       const keyFile = join(tmp(), 'signing-key.pem');
       writeFileSync(keyFile, generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-      const pgService = await startServer('service (postgres)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'postgres', SVC_DATABASE_URL: db.url, SVC_SIGNING_KEY_FILE: keyFile, SVC_LEDGER_MAX_NODES: '10000000', SVC_WRITE_RATE_PER_S: '0' });
-      try {
-        await warm(`${pgService.base}/api/svc/v1/verdict`, post);
-        const p = await load('POST /verdict, postgres mode (one transaction per batch)', { url: `${pgService.base}/api/svc/v1/verdict`, ...post });
-        rows.push({ ...p, ratio: p.reqPerSec / rows[0]!.reqPerSec, vs: 'vs memory' });
-      } finally {
-        await pgService.stop();
-      }
+      await measure('POST /verdict, postgres mode (one transaction per batch)', { SVC_LEDGER_MODE: 'postgres', SVC_DATABASE_URL: db.url, SVC_SIGNING_KEY_FILE: keyFile });
     } finally {
       await db.release();
     }

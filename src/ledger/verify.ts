@@ -56,17 +56,17 @@ export function verifyEnvelope(body: Record<string, unknown>, keyring: Keyring, 
     const named = hint === null ? undefined : keyring.get(hint);
     const candidates = hint === null ? keyring.list() : named ? [named] : [];
     const sig = decodeBase64(s.sig);
-    let r: ReturnType<typeof verifySignature> = verifySignature(paeBytes, sig, keyring.current.publicKey);
-    let matched = false;
+    // a hint naming no key of ours is checked against nothing; the encoding is still reported
+    let r: ReturnType<typeof verifySignature> | null = null;
     for (const k of candidates) {
       r = verifySignature(paeBytes, sig, k.publicKey);
       if (r.verified) {
         usedKey = k.keyid;
-        matched = true;
         break;
       }
     }
-    return { index, keyid_hint: hint, keyid_match: hint !== null && named !== undefined, encoding: r.encoding, verified: matched };
+    r ??= { ...verifySignature(paeBytes, sig, keyring.current.publicKey), verified: false };
+    return { index, keyid_hint: hint, keyid_match: hint !== null && named !== undefined, encoding: r.encoding, verified: r.verified };
   });
   const sigOk = signatures.some((s) => s.verified);
   const typeOk = env.payloadType === PAYLOAD_TYPE;

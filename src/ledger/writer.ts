@@ -31,9 +31,6 @@ export class LedgerWriter {
   private scheduled = false;
   private flushing = false;
   private exclusive: Promise<unknown> = Promise.resolve();
-  /** Batches made durable and nodes in them, for the group-commit figures. */
-  batches = 0;
-  committed = 0;
 
   constructor(
     private readonly ledger: Ledger,
@@ -41,10 +38,6 @@ export class LedgerWriter {
     private readonly opts: WriterOptions,
   ) {
     store.onRemoteAppend(() => void this.catchUp().catch(() => {}));
-  }
-
-  get queued(): number {
-    return this.pendingNodes;
   }
 
   /** Resolves with the batch's nodes once they are durable; all or nothing. */
@@ -119,8 +112,6 @@ export class LedgerWriter {
       for (const r of batch) r.reject(err);
       throw err;
     }
-    this.batches++;
-    this.committed += inputs.length;
     let at = ownFrom;
     for (const r of batch) {
       r.resolve(nodes.slice(at, at + r.inputs.length));
