@@ -40,6 +40,11 @@ export interface AdsbConfig {
   maxPositionAgeS: number;
   /** null: `drone-intel-svc/<version>`. */
   userAgent: string | null;
+  /**
+   * Who shares a refresh: `auto` = every replica on the ledger's database in postgres mode, this
+   * process alone otherwise; `postgres` insists (needs the ledger's database URL); `local` never shares.
+   */
+  sharedRefresh: 'auto' | 'postgres' | 'local';
 }
 
 /** Attribution for the providers we know; any other name is credited by name. */
@@ -96,6 +101,7 @@ export const adsbConfig: FeatureConfig = {
     blockedMs: Joi.number().integer().min(10).max(86_400_000).default(900_000),
     maxPositionAgeS: Joi.number().min(0).max(3600).default(60),
     userAgent: Joi.string().max(200).allow(null).default(null),
+    sharedRefresh: Joi.string().valid('auto', 'postgres', 'local').default('auto'),
   }).default(),
   env: {
     SVC_ADSB_ENABLED: 'enabled',
@@ -106,5 +112,6 @@ export const adsbConfig: FeatureConfig = {
     SVC_ADSB_TIMEOUT_MS: 'timeoutMs',
     SVC_ADSB_MIN_INTERVAL_MS: 'minIntervalMs',
     SVC_ADSB_USER_AGENT: 'userAgent',
+    SVC_ADSB_SHARED_REFRESH: 'sharedRefresh',
   },
 };

@@ -4,6 +4,7 @@
  * request does it, so a service with no network starts as fast as one with.
  */
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../config/load.js';
 import type { Feature } from '../feature.js';
@@ -11,6 +12,7 @@ import type { Services } from '../services.js';
 import { adsbMetrics } from './adsb.metrics.js';
 import { adsbRoutes } from './adsb.routes.js';
 import { AdsbFeed } from './feed.js';
+import { PostgresSharedRefresh, type SharedRefresh } from './shared-refresh.js';
 
 function defaultUserAgent(): string {
   const pkg = JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { name: string; version: string };
@@ -22,7 +24,8 @@ export function adsbFeature(s: Services): Feature & { feed: AdsbFeed } {
   // the gauges read the feed at scrape time; the feed reports each upstream call to the counters
   const holder: { feed?: AdsbFeed } = {};
   const onAttempt = adsbMetrics(s.metrics.registry, () => holder.feed!);
-  const published = (holder.feed = new AdsbFeed(cfg, { userAgent: cfg.userAgent ?? defaultUserAgent(), onAttempt }));
+  const shared = sharedRefresh(s);
+  const published = (holder.feed = new AdsbFeed(cfg, { userAgent: cfg.userAgent ?? defaultUserAgent(), onAttempt, shared, log: s.log }));
   s.adsb = () => published.status();
 
   s.health.register('adsb:cache-age', () => {
@@ -40,9 +43,22 @@ export function adsbFeature(s: Services): Feature & { feed: AdsbFeed } {
           ? failing
             ? 'no snapshot: every upstream failed'
             : 'no snapshot yet (fetched on first request)'
-          : `${st.live ? 'live' : 'not live'}, ${st.aircraft} aircraft`,
+          : `${st.live ? 'live' : 'not live'}, ${st.aircraft} aircraft${refreshNote(published)}`,
     };
   });
 
-  return { routes: adsbRoutes(published, cfg.freshMs), feed: published };
+  return { routes: adsbRoutes(published, cfg.freshMs), feed: published, close: () => shared?.close() };
+}
+
+/** postgres mode shares each refresh among the replicas on the ledger's database (shared-refresh.ts). */
+function sharedRefresh(s: Services): SharedRefresh | undefined {
+  const { adsb, ledger } = s.config;
+  const wanted = adsb.sharedRefresh === 'postgres' || (adsb.sharedRefresh === 'auto' && ledger.mode === 'postgres');
+  if (!wanted || !adsb.enabled || !ledger.databaseUrl) return undefined;
+  return new PostgresSharedRefresh({ url: ledger.databaseUrl, fetchBudgetMs: adsb.timeoutMs * adsb.providers.length, replicaId: `${hostname()}:${process.pid}` });
+}
+
+function refreshNote(feed: AdsbFeed): string {
+  const r = feed.refreshScope();
+  return r.scope === 'LOCAL' ? '' : r.state === 'UNAVAILABLE' ? `; shared refresh unavailable (${r.error}), refreshing alone` : '; refresh shared with the replicas';
 }

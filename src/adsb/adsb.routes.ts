@@ -60,6 +60,7 @@ export function adsbRoutes(feed: AdsbFeed, freshMs: number): RouteDef[] {
           aircraft,
           attempts: a.attempts,
           upstreams: feed.upstreams(),
+          refresh: feed.refreshScope(),
           honesty: HONESTY,
         };
       },

@@ -57,6 +57,15 @@ export class Breaker {
     this.openUntil = null;
   }
 
+  /**
+   * Another replica's breaker for the same provider is open until `untilMs` (a 429's Retry-After, a
+   * 403, a cool-down): stay away as long. It never shortens an opening of our own, and it counts no
+   * failure here, so this breaker's own doubling is untouched.
+   */
+  adoptBan(untilMs: number, nowMs: number): void {
+    if (untilMs > nowMs && (this.openUntil === null || untilMs > this.openUntil)) this.openUntil = untilMs;
+  }
+
   onFailure(outcome: Outcome, nowMs: number, retryAfterMs: number | null = null): void {
     const halfOpen = this.state(nowMs) === 'half-open';
     this.consecutiveFailures++;

@@ -14,6 +14,7 @@ import type { AdsbStatus } from '../services.js';
 import type { AdsbConfig, AdsbProvider } from './adsb.config.js';
 import { Breaker, type Outcome } from './breaker.js';
 import type { Aircraft, Dropped } from './normalise.js';
+import type { SharedRefresh, SharedState } from './shared-refresh.js';
 import { attemptProvider, type AttemptResult } from './upstream.js';
 
 export interface Snapshot {
@@ -70,12 +71,27 @@ export interface FeedOptions {
   now?: () => number;
   /** Called once per real upstream call (metrics). */
   onAttempt?: (provider: string, result: AttemptResult) => void;
+  /** Replicas on one database share each refresh and each provider's ban (shared-refresh.ts). */
+  shared?: SharedRefresh;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+/** How refreshes are coordinated, for the response and readiness: shared, or this process alone. */
+export interface RefreshScope {
+  scope: 'LOCAL' | 'POSTGRES';
+  /** POSTGRES only: UNAVAILABLE while the shared cache cannot be reached (this replica refreshes alone). */
+  state: 'OK' | 'UNAVAILABLE' | null;
+  error: string | null;
 }
 
 export class AdsbFeed {
   private snapshot: Snapshot | null = null;
   private inflight: Promise<void> | null = null;
   private lastRefreshOk: boolean | null = null;
+  /** When the last refresh ended (this replica's or, shared, any replica's). */
+  private lastRefreshAt: number | null = null;
+  private sharedError: string | null = null;
+  private sharedUsed = false;
   private lastAttempts: AttemptRecord[] = [];
   readonly providers: ProviderState[];
   private readonly now: () => number;
@@ -166,11 +182,93 @@ export class AdsbFeed {
     return { live: false, reason: pending ? 'refresh_pending' : 'no_snapshot', snapshot: null, ageS: null, attempts };
   }
 
+  /** Whether refreshes are shared with other replicas, and whether that works right now. */
+  refreshScope(): RefreshScope {
+    if (!this.opts.shared) return { scope: 'LOCAL', state: null, error: null };
+    return { scope: this.opts.shared.kind, state: !this.sharedUsed ? null : this.sharedError === null ? 'OK' : 'UNAVAILABLE', error: this.sharedError };
+  }
+
   private refresh(): Promise<void> {
-    this.inflight ??= this.walk().finally(() => {
+    const shared = this.opts.shared;
+    this.inflight ??= (shared ? this.sharedRefresh(shared) : this.walk()).finally(() => {
       this.inflight = null;
     });
     return this.inflight;
+  }
+
+  /**
+   * The replicas' one refresh: adopt what another replica fetched if it is fresh; otherwise fetch
+   * under the shared lock, or, when another replica holds it, wait for its result. The shared cache
+   * unreachable: this replica walks the providers alone (at most one call per replica per refresh),
+   * says so in `refreshScope()`, and the ledger never notices.
+   */
+  private async sharedRefresh(shared: SharedRefresh): Promise<void> {
+    this.sharedUsed = true;
+    let walked = false;
+    try {
+      const seen = await shared.read(this.snapshotAt());
+      this.adopt(seen);
+      if (!this.isFresh()) {
+        const outcome = await shared.tryRefresh(this.snapshotAt(), async (inside) => {
+          this.adopt(inside);
+          if (this.isFresh()) return null;
+          walked = true;
+          await this.walk();
+          return this.exportState();
+        });
+        if (outcome === 'busy') await this.awaitOtherReplica(shared, seen.refreshedAtMs);
+      }
+      this.sharedError = null;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (this.sharedError === null) this.opts.log?.warn({ err: message }, 'adsb: shared refresh unavailable, refreshing from this replica alone');
+      this.sharedError = message;
+      if (!walked) await this.walk();
+    }
+  }
+
+  /** Another replica is fetching: follow the shared state until its refresh ends, at most one fetch's budget. */
+  private async awaitOtherReplica(shared: SharedRefresh, seenAt: number | null): Promise<void> {
+    const deadline = Date.now() + this.cfg.timeoutMs * this.providers.length + 1000;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, SHARED_POLL_MS));
+      const s = await shared.read(this.snapshotAt());
+      this.adopt(s);
+      if (s.refreshedAtMs !== seenAt) return;
+    }
+  }
+
+  private snapshotAt(): number | null {
+    return this.snapshot?.fetchedAtMs ?? null;
+  }
+
+  /** Takes another replica's newer snapshot, its newer refresh result, and every provider ban. */
+  private adopt(s: SharedState): void {
+    const now = this.now();
+    for (const p of this.providers) {
+      const until = s.bans[p.cfg.name];
+      if (until !== undefined) p.breaker.adoptBan(until, now);
+    }
+    if (s.snapshot && (this.snapshot === null || s.snapshot.fetchedAtMs > this.snapshot.fetchedAtMs)) this.snapshot = s.snapshot;
+    if (s.refreshedAtMs !== null && (this.lastRefreshAt === null || s.refreshedAtMs > this.lastRefreshAt)) {
+      this.lastRefreshAt = s.refreshedAtMs;
+      this.lastRefreshOk = s.refreshOk;
+      this.lastAttempts = s.attempts;
+    }
+  }
+
+  private exportState(): SharedState {
+    const now = this.now();
+    const bans: Record<string, number> = {};
+    for (const p of this.providers) if (p.breaker.openUntil !== null && p.breaker.openUntil > now) bans[p.cfg.name] = p.breaker.openUntil;
+    return {
+      refreshedAtMs: this.lastRefreshAt,
+      refreshOk: this.lastRefreshOk,
+      attempts: this.lastAttempts,
+      bans,
+      snapshotAtMs: this.snapshotAt(),
+      snapshot: this.snapshot,
+    };
   }
 
   /** One provider at a time: parallel calls are what trips the public aggregators' limits. */
@@ -211,6 +309,7 @@ export class AdsbFeed {
         this.snapshot = { provider: p.cfg.name, url: p.cfg.url, attribution: p.cfg.attribution, fetchedAtMs: done, upstreamNowMs: s.upstreamNowMs, upstreamTotal: s.upstreamTotal, aircraft: s.aircraft, dropped: s.dropped };
         this.lastRefreshOk = true;
         this.lastAttempts = attempts;
+        this.lastRefreshAt = done;
         return;
       }
       p.breaker.onFailure(r.outcome, done, r.retryAfterMs);
@@ -218,8 +317,12 @@ export class AdsbFeed {
     }
     this.lastRefreshOk = false;
     this.lastAttempts = attempts;
+    this.lastRefreshAt = this.now();
   }
 }
+
+/** How often a replica waiting for another's fetch looks at the shared state. */
+const SHARED_POLL_MS = 100;
 
 function round1(x: number): number {
   return Math.round(x * 10) / 10;

@@ -69,7 +69,12 @@ export const configSchema = Joi.object<Config>({
     killGraceMs: Joi.number().integer().min(0).max(600_000).default(1000),
   }).required(),
   ...Object.fromEntries(FEATURE_CONFIGS.map((f) => [f.key, f.schema])),
-}).required();
+})
+  // the one rule that spans two slices: a shared ADS-B refresh lives in the ledger's database
+  .custom((c: Config, helpers) =>
+    c.adsb.sharedRefresh === 'postgres' && !c.ledger.databaseUrl ? helpers.message({ custom: 'adsb.sharedRefresh "postgres" needs ledger.databaseUrl (SVC_DATABASE_URL)' }) : c,
+  )
+  .required();
 
 export function effectiveThreads(config: Config): number {
   return config.pool.threads > 0 ? config.pool.threads : Math.max(1, availableParallelism());

@@ -21,6 +21,7 @@ function config(urls: string[], over: Partial<AdsbConfig> = {}): AdsbConfig {
     blockedMs: 900_000,
     maxPositionAgeS: 60,
     userAgent: 'test',
+    sharedRefresh: 'local',
     ...over,
   };
 }

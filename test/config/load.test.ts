@@ -32,6 +32,13 @@ describe('src/config', () => {
     expect(() => loadConfig({ env: { SVC_LEDGER_MODE: 'sqlite' } })).to.throw(ConfigError, /ledger\.mode \(env SVC_LEDGER_MODE\): must be one of \[memory, file, postgres\]/);
   });
 
+  it('the ADS-B refresh is shared only where a database exists: auto by default, postgres insists on one', () => {
+    expect(loadConfig({ env: {} }).adsb.sharedRefresh).to.equal('auto');
+    expect(loadConfig({ env: { SVC_ADSB_SHARED_REFRESH: 'local' } }).adsb.sharedRefresh).to.equal('local');
+    expect(() => loadConfig({ env: { SVC_ADSB_SHARED_REFRESH: 'postgres' } })).to.throw(ConfigError, /adsb\.sharedRefresh "postgres" needs ledger\.databaseUrl \(SVC_DATABASE_URL\)/);
+    expect(() => loadConfig({ env: { SVC_ADSB_SHARED_REFRESH: 'redis' } })).to.throw(ConfigError, /adsb\.sharedRefresh \(env SVC_ADSB_SHARED_REFRESH\): must be one of \[auto, postgres, local\]/);
+  });
+
   it('is frozen', () => {
     const c = loadConfig({ env: {} });
     expect(Object.isFrozen(c) && Object.isFrozen(c.server)).to.equal(true);

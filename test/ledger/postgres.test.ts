@@ -13,6 +13,7 @@ import pg from 'pg';
 import { merkleRoot } from '../../workers/lib/merkle.js';
 import { EventSource } from 'eventsource';
 import { runServiceToExit, startService, type ServiceProcess } from '../helpers/service-process.js';
+import { GOOD_AIRCRAFT, startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
 import { pae, PAYLOAD_TYPE, sha256 } from '../../src/ledger/dsse.js';
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../../src/ledger/ledger.js';
 import { PostgresStore } from '../../src/ledger/store/postgres-store.js';
@@ -128,13 +129,14 @@ class CommitCutter {
 type Replica = ServiceProcess;
 
 /** The real entry point in postgres mode, all replicas with one database and one key file. */
-function startReplica(url: string, keyFile: string): Promise<Replica> {
+function startReplica(url: string, keyFile: string, env: Record<string, string> = {}): Promise<Replica> {
   return startService({
     SVC_LEDGER_MODE: 'postgres',
     SVC_DATABASE_URL: url,
     SVC_SIGNING_KEY_FILE: keyFile,
     // the signing pool's deadline is not under test here, and this machine's 2 cores are shared
     SVC_KERNEL_DEADLINE_MS: '20000',
+    ...env,
   });
 }
 
@@ -439,19 +441,25 @@ describe('ledger postgres mode', function () {
     let url: string;
     let a: Replica | undefined;
     let b: Replica | undefined;
+    let upstream: FakeUpstream | undefined;
+    let adsb: Record<string, string> = {};
     const viewers: Viewer[] = [];
     before(async () => {
+      // a slow upstream, so both replicas' cold bursts overlap one fetch
+      upstream = await startFakeUpstream({ mode: 'slow', delayMs: 400 });
+      adsb = { SVC_ADSB_PROVIDERS: `fake=${upstream.url}`, SVC_ADSB_ENABLED: 'true' };
       keyDir = mkdtempSync(join(tmpdir(), 'svc-pg-key-'));
       keyFile = join(keyDir, 'signing-key.pem');
       const key = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
       writeFileSync(keyFile, key.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
       pub = createPublicKey(key);
       url = await freshDatabase(db, 'replicas');
-      [a, b] = await Promise.all([startReplica(url, keyFile), startReplica(url, keyFile)]);
+      [a, b] = await Promise.all([startReplica(url, keyFile, adsb), startReplica(url, keyFile, adsb)]);
     });
     after(async () => {
       for (const v of viewers) v.close();
       await Promise.all([stopReplica(a), stopReplica(b)]);
+      await upstream?.close();
       rmSync(keyDir, { recursive: true, force: true });
     });
 
@@ -491,6 +499,16 @@ describe('ledger postgres mode', function () {
       const want = last - resumeAt;
       await until('B\'s resumed viewer to reach the last verdict', 15_000, () => Promise.resolve(onB.events.length >= want));
       expect(onB.events.slice(0, want).map((e) => e.id)).to.deep.equal(Array.from({ length: want }, (_, k) => resumeAt + 1 + k));
+    });
+
+    it('2 x 50 cold GET /adsb on two replicas make one upstream call; both serve that snapshot live', async () => {
+      const get = (base: string) => fetch(`${base}/api/svc/v1/adsb?lat_min=-90&lat_max=90&lon_min=-180&lon_max=180`).then(async (r) => ({ status: r.status, body: (await r.json()) as { live: boolean; fetched_at: string; count: number; refresh: { scope: string; state: string } } }));
+      const answers = await Promise.all([...Array.from({ length: 50 }, () => get(a!.base)), ...Array.from({ length: 50 }, () => get(b!.base))]);
+      expect(upstream!.requests, 'upstream calls for 100 cold requests on two replicas').to.equal(1);
+      expect(answers.map((x) => x.status).filter((st) => st !== 200)).to.deep.equal([]);
+      expect(answers.every((x) => x.body.live && x.body.count === GOOD_AIRCRAFT.length)).to.equal(true);
+      expect(new Set(answers.map((x) => x.body.fetched_at)).size, 'one snapshot on both replicas').to.equal(1);
+      expect(answers[99]!.body.refresh).to.deep.equal({ scope: 'POSTGRES', state: 'OK', error: null });
     });
 
     it('database stopped mid-load: 503 + Retry-After (never 500, no gap, no duplicate); started again, appends resume without a restart', async () => {
@@ -554,7 +572,7 @@ describe('ledger postgres mode', function () {
       await load;
       const answered = answers.filter((x) => x.status === 200);
       expect(answered.length).to.be.at.least(30);
-      a = await startReplica(url, keyFile);
+      a = await startReplica(url, keyFile, adsb);
       const { rows } = await auditChain(url, pub);
       expectAnswersStored(answered, rows);
       const after = await postVerdict(a.base, 30_000);
@@ -564,6 +582,39 @@ describe('ledger postgres mode', function () {
       expect(ra.status).to.equal(200);
       await until('B to catch up with the restarted A', 10_000, async () => (await readiness(b!.base)).body.integrity.nodes > after.index!);
       expect(rb.body.adapter_state).to.equal('READY');
+    });
+
+    it('one simulated flight for both replicas: viewers on both, one leader appends; SIGKILL it and the other takes over', async () => {
+      for (const v of viewers.splice(0)) v.close();
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        const top = async () => Number((await c.query<{ m: string }>('SELECT coalesce(max(idx), -1) AS m FROM ledger_node')).rows[0]!.m);
+        const flightSince = async (idx: number) => (await c.query<{ replica_id: string }>('SELECT replica_id FROM ledger_node WHERE idx > $1 AND simulated ORDER BY idx', [idx])).rows.map((r) => r.replica_id);
+        const t0 = await top();
+        viewers.push(watch(`${a!.base}/api/svc/v1/stream/verdicts`), watch(`${b!.base}/api/svc/v1/stream/verdicts`));
+        const first = await until('the flight to append 8 verdicts', 20_000, async () => {
+          const ids = await flightSince(t0);
+          return ids.length >= 8 ? ids : null;
+        });
+        expect(new Set(first).size, 'flight verdicts come from one replica only').to.equal(1);
+        const leaderPid = Number(first[0]!.split(':').pop());
+        const leader = a!.child.pid === leaderPid ? a! : b!;
+        const other = leader === a ? b! : a!;
+        expect([a!.child.pid, b!.child.pid], 'the leader is one of the two replicas').to.include(leaderPid);
+
+        await stopReplica(leader, 'SIGKILL');
+        const t1 = await top();
+        const taken = await until('the other replica to take the flight over', 20_000, async () => {
+          const ids = await flightSince(t1);
+          return ids.length >= 4 ? ids : null;
+        });
+        expect(new Set(taken), 'after the kill only the survivor flies').to.deep.equal(new Set([`${first[0]!.split(':').slice(0, -1).join(':')}:${other.child.pid}`]));
+        if (leader === a) a = await startReplica(url, keyFile, adsb);
+        else b = await startReplica(url, keyFile, adsb);
+      } finally {
+        await c.end();
+      }
     });
   });
 });
