@@ -18,13 +18,13 @@ export interface KoaAppOptions extends ContextDeps {
 export function createKoaApp({ routes, jsonLimitBytes, bodyTimeoutMs, shedLogIntervalMs, before = [], log, metrics, traces }: KoaAppOptions): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
-  const staticRoutes = mountRoutes(router, routes, { jsonLimitBytes, bodyTimeoutMs: bodyTimeoutMs ?? 10_000 });
+  const mounted = mountRoutes(router, routes, { jsonLimitBytes, bodyTimeoutMs: bodyTimeoutMs ?? 10_000 });
   app.use(requestContext({ log, metrics, traces }));
   app.use(errorMapper({ metrics, shed: new ShedSummary(log, shedLogIntervalMs ?? 10_000) }));
   for (const m of before) app.use(m);
-  app.use(staticRoutes);
+  app.use(mounted.fallback);
+  app.use(mounted.dispatch);
   app.use(router.routes());
-  app.use(router.allowedMethods());
   // errors our middleware already answered; a client closing a stream is not an error
   app.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') return;

@@ -110,9 +110,6 @@ export function errorMapper({ metrics, shed }: ErrorMapperDeps = {}) {
   return async function errorMapperMiddleware(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
-      // the router answers unmatched paths and wrong methods without a body; give them ours
-      if (ctx.status === 405 && ctx.body == null) send(ctx, Errors.methodNotAllowed(ctx.response.get('Allow')));
-      else if (ctx.status === 404 && ctx.body == null) send(ctx, Errors.notFound());
     } catch (err) {
       const appErr = err instanceof AppError ? err : Errors.internal(err);
       if (SHED_CODES.has(appErr.code)) {

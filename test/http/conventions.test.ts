@@ -65,7 +65,7 @@ describe('src/http conventions', () => {
   it('405 with Allow for a known path and wrong method', async () => {
     const res = await http.delete('/t/json');
     expect(res.status).to.equal(405);
-    expect(res.headers.allow).to.equal('POST');
+    expect(res.headers.allow).to.equal('POST, OPTIONS');
     expect(res.body).to.deep.equal({ detail: 'Method Not Allowed' });
   });
 
