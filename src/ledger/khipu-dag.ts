@@ -16,7 +16,7 @@ import type { LedgerStore } from './store/store.js';
 import type { SigningKey } from './keys.js';
 
 const dagParams = QJoi.object({
-  node: Joi.alternatives().try(Joi.number().integer().min(0), Joi.string().pattern(/^(head|genesis|\d{1,12}|[0-9a-f]{8,64})$/)).default('head'),
+  node: Joi.alternatives().try(QJoi.qint().min(0), Joi.string().pattern(/^(head|genesis|\d{1,12}|[0-9a-f]{8,64})$/)).default('head'),
   depth: int(1, 64, 8),
   pendants: bool(true),
   proof: bool(true),

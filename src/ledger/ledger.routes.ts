@@ -1,5 +1,6 @@
 /** Ledger routes: export, readiness, public key, verification and the DAG view. */
 import Joi from 'joi';
+import { Joi as QJoi } from '../../workers/lib/params.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Errors } from '../http/errors.js';
 import { requestQuerySchema } from '../kernels/kernel-params.js';
@@ -15,7 +16,7 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
       path: '/api/svc/v1/receipt/export',
       summary: 'Receipt export document (interface 2.1) for the newest node, or node `index`; the signature is re-verified at serve time',
       tag: 'ledger',
-      query: Joi.object({ index: Joi.number().integer().min(-1).max(Number.MAX_SAFE_INTEGER).default(-1) }),
+      query: QJoi.object({ index: QJoi.qint().min(-1).max(Number.MAX_SAFE_INTEGER).default(-1) }),
       errors: [404],
       handler({ query, ctx }) {
         const index = (query as { index: number }).index;

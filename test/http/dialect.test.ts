@@ -1,0 +1,61 @@
+/**
+ * One parameter dialect on every route (README "Parameters are strict"): query and path numbers are
+ * the strict `qint` / `qnum` types, never Joi's lenient number (which reads `1.0`, ` 5` and `1e3`
+ * as integers). A test walks every route's schemas, and two routes that used the lenient type are
+ * asked directly.
+ */
+import { expect } from 'chai';
+import type Joi from 'joi';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+
+interface Described {
+  type?: string;
+  keys?: Record<string, Described>;
+  matches?: { schema?: Described; then?: Described; otherwise?: Described }[];
+}
+
+/** Paths inside a described schema whose type is Joi's lenient number. */
+function lenientNumbers(d: Described | undefined, at: string): string[] {
+  if (!d) return [];
+  if (d.type === 'number') return [at];
+  const inKeys = Object.entries(d.keys ?? {}).flatMap(([k, v]) => lenientNumbers(v, `${at}.${k}`));
+  const inAlternatives = (d.matches ?? []).flatMap((m, i) => [m.schema, m.then, m.otherwise].flatMap((s) => lenientNumbers(s, `${at}|${i}`)));
+  return [...inKeys, ...inAlternatives];
+}
+
+describe('src/http one parameter dialect', function () {
+  this.timeout(30_000);
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp();
+  });
+  after(() => t?.close());
+
+  it('no query or path parameter of any route uses the lenient number type', () => {
+    const found = t.routes.flatMap((r) =>
+      (['query', 'params'] as const).flatMap((part) => lenientNumbers((r[part] as Joi.ObjectSchema | undefined)?.describe() as Described | undefined, `${r.method} ${r.path} ${part}`)),
+    );
+    expect(found).to.deep.equal([]);
+  });
+
+  for (const [url, key] of [
+    ['/api/svc/v1/receipt/export?index=-1.0', 'index'],
+    ['/api/svc/v1/receipt/export?index=%205', 'index'],
+    [`/api/svc/khipu/dag?request=${encodeURIComponent('{"node":"1.0"}')}`, 'request.node'],
+    ['/api/svc/v1/ssm/scan?seed=7.0', 'seed'],
+  ] as const) {
+    it(`${url} is 422 (an integer is a plain decimal)`, async () => {
+      const res = await t.http.get(url);
+      expect(res.status).to.equal(422);
+      expect(res.body.detail.map((d: { loc: (string | number)[] }) => d.loc.join('.'))).to.include(`query.${key}`);
+    });
+  }
+
+  it('plain decimals still work on those routes', async () => {
+    const frame = { track_id: 't1', source: 'ADS-B', lat: 36.5, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 };
+    expect((await t.http.post('/api/svc/v1/verdict').send(frame)).status).to.equal(200);
+    expect((await t.http.get('/api/svc/v1/receipt/export?index=-1')).status).to.equal(200);
+    expect((await t.http.get('/api/svc/v1/receipt/export?index=0')).status).to.equal(200);
+    expect((await t.http.get(`/api/svc/khipu/dag?request=${encodeURIComponent('{"node":"0"}')}`)).status).to.equal(200);
+  });
+});
