@@ -5,6 +5,7 @@
  */
 import Joi from 'joi';
 import type { Context } from 'koa';
+import { notModified } from '../http/etag.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { VIEW_SPECS, type BuiltView } from './views.js';
 
@@ -12,20 +13,8 @@ export const FLEET_PREFIX = '/api/svc/v1/fleet';
 const noParams = Joi.object({});
 
 /** RFC 9110 13.1.2: weak comparison; `*` matches any current representation. */
-function matches(header: string, etag: string): boolean {
-  if (header.trim() === '*') return true;
-  const bare = etag.replace(/"/g, '');
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '').replace(/"/g, '') === bare);
-}
-
 function serve(ctx: Context, view: BuiltView): Buffer | undefined {
-  ctx.set('ETag', view.etag);
-  ctx.set('Cache-Control', 'no-cache');
-  const inm = ctx.get('if-none-match');
-  if (inm && matches(inm, view.etag)) {
-    ctx.status = 304;
-    return undefined;
-  }
+  if (notModified(ctx, view.etag, 'no-cache')) return undefined;
   ctx.type = 'application/json';
   return view.body;
 }

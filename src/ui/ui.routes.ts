@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import Joi from 'joi';
 import type { Context } from 'koa';
+import { notModified } from '../http/etag.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Errors } from '../http/errors.js';
 import { API, ASSET_NAME, manifestDocument, type Asset, type AssetCatalogue } from './assets.js';
@@ -15,21 +16,9 @@ export { API };
 export const ASSET_CACHE = 'public, max-age=300';
 export const PAGE_CACHE = 'no-cache';
 
-/** RFC 9110 13.1.2: weak comparison; `*` matches any current representation. */
-export function etagMatches(header: string, etag: string): boolean {
-  if (header.trim() === '*') return true;
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
-}
-
 /** Answers 304 when the client already holds these bytes, else the bytes with their type. */
 function send(ctx: Context, etag: string, type: string, bytes: Buffer, cache: string): Buffer | undefined {
-  ctx.set('ETag', etag);
-  ctx.set('Cache-Control', cache);
-  const inm = ctx.get('if-none-match');
-  if (inm && etagMatches(inm, etag)) {
-    ctx.status = 304;
-    return undefined;
-  }
+  if (notModified(ctx, etag, cache)) return undefined;
   // set before the body so Koa keeps it (it only infers a type when none is set)
   ctx.set('Content-Type', type);
   return bytes;
