@@ -8,7 +8,7 @@
 import Joi from 'joi';
 import { kernelParamsSchema, orderParams, type KernelDef } from '../../workers/kernel-def.js';
 import { Errors, type ValidationIssue } from '../http/errors.js';
-import { validatePart } from '../http/validation.js';
+import { parseRequestParam } from '../http/request-param.js';
 
 export const REQUEST_MAX_CHARS = 4096;
 
@@ -38,23 +38,7 @@ export function effectiveParams(def: KernelDef, validated: Record<string, unknow
     checkConstraints(def, validated, raw, []);
     return { params: orderParams(def, validated), requestLabel: null };
   }
-  const text = String(validated.request);
-  if (!text.trimStart().startsWith('{')) {
-    const { value } = kernelParamsSchema(def).validate({});
-    return { params: orderParams(def, value as Record<string, unknown>), requestLabel: text };
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    const msg = (err as Error).message;
-    fail([{ type: 'json_invalid', loc: ['query', 'request'], msg: `request must be a JSON object: ${msg}`, input: text.slice(0, 200), ctx: { error: msg } }]);
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    fail([{ type: 'dict_type', loc: ['query', 'request'], msg: 'Input should be a JSON object', input: text.slice(0, 200) }]);
-  }
-  const inner = validatePart<Record<string, unknown>>(kernelParamsSchema(def), 'query', parsed, ['request']);
-  if (inner.issues.length) fail(inner.issues);
-  checkConstraints(def, inner.value, parsed as Record<string, unknown>, ['request']);
-  return { params: orderParams(def, inner.value), requestLabel: null };
+  const req = parseRequestParam<Record<string, unknown>>(String(validated.request), kernelParamsSchema(def));
+  if (req.label === null) checkConstraints(def, req.value, req.raw, ['request']);
+  return { params: orderParams(def, req.value), requestLabel: req.label };
 }

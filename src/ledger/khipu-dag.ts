@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import Joi from 'joi';
 import { Errors, type ValidationIssue } from '../http/errors.js';
-import { validatePart } from '../http/validation.js';
+import { parseRequestParam } from '../http/request-param.js';
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import { verifyConsistency, verifyInclusion, leafHash } from '../../workers/lib/merkle.js';
 import { Joi as QJoi, bool, int } from '../../workers/lib/params.js';
@@ -36,18 +36,8 @@ function fail(issues: ValidationIssue[]): never {
 }
 
 export function parseDagRequest(request: string): { params: DagParams; label: string | null } {
-  if (!request.trimStart().startsWith('{')) return { params: dagParams.validate({}).value as DagParams, label: request };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(request);
-  } catch (err) {
-    const msg = (err as Error).message;
-    fail([{ type: 'json_invalid', loc: ['query', 'request'], msg: `request must be a JSON object: ${msg}`, input: request.slice(0, 200), ctx: { error: msg } }]);
-  }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail([{ type: 'dict_type', loc: ['query', 'request'], msg: 'Input should be a JSON object', input: request.slice(0, 200) }]);
-  const { value, issues } = validatePart<DagParams>(dagParams, 'query', raw, ['request']);
-  if (issues.length) fail(issues);
-  return { params: value, label: null };
+  const { value, label } = parseRequestParam<DagParams>(request, dagParams);
+  return { params: value, label };
 }
 
 function focusNode(ledger: Ledger, node: string | number): LedgerNode | null {
