@@ -6,6 +6,7 @@
  * happen in one tick, so concurrent verdicts get contiguous indices.
  */
 import { createHash } from 'node:crypto';
+import { leafHash } from '../../workers/lib/merkle.js';
 import { MerkleLog } from './merkle-log.js';
 import { NodeTable } from './node-table.js';
 
@@ -183,7 +184,7 @@ export class Ledger {
       if (!nodeDigest(i, prev, n.paeSha256).equals(n.nodeDigest)) {
         return { verified: false, nodes: this.nodes.length, root: this.root().toString('hex'), reason: `node ${i}: digest does not recompute` };
       }
-      if (!this.merkle.leaf(i).equals(leafOf(n.nodeDigest))) return { verified: false, nodes: this.nodes.length, root: this.root().toString('hex'), reason: `node ${i}: Merkle leaf differs from its digest` };
+      if (!this.merkle.leaf(i).equals(leafHash(n.nodeDigest))) return { verified: false, nodes: this.nodes.length, root: this.root().toString('hex'), reason: `node ${i}: Merkle leaf differs from its digest` };
       prev = n.nodeDigest;
       this.verifiedUpTo = i + 1;
       this.verifiedDigest = n.nodeDigest;
@@ -192,6 +193,3 @@ export class Ledger {
   }
 }
 
-function leafOf(digest: Buffer): Buffer {
-  return createHash('sha256').update(Buffer.from([0])).update(digest).digest();
-}
