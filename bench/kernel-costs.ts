@@ -6,17 +6,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../src/config/load.js';
+import { described, ruleLimit } from '../src/http/schema-walk.js';
 import { KERNELS } from '../workers/registry.js';
 import { kernelParamsSchema, kernelPath, orderParams, type KernelDef } from '../workers/kernel-def.js';
 import { runKernelTask } from '../workers/run-kernel.js';
 
-type Desc = { type?: string; flags?: { default?: unknown }; rules?: { name: string; args?: { limit?: number } }[] };
-
 function paramDoc(def: KernelDef): string {
   const parts = Object.entries(def.params).map(([name, schema]) => {
-    const d = schema.describe() as Desc;
-    const min = d.rules?.find((r) => r.name === 'min')?.args?.limit;
-    const max = d.rules?.find((r) => r.name === 'max')?.args?.limit;
+    const d = described(schema);
+    const min = ruleLimit(d, 'min');
+    const max = ruleLimit(d, 'max');
     const type = d.type === 'qnum' ? 'num' : d.type === 'qint' ? 'int' : d.type === 'qbool' ? 'bool' : (d.type ?? '?');
     const range = min !== undefined || max !== undefined ? ` ${min ?? ''}…${max ?? ''}` : '';
     const dflt = d.flags?.default !== undefined ? ` (${JSON.stringify(d.flags.default)})` : '';

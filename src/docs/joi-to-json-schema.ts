@@ -1,21 +1,8 @@
 /** The subset of joi the routes use, described as JSON Schema (2020-12, as OpenAPI 3.1 embeds). */
 import type { Schema } from 'joi';
-
-type Desc = {
-  type?: string;
-  flags?: { default?: unknown; presence?: string; description?: string; only?: boolean; unknown?: boolean };
-  rules?: { name: string; args?: Record<string, unknown> }[];
-  keys?: Record<string, Desc>;
-  items?: Desc[];
-  allow?: unknown[];
-  matches?: { schema: Desc }[];
-};
+import { described, hasRule, ruleArgs as rule, type Described as Desc } from '../http/schema-walk.js';
 
 export type JsonSchema = Record<string, unknown>;
-
-function rule(d: Desc, name: string): Record<string, unknown> | undefined {
-  return d.rules?.find((r) => r.name === name)?.args;
-}
 
 export function describeToJsonSchema(d: Desc): JsonSchema {
   const out: JsonSchema = {};
@@ -27,7 +14,7 @@ export function describeToJsonSchema(d: Desc): JsonSchema {
       out.type = 'number';
       break;
     case 'number':
-      out.type = rule(d, 'integer') !== undefined || d.rules?.some((r) => r.name === 'integer') ? 'integer' : 'number';
+      out.type = hasRule(d, 'integer') ? 'integer' : 'number';
       break;
     case 'qbool':
     case 'boolean':
@@ -54,7 +41,7 @@ export function describeToJsonSchema(d: Desc): JsonSchema {
       break;
     }
     case 'alternatives':
-      out.anyOf = (d.matches ?? []).map((m) => describeToJsonSchema(m.schema));
+      out.anyOf = (d.matches ?? []).flatMap((m) => (m.schema ? [describeToJsonSchema(m.schema)] : []));
       break;
     default:
       break;
@@ -80,5 +67,5 @@ export function describeToJsonSchema(d: Desc): JsonSchema {
 }
 
 export function toJsonSchema(schema: Schema): JsonSchema {
-  return describeToJsonSchema(schema.describe() as Desc);
+  return describeToJsonSchema(described(schema));
 }

@@ -4,6 +4,7 @@
  */
 import type { ObjectSchema, ValidationError, ValidationErrorItem } from 'joi';
 import { Errors, MAX_ISSUES, tooMany, type ValidationIssue } from './errors.js';
+import { described, describedAt, hasRule, ruleLimit, walkDescribed } from './schema-walk.js';
 
 export type Source = 'query' | 'path' | 'body';
 
@@ -16,17 +17,11 @@ function rawAt(raw: unknown, path: (string | number)[]): unknown {
   return node;
 }
 
-type Described = { type?: string; rules?: { name: string }[]; keys?: Record<string, Described>; items?: Described[] };
-
-/** Walks the described schema along a value path (array indices step into `items`). */
+/** Whether the field a value path leads to is an integer. */
 function isIntegerSchema(schema: ObjectSchema | undefined, path: (string | number)[]): boolean {
   if (!schema || path.length === 0) return false;
-  let node: Described | undefined = schema.describe() as Described;
-  for (const key of path) {
-    node = typeof key === 'number' ? node?.items?.[0] : node?.keys?.[key];
-    if (!node) return false;
-  }
-  return node.type === 'qint' || Boolean(node.rules?.some((r) => r.name === 'integer'));
+  const node = describedAt(described(schema), path);
+  return node !== undefined && (node.type === 'qint' || hasRule(node, 'integer'));
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -119,24 +114,21 @@ export function joiToIssues(error: ValidationError, schema: ObjectSchema | undef
   return error.details.slice(0, MAX_ISSUES).map((d) => translate(d, schema, source, raw, prefix));
 }
 
-type DescribedArray = Described & { flags?: Record<string, unknown> };
-
 const arrayLimitCache = new WeakMap<ObjectSchema, { path: string[]; max: number }[]>();
 
 /** Array `max` rules reachable through object keys only (no array items): checked before joi walks the items. */
 function arrayLimits(schema: ObjectSchema): { path: string[]; max: number }[] {
   let found = arrayLimitCache.get(schema);
   if (found) return found;
-  found = [];
-  const walk = (node: DescribedArray | undefined, path: string[]): void => {
-    if (!node) return;
-    if (node.type === 'array') {
-      const rule = (node.rules as { name: string; args?: { limit?: number } }[] | undefined)?.find((r) => r.name === 'max');
-      if (typeof rule?.args?.limit === 'number') found!.push({ path, max: rule.args.limit });
-    }
-    for (const [k, child] of Object.entries(node.keys ?? {})) walk(child, [...path, k]);
-  };
-  walk(schema.describe() as DescribedArray, []);
+  const list: { path: string[]; max: number }[] = (found = []);
+  walkDescribed(
+    described(schema),
+    (node, path) => {
+      const max = node.type === 'array' ? ruleLimit(node, 'max') : undefined;
+      if (max !== undefined) list.push({ path: [...path], max });
+    },
+    { items: false, alternatives: false },
+  );
   arrayLimitCache.set(schema, found);
   return found;
 }

@@ -6,6 +6,7 @@
  */
 import type { Schema } from 'joi';
 import type { RouteDef } from '../http/route.js';
+import { described, walkDescribed } from '../http/schema-walk.js';
 import type { Services } from '../services.js';
 
 export const API = '/api/svc/v1';
@@ -77,14 +78,8 @@ export function unclassifiedPosts(routes: readonly RouteDef[]): string[] {
   return routes.filter((r) => r.method === 'POST' && !RULES.some((x) => x.match(r))).map(routeKey);
 }
 
-type Desc = { type?: string; keys?: Record<string, Desc>; rules?: { name: string }[]; items?: Desc[] };
-
-function describe(schema: Schema | undefined): Desc | undefined {
-  return schema ? (schema.describe() as Desc) : undefined;
-}
-
 export function paramNames(r: RouteDef): string[] {
-  return [...Object.keys(describe(r.params)?.keys ?? {}), ...Object.keys(describe(r.query)?.keys ?? {})];
+  return [...Object.keys(described(r.params)?.keys ?? {}), ...Object.keys(described(r.query)?.keys ?? {})];
 }
 
 const NUMERIC = new Set(['number', 'qint', 'qnum']);
@@ -92,18 +87,17 @@ const NUMERIC = new Set(['number', 'qint', 'qnum']);
 /** Numeric fields of a described schema (recursively) that lack a min or a max bound. */
 export function unboundedNumbers(schema: Schema | undefined, prefix: string): string[] {
   const out: string[] = [];
-  const walk = (d: Desc | undefined, path: string): void => {
-    if (!d) return;
-    if (d.type && NUMERIC.has(d.type)) {
+  walkDescribed(
+    described(schema),
+    (d, path) => {
+      if (!d.type || !NUMERIC.has(d.type)) return;
       const names = new Set((d.rules ?? []).map((x) => x.name));
       const lower = names.has('min') || names.has('greater') || names.has('positive');
       const upper = names.has('max') || names.has('less') || names.has('negative') || names.has('port');
-      if (!lower || !upper) out.push(path);
-    }
-    for (const [k, v] of Object.entries(d.keys ?? {})) walk(v, `${path}.${k}`);
-    for (const item of d.items ?? []) walk(item, `${path}[]`);
-  };
-  walk(describe(schema), prefix);
+      if (!lower || !upper) out.push(prefix + path.map((k) => (k === '[]' ? k : `.${k}`)).join(''));
+    },
+    { alternatives: false },
+  );
   return out;
 }
 
