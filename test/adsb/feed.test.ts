@@ -1,30 +1,9 @@
 import { expect } from 'chai';
-import type { AdsbConfig } from '../../src/adsb/adsb.config.js';
 import { AdsbFeed } from '../../src/adsb/feed.js';
+import { adsbTestConfig } from '../helpers/adsb-config.js';
 import { GOOD_AIRCRAFT, refusedUrl, startFakeUpstream, type FakeMode, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
 
-function config(urls: string[], over: Partial<AdsbConfig> = {}): AdsbConfig {
-  return {
-    enabled: true,
-    providers: urls.map((url, i) => ({ name: `p${i + 1}`, url, attribution: `fake ${i + 1}` })),
-    freshMs: 10_000,
-    staleMaxMs: 600_000,
-    waitBudgetMs: 3_000,
-    timeoutMs: 400,
-    minIntervalMs: 0,
-    maxBodyBytes: 1024 * 1024,
-    breakerFailures: 3,
-    breakerBaseMs: 30_000,
-    breakerMaxMs: 600_000,
-    rateLimitDefaultMs: 60_000,
-    retryAfterMaxMs: 900_000,
-    blockedMs: 900_000,
-    maxPositionAgeS: 60,
-    userAgent: 'test',
-    sharedRefresh: 'local',
-    ...over,
-  };
-}
+const config = adsbTestConfig;
 
 /** Every served aircraft is an upstream entry with the same hex and position. */
 function assertSubsetOfUpstream(served: { hex: string; lat: number; lon: number }[], upstream: Record<string, unknown>[]): void {

@@ -9,40 +9,10 @@ import type { AdsbConfig } from '../../src/adsb/adsb.config.js';
 import { AdsbFeed, type FeedAnswer } from '../../src/adsb/feed.js';
 import { PostgresSharedRefresh } from '../../src/adsb/shared-refresh.js';
 import { GOOD_AIRCRAFT, startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
-import { usePostgres, type TestDatabase } from '../helpers/postgres.js';
+import { createDatabase, usePostgres, type TestDatabase } from '../helpers/postgres.js';
+import { adsbTestConfig } from '../helpers/adsb-config.js';
 
-function config(url: string, over: Partial<AdsbConfig> = {}): AdsbConfig {
-  return {
-    enabled: true,
-    providers: [{ name: 'fake', url, attribution: 'fake upstream' }],
-    freshMs: 10_000,
-    staleMaxMs: 600_000,
-    waitBudgetMs: 5_000,
-    timeoutMs: 2_000,
-    minIntervalMs: 0,
-    maxBodyBytes: 1024 * 1024,
-    breakerFailures: 3,
-    breakerBaseMs: 30_000,
-    breakerMaxMs: 600_000,
-    rateLimitDefaultMs: 60_000,
-    retryAfterMaxMs: 900_000,
-    blockedMs: 900_000,
-    maxPositionAgeS: 60,
-    userAgent: 'test',
-    sharedRefresh: 'postgres',
-    ...over,
-  };
-}
-
-async function freshDatabase(db: TestDatabase, name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: db.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
-  await admin.end();
-  const u = new URL(db.url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
+const config = (url: string): AdsbConfig => adsbTestConfig([url], { waitBudgetMs: 5_000, timeoutMs: 2_000, sharedRefresh: 'postgres' });
 
 describe('ADS-B refresh shared by replicas on one PostgreSQL', function () {
   this.timeout(60_000);
@@ -61,16 +31,16 @@ describe('ADS-B refresh shared by replicas on one PostgreSQL', function () {
     await db?.release();
   });
 
-  function replicas(n: number, url: string, over: Partial<AdsbConfig> = {}): AdsbFeed[] {
+  function replicas(n: number, url: string): AdsbFeed[] {
     return Array.from({ length: n }, (_, k) => {
       const shared = new PostgresSharedRefresh({ url, fetchBudgetMs: 2_000, replicaId: `r${k}` });
       shares.push(shared);
-      return new AdsbFeed(config(upstream.url, over), { userAgent: 'test', shared });
+      return new AdsbFeed(config(upstream.url), { userAgent: 'test', shared });
     });
   }
 
   it('3 replicas x 50 cold concurrent reads make one upstream call, and all serve that one snapshot live', async () => {
-    const url = await freshDatabase(db, 'adsb_burst');
+    const url = await createDatabase(db, 'adsb_burst');
     upstream.mode = 'slow';
     upstream.delayMs = 300;
     upstream.requests = 0;
@@ -89,7 +59,7 @@ describe('ADS-B refresh shared by replicas on one PostgreSQL', function () {
   });
 
   it('a 429 with Retry-After seen by one replica keeps every replica away from that provider until then', async () => {
-    const url = await freshDatabase(db, 'adsb_ban');
+    const url = await createDatabase(db, 'adsb_ban');
     upstream.mode = 'rate_limited';
     upstream.retryAfter = '30';
     upstream.requests = 0;
@@ -125,7 +95,7 @@ describe('ADS-B refresh shared by replicas on one PostgreSQL', function () {
   });
 
   it('stores the cache in an UNLOGGED table (emptied after a database crash, never WAL-logged)', async () => {
-    const url = await freshDatabase(db, 'adsb_unlogged');
+    const url = await createDatabase(db, 'adsb_unlogged');
     upstream.mode = 'ok';
     await replicas(1, url)[0]!.read();
     const c = new pg.Client({ connectionString: url });

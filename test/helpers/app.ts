@@ -37,6 +37,22 @@ export async function buildTestApp(overrides: Record<string, unknown> = {}): Pro
   };
 }
 
+/**
+ * One app for the enclosing mocha `describe`: built in its `before`, closed in its `after`. Returns
+ * the app's getter (it exists only once the hook has run).
+ */
+export function withTestApp(overrides: Record<string, unknown> = {}): () => TestApp {
+  let t: TestApp | undefined;
+  before(async () => {
+    t = await buildTestApp(overrides);
+  });
+  after(() => t?.close());
+  return () => {
+    if (!t) throw new Error('the test app is built in before(): use it inside a test');
+    return t;
+  };
+}
+
 /** Minimal Prometheus text-format parser: series name → samples. Throws on a malformed line. */
 export function parsePrometheus(text: string): Map<string, { labels: Record<string, string>; value: number }[]> {
   const out = new Map<string, { labels: Record<string, string>; value: number }[]>();

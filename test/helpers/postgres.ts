@@ -188,3 +188,17 @@ export async function usePostgres(): Promise<TestDatabase> {
     },
   };
 }
+
+/** Another empty database on the same server as `db` (for tests that need several). */
+export async function createDatabase(db: TestDatabase, name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: db.url });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
+  } finally {
+    await admin.end();
+  }
+  const u = new URL(db.url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}

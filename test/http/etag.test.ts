@@ -5,15 +5,11 @@
  */
 import { expect } from 'chai';
 import { etagMatches } from '../../src/http/etag.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { withTestApp } from '../helpers/app.js';
 
 describe('src/http ETag and If-None-Match', function () {
   this.timeout(30_000);
-  let t: TestApp;
-  before(async () => {
-    t = await buildTestApp();
-  });
-  after(() => t?.close());
+  const app = withTestApp();
 
   it('weak comparison: W/ ignored on both sides, quotes kept, lists and * understood', () => {
     expect(etagMatches('"abc"', '"abc"')).to.equal(true);
@@ -28,11 +24,11 @@ describe('src/http ETag and If-None-Match', function () {
 
   for (const path of ['/api/svc/v1/fleet/fleets', '/api/svc/v1/assets/manifest']) {
     it(`${path}: 304 for its tag (strong or weak), 200 for an unquoted or other tag`, async () => {
-      const first = await t.http.get(path);
+      const first = await app().http.get(path);
       expect(first.status).to.equal(200);
       const etag = first.headers.etag as string;
       expect(etag).to.match(/^"[^"]+"$/);
-      const ask = async (inm: string) => (await t.http.get(path).set('If-None-Match', inm)).status;
+      const ask = async (inm: string) => (await app().http.get(path).set('If-None-Match', inm)).status;
       expect(await ask(etag)).to.equal(304);
       expect(await ask(`W/${etag}`)).to.equal(304);
       expect(await ask(`"nope", ${etag}`)).to.equal(304);

@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { request } from 'node:http';
 import { allowHeader } from '../../src/http/route.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { withTestApp } from '../helpers/app.js';
 
 interface Raw {
   status: number;
@@ -31,16 +31,12 @@ function raw(base: string, method: string, path: string): Promise<Raw> {
 
 describe('src/http methods on every route', function () {
   this.timeout(60_000);
-  let t: TestApp;
-  before(async () => {
-    t = await buildTestApp();
-  });
-  after(() => t?.close());
+  const app = withTestApp();
 
   /** Every distinct path of the table with a sample value in each parameter, and the methods it serves. */
   function paths(): Map<string, string[]> {
     const out = new Map<string, string[]>();
-    for (const r of t.routes) {
+    for (const r of app().routes) {
       const concrete = r.path.replace(/:[A-Za-z_]+/g, 'x');
       out.set(concrete, [...(out.get(concrete) ?? []), r.method]);
     }
@@ -53,13 +49,13 @@ describe('src/http methods on every route', function () {
     for (const [path, methods] of all) {
       const allow = allowHeader(methods);
       for (const method of ['TRACE', 'PROPFIND', 'DELETE', 'PUT', 'PATCH', ...(methods.includes('POST') ? [] : ['POST']), ...(methods.includes('GET') ? [] : ['GET'])]) {
-        const res = await raw(t.baseUrl, method, path);
+        const res = await raw(app().baseUrl, method, path);
         expect(res.status, `${method} ${path}`).to.equal(405);
         expect(res.allow, `${method} ${path}`).to.equal(allow);
         expect(res.type, `${method} ${path}`).to.match(/^application\/json/);
         expect(res.body, `${method} ${path}`).to.equal('{"detail":"Method Not Allowed"}');
       }
-      const options = await raw(t.baseUrl, 'OPTIONS', path);
+      const options = await raw(app().baseUrl, 'OPTIONS', path);
       expect(options.status, `OPTIONS ${path}`).to.equal(204);
       expect(options.allow, `OPTIONS ${path}`).to.equal(allow);
       expect(options.body).to.equal('');
@@ -69,7 +65,7 @@ describe('src/http methods on every route', function () {
   it('an unknown path is 404 JSON for every method, including under a parameterised prefix', async () => {
     for (const path of ['/nope', '/api/svc/v1/nope', '/api/svc/v1/cot/export/x/y']) {
       for (const method of ['GET', 'HEAD', 'POST', 'OPTIONS', 'TRACE', 'PROPFIND', 'DELETE']) {
-        const res = await raw(t.baseUrl, method, path);
+        const res = await raw(app().baseUrl, method, path);
         expect(res.status, `${method} ${path}`).to.equal(404);
         expect(res.allow, `${method} ${path}`).to.equal(undefined);
         if (method !== 'HEAD') expect(res.body, `${method} ${path}`).to.equal('{"detail":"Not Found"}');

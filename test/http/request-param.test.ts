@@ -6,15 +6,11 @@ import { expect } from 'chai';
 import Joi from 'joi';
 import { AppError } from '../../src/http/errors.js';
 import { parseRequestParam } from '../../src/http/request-param.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { withTestApp } from '../helpers/app.js';
 
 describe('src/http the request parameter', function () {
   this.timeout(30_000);
-  let t: TestApp;
-  before(async () => {
-    t = await buildTestApp();
-  });
-  after(() => t?.close());
+  const app = withTestApp();
 
   const schema = Joi.object({ n: Joi.number().integer().min(1).max(9).default(3) });
 
@@ -36,7 +32,7 @@ describe('src/http the request parameter', function () {
   for (const bad of ['{"a":', '{} x', '{"zzz": 1}']) {
     it(`${JSON.stringify(bad)} gets the same 422 detail from a kernel route and from the DAG`, async () => {
       const q = `request=${encodeURIComponent(bad)}`;
-      const [kernel, dag] = await Promise.all([t.http.get(`/api/svc/v1/fgbrain/evolve?${q}`), t.http.get(`/api/svc/khipu/dag?${q}`)]);
+      const [kernel, dag] = await Promise.all([app().http.get(`/api/svc/v1/fgbrain/evolve?${q}`), app().http.get(`/api/svc/khipu/dag?${q}`)]);
       expect(kernel.status).to.equal(422);
       expect(dag.status).to.equal(422);
       const shape = (d: { type: string; loc: unknown[] }[]) => d.map((x) => [x.type, x.loc.join('.')]);

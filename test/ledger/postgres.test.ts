@@ -18,7 +18,7 @@ import { pae, PAYLOAD_TYPE, sha256 } from '../../src/ledger/dsse.js';
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../../src/ledger/ledger.js';
 import { PostgresStore } from '../../src/ledger/store/postgres-store.js';
 import { StoreUnavailableError } from '../../src/ledger/store/store.js';
-import { usePostgres, type TestDatabase } from '../helpers/postgres.js';
+import { createDatabase, usePostgres, type TestDatabase } from '../helpers/postgres.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 
@@ -63,15 +63,7 @@ async function sqlState(p: Promise<unknown>): Promise<string> {
 }
 
 /** A fresh database on the run's server, for tests that need a chain of their own. */
-async function freshDatabase(db: TestDatabase, name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: db.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
-  await admin.end();
-  const u = new URL(db.url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
+const freshDatabase = createDatabase;
 
 /**
  * A TCP proxy in front of the database that can lose a connection right around COMMIT: after
