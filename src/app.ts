@@ -93,10 +93,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     };
   });
   health.register('event-loop:delay', () => {
-    const p99 = eventLoop.delaySeconds(99) * 1000;
-    // one long block is invisible in a percentile: the longest stall of the last minute counts too
-    const stall = eventLoop.recentStallMs();
-    const worst = Math.max(p99, stall);
+    const { stallMs: stall, worstMs: worst } = eventLoop.report();
     return {
       componentType: 'system',
       observedValue: Math.round(worst * 1000) / 1000,

@@ -5,10 +5,8 @@
  * status from last-known counters. Topology health (2.4) and wiring health (3.4) read the same
  * table, so the two views always describe the same component set.
  */
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import type { HealthStatus } from '../core/health.js';
-import { ELD_RESOLUTION_MS } from '../observability/event-loop.js';
 import type { Services } from '../services.js';
 import { inProcess } from '../security/inprocess.js';
 import { API, classify, countFor, requestCounts, routeKey, type RequestCount } from '../security/inventory.js';
@@ -129,24 +127,6 @@ export interface PassiveNode {
   observations: Observation[];
 }
 
-/** A cumulative event-loop delay histogram for this app (never reset by the metrics scrape). */
-const histograms = new WeakMap<Services, IntervalHistogram>();
-
-export function eventLoopHistogram(s: Services): IntervalHistogram {
-  let h = histograms.get(s);
-  if (!h) {
-    h = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
-    h.enable();
-    histograms.set(s, h);
-  }
-  return h;
-}
-
-export function closeEventLoopHistogram(s: Services): void {
-  histograms.get(s)?.disable();
-  histograms.delete(s);
-}
-
 interface MeshWire {
   status: string;
   counters?: Record<string, unknown>;
@@ -186,13 +166,14 @@ export async function passiveNodes(s: Services, now = new Date()): Promise<{ nod
     nodes.push({ componentId, componentType: node.kind, status, output, observations });
   };
 
-  const h = eventLoopHistogram(s);
-  const p = (q: number): number => (h.count ? Math.max(0, h.percentile(q) / 1e6 - ELD_RESOLUTION_MS) : 0);
-  const p99 = p(99);
-  add('gateway', p99 > 1000 ? 'fail' : p99 > 100 ? 'warn' : 'pass', `event-loop delay p99 ${p99.toFixed(3)} ms since start`, [
-    obs('event-loop:delay:p50', Math.round(p(50) * 1000) / 1000, 'ms'),
-    obs('event-loop:delay:p99', Math.round(p99 * 1000) / 1000, 'ms'),
-    obs('event-loop:delay:samples', h.count, 'count'),
+  // the same figure as /health's event-loop check: p99 of the window, or a recent stall if worse
+  const loop = s.eventLoop.report();
+  const ms3 = (x: number): number => Math.round(x * 1000) / 1000;
+  add('gateway', loop.worstMs > 1000 ? 'fail' : loop.worstMs > 100 ? 'warn' : 'pass', `event-loop delay p99 ${loop.p99Ms.toFixed(3)} ms this window, longest stall in the last minute ${loop.stallMs.toFixed(0)} ms`, [
+    obs('event-loop:delay:p50', ms3(loop.p50Ms), 'ms'),
+    obs('event-loop:delay:p99', ms3(loop.p99Ms), 'ms'),
+    obs('event-loop:delay:worst', ms3(loop.worstMs), 'ms'),
+    obs('event-loop:delay:samples', loop.samples, 'count'),
     obs('http:requests', countFor(counts, () => true), 'count'),
     obs('http:5xx', countFor(counts, (c) => c.status >= 500), 'count'),
   ]);

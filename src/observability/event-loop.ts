@@ -57,6 +57,17 @@ export class EventLoopMonitor {
     return Math.max(0, this.histogram.max / 1e9 - ELD_RESOLUTION_MS / 1000);
   }
 
+  /**
+   * The one event-loop figure the health views report (/health and /topology/health agree): p50
+   * and p99 of the current window, the longest stall of the last minute, and the worse of p99 and
+   * that stall (a percentile hides one long block among thousands of samples). In ms.
+   */
+  report(): { p50Ms: number; p99Ms: number; stallMs: number; worstMs: number; samples: number } {
+    const p99Ms = this.delaySeconds(99) * 1000;
+    const stallMs = this.recentStallMs();
+    return { p50Ms: this.delaySeconds(50) * 1000, p99Ms, stallMs, worstMs: Math.max(p99Ms, stallMs), samples: this.histogram.count };
+  }
+
   /** Utilisation since the previous call (a scrape window). */
   utilization(): number {
     const now = performance.eventLoopUtilization();

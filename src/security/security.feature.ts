@@ -5,7 +5,6 @@
 import type { Feature } from '../feature.js';
 import { defineRoute } from '../http/route.js';
 import type { Services } from '../services.js';
-import { closeEventLoopHistogram, eventLoopHistogram } from '../evidence/wiring.js';
 import { attackSurface } from './attack-surface.js';
 import { API } from './inventory.js';
 import { postureDrift } from './posture.js';
@@ -13,8 +12,6 @@ import { topologyHealth } from './topology.js';
 import { zeroTrustMesh } from './zerotrust.js';
 
 export function securityFeature(s: Services): Feature {
-  // started now so topology health has event-loop samples since start (reset once the app is built)
-  const histogram = eventLoopHistogram(s);
   const view = (path: string, summary: string, build: (s: Services) => Promise<Record<string, unknown>>) =>
     defineRoute({
       method: 'GET',
@@ -33,11 +30,5 @@ export function securityFeature(s: Services): Feature {
       view('/zerotrust/mesh', 'Zero-trust mesh: NIST SP 800-207 components and tenets mapped onto the real middleware chain and request counters', zeroTrustMesh),
       view('/topology/health', 'Topology health: passive status of every wired component (IETF health-check vocabulary); ADS-B capped at warn', topologyHealth),
     ],
-    ready() {
-      histogram.reset();
-    },
-    close() {
-      closeEventLoopHistogram(s);
-    },
   };
 }
