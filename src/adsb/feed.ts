@@ -14,6 +14,7 @@ import type { AdsbStatus } from '../services.js';
 import type { AdsbConfig, AdsbProvider } from './adsb.config.js';
 import { Breaker, type Outcome } from './breaker.js';
 import type { Aircraft, Dropped } from './normalise.js';
+import { SingleFlight } from '../lib/single-flight.js';
 import type { SharedRefresh, SharedState } from './shared-refresh.js';
 import { attemptProvider, type AttemptResult } from './upstream.js';
 
@@ -86,7 +87,7 @@ export interface RefreshScope {
 
 export class AdsbFeed {
   private snapshot: Snapshot | null = null;
-  private inflight: Promise<void> | null = null;
+  private readonly refreshes = new SingleFlight<void>();
   private lastRefreshOk: boolean | null = null;
   /** When the last refresh ended (this replica's or, shared, any replica's). */
   private lastRefreshAt: number | null = null;
@@ -190,10 +191,7 @@ export class AdsbFeed {
 
   private refresh(): Promise<void> {
     const shared = this.opts.shared;
-    this.inflight ??= (shared ? this.sharedRefresh(shared) : this.walk()).finally(() => {
-      this.inflight = null;
-    });
-    return this.inflight;
+    return this.refreshes.run(() => (shared ? this.sharedRefresh(shared) : this.walk()));
   }
 
   /**

@@ -20,6 +20,7 @@ import { wiringDocument, wiringHealth } from './elite.js';
 import { withBudget } from './probes.js';
 import { runSection, SECTIONS, type SectionResult } from './readiness.js';
 import { worst } from './wiring.js';
+import { SingleFlight } from '../lib/single-flight.js';
 
 /** Ids are lower-case slugs (domain-data note 0); anything else is 422, an unknown slug 404. */
 export const ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -29,18 +30,6 @@ export const STALE_AFTER_S = 300;
 export const REFRESH_BUDGET_MS = 10_000;
 
 const EXTERNAL_NOT_FETCHED = 'external reference; the service does not fetch the public web';
-
-/** Concurrent callers share one run; the next call after it settles starts a new one. */
-export class SingleFlight<T> {
-  private running: Promise<T> | null = null;
-
-  run(fn: () => Promise<T>): Promise<T> {
-    this.running ??= fn().finally(() => {
-      this.running = null;
-    });
-    return this.running;
-  }
-}
 
 interface ReadinessRefresh {
   refreshed_at: string;
