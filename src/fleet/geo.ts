@@ -1,25 +1,11 @@
 /**
- * Spherical geometry for voyages: haversine distance (R = 3440.065 nm, the mean Earth radius in
- * nautical miles), great-circle interpolation along a polyline, and point-in-polygon in the
- * lon/lat plane (adequate for the shipped areas, whose edges are meridians/parallels or short).
+ * Voyage polylines: lengths (haversine, R = 3440.065 nm), great-circle interpolation and sampling
+ * along the legs. Distances and point-in-polygon come from src/lib/geo.ts.
  */
-
-export const EARTH_RADIUS_NM = 3440.065;
-
-export interface LatLon {
-  lat: number;
-  lon: number;
-}
+import { EARTH_RADIUS_NM, haversineNm, type LatLon } from '../lib/geo.js';
 
 const rad = (d: number): number => (d * Math.PI) / 180;
 const deg = (r: number): number => (r * 180) / Math.PI;
-
-export function haversineNm(a: LatLon, b: LatLon): number {
-  const dLat = rad(b.lat - a.lat);
-  const dLon = rad(b.lon - a.lon);
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(rad(a.lat)) * Math.cos(rad(b.lat)) * Math.sin(dLon / 2) ** 2;
-  return 2 * EARTH_RADIUS_NM * Math.asin(Math.min(1, Math.sqrt(h)));
-}
 
 export function polylineNm(points: readonly LatLon[]): number {
   let sum = 0;
@@ -63,15 +49,4 @@ export function samplePolyline(points: readonly LatLon[], stepNm: number): LatLo
   }
   if (points.length) out.push(points[points.length - 1]!);
   return out;
-}
-
-/** Even–odd ray casting; polygon vertices as [lon, lat] pairs (GeoJSON order). */
-export function pointInPolygon(p: LatLon, polygon: readonly (readonly [number, number])[]): boolean {
-  let inside = false;
-  for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
-    const [xi, yi] = polygon[i]!;
-    const [xj, yj] = polygon[j]!;
-    if (yi > p.lat !== yj > p.lat && p.lon < ((xj - xi) * (p.lat - yi)) / (yj - yi) + xi) inside = !inside;
-  }
-  return inside;
 }

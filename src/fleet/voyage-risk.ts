@@ -6,7 +6,8 @@
 import type { Certificate, FleetDataset, Voyage } from './dataset/types.js';
 import { certificateState } from './certificates.js';
 import { DAY_MS, HOUR_MS, inYearlyPeriod, toMs } from './dates.js';
-import { pointAlong, pointInPolygon, polylineNm, samplePolyline, type LatLon } from './geo.js';
+import { pointInPolygon, type LatLon } from '../lib/geo.js';
+import { pointAlong, polylineNm, samplePolyline } from './geo.js';
 
 export const WEIGHTS = { war_piracy_area: 30, sanctions_exposure: 25, seasonal_weather: 15, psc_history: 15, certificate_status: 10, vessel_age: 5 } as const;
 export const BANDS = [

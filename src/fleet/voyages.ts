@@ -5,7 +5,8 @@
 import { CF, PORT_BY_LOCODE } from './dataset/reference.js';
 import type { FleetDataset, Voyage } from './dataset/types.js';
 import { HOUR_MS, toMs } from './dates.js';
-import { pointAlong, polylineNm, type LatLon } from './geo.js';
+import type { LatLon } from '../lib/geo.js';
+import { pointAlong, polylineNm } from './geo.js';
 
 export const co2Tonnes = (fuel: Voyage['fuel']): number => fuel.hfo_t * CF.hfo + fuel.mgo_t * CF.mgo + fuel.lng_t * CF.lng;
 

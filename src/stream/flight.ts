@@ -6,7 +6,7 @@
  * measurement noise, clock skew and a fused observation count that grows while a drone is tracked.
  */
 import { Rng, fmix32, fnv1a32 } from '../../workers/lib/prng.js';
-import { bearingDeg, haversineM } from '../verdicts/axes.js';
+import { bearingDeg, haversineM } from '../lib/geo.js';
 import type { Source, TelemetryFrame } from '../verdicts/telemetry.js';
 
 export const SENSOR = { lat: 36.2, lon: -115.2, alt_m: 10 };

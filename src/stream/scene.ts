@@ -6,14 +6,14 @@ import type { NoFlyZone } from '../ledger/ledger.config.js';
 import { Ring } from '../observability/traces.js';
 import type { Verdict } from '../verdicts/verdict-service.js';
 import { SENSOR } from './flight.js';
+import { EARTH_RADIUS_M } from '../lib/geo.js';
 
-const R = 6_371_008.8;
 
 export function enu(lat: number, lon: number, altM: number): { e: number; n: number; u: number } {
   const rad = Math.PI / 180;
   return {
-    e: Math.round((lon - SENSOR.lon) * rad * R * Math.cos(SENSOR.lat * rad) * 10) / 10,
-    n: Math.round((lat - SENSOR.lat) * rad * R * 10) / 10,
+    e: Math.round((lon - SENSOR.lon) * rad * EARTH_RADIUS_M * Math.cos(SENSOR.lat * rad) * 10) / 10,
+    n: Math.round((lat - SENSOR.lat) * rad * EARTH_RADIUS_M * 10) / 10,
     u: Math.round((altM - SENSOR.alt_m) * 10) / 10,
   };
 }

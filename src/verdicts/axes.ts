@@ -5,6 +5,7 @@
  */
 import type { Source, TelemetryFrame } from './telemetry.js';
 import type { GeofenceResult } from './geofence.js';
+import { bearingDeg, haversineM } from '../lib/geo.js';
 
 export interface AxisDef {
   name: string;
@@ -45,20 +46,6 @@ const ID_FORMATS: Record<Source, RegExp> = {
   MAVLink: /^(?:mav|sys)?[-:]?(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d?)$/i,
 };
 
-export function haversineM(a: { lat: number; lon: number }, b: { lat: number; lon: number }): number {
-  const r = Math.PI / 180;
-  const dLat = (b.lat - a.lat) * r;
-  const dLon = (b.lon - a.lon) * r;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * r) * Math.cos(b.lat * r) * Math.sin(dLon / 2) ** 2;
-  return 2 * 6_371_008.8 * Math.asin(Math.min(1, Math.sqrt(h)));
-}
-
-export function bearingDeg(a: { lat: number; lon: number }, b: { lat: number; lon: number }): number {
-  const r = Math.PI / 180;
-  const y = Math.sin((b.lon - a.lon) * r) * Math.cos(b.lat * r);
-  const x = Math.cos(a.lat * r) * Math.sin(b.lat * r) - Math.sin(a.lat * r) * Math.cos(b.lat * r) * Math.cos((b.lon - a.lon) * r);
-  return ((Math.atan2(y, x) / r) + 360) % 360;
-}
 
 export function scoreAxes(f: TelemetryFrame, geo: GeofenceResult, prev: PreviousFix | undefined, nowMs: number): Record<string, number> {
   const alt = f.alt_m;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { AXES, weightedGeometricMean } from '../../src/verdicts/axes.js';
 import { decide, evaluate } from '../../src/verdicts/evaluate.js';
-import { insidePolygon, distanceToPolygonM } from '../../src/verdicts/geofence.js';
+import { distanceToPolygonM, pointInPolygon, ringFromLatLon } from '../../src/lib/geo.js';
 import { binaryKl, klInverseLower, pacBayesBound } from '../../src/verdicts/pac-bayes.js';
 import type { NoFlyZone } from '../../src/ledger/ledger.config.js';
 
@@ -47,9 +47,9 @@ describe('verdict evaluation', () => {
     expect(inside.decision).to.equal('DENY');
     expect(inside.breaches[0]).to.deep.equal({ rule: 'geofence', zone: 'nf-test' });
     expect(evaluate(strong, [], undefined, Date.now()).geofence.inside).to.equal(null);
-    expect(insidePolygon(36.1, -115.1, zone.polygon)).to.equal(true);
+    expect(pointInPolygon({ lat: 36.1, lon: -115.1 }, ringFromLatLon(zone.polygon))).to.equal(true);
     // 0.01° of latitude north of the edge is ~1.11 km
-    expect(distanceToPolygonM(36.21, -115.1, zone.polygon)).to.be.closeTo(1112, 5);
+    expect(distanceToPolygonM({ lat: 36.21, lon: -115.1 }, ringFromLatLon(zone.polygon))).to.be.closeTo(1112, 5);
   });
 
   it('absent evidence scores low, never high', () => {
