@@ -4,6 +4,7 @@ import type { Ledger, LedgerNode } from './ledger.js';
 import type { SigningKey } from './keys.js';
 import type { Keyring } from './keyring.js';
 import type { LedgerStore, ReplayReport } from './store/store.js';
+import { RECEIPT_DOCTRINE } from '../core/doctrine.js';
 import { dsseDocument } from './receipt.js';
 import { pae, PAYLOAD_TYPE, verifySignature } from './dsse.js';
 
@@ -107,7 +108,7 @@ export function exportDocument(state: LedgerState, node: LedgerNode | undefined,
   const readiness = readinessDocument(state);
   const base = {
     schema: 'svc.receipt-export/v1',
-    doctrine: 'v11',
+    doctrine: RECEIPT_DOCTRINE,
     generated_at: new Date().toISOString(),
     public_key_url: keyUrl,
     ledger: readiness,

@@ -3,11 +3,11 @@
  * kept as bytes; and the DSSE envelope document built from a stored node.
  */
 import { canonicalJson } from '../../workers/lib/numbers.js';
+import { RECEIPT_DOCTRINE } from '../core/doctrine.js';
 import { DSSE_HONESTY, PAYLOAD_TYPE } from './dsse.js';
 import type { LedgerNode } from './ledger.js';
 
 export const RECEIPT_SCHEMA = 'svc.receipt/v1';
-export const RECEIPT_DOCTRINE = 'v11';
 export const RECEIPT_KIND = 'counter_uas_decision';
 
 export interface ReceiptBody {

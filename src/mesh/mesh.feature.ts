@@ -2,6 +2,7 @@
  * GET /mesh/state: the wire board of interface 2.5, every status and counter read from the running
  * service. Internal component names are shown as display names; signatures are not reproduced.
  */
+import { MESH_DOCTRINE } from '../core/doctrine.js';
 import type { Feature } from '../feature.js';
 import { defineRoute } from '../http/route.js';
 import type { LedgerCore } from '../ledger/ledger.feature.js';
@@ -31,7 +32,7 @@ export function meshFeature(s: Services, core: LedgerCore, stream: StreamCore): 
     const lastCortex = cortex.toArray().at(-1);
     const wire = (edge: string, status: string, detail: string, counters: Record<string, unknown>) => ({ edge, status, detail, counters });
     return {
-      doctrine: 'v10',
+      doctrine: MESH_DOCTRINE,
       wires: {
         B: wire('verdict engine -> receipt signer (immune verdict link)', 'LIVE_IN_PROCESS', `${core.signer.signatures} receipts signed in ${core.signer.batches} worker batches`, {
           events: core.signer.signatures,
