@@ -41,8 +41,6 @@ export interface RouteDef<Q = any, P = any, B = any> {
   produces?: string;
   /** Error statuses this route can answer besides 422 (for the docs). */
   errors?: readonly number[];
-  /** Metric label; defaults to the path template. */
-  metric?: string;
   /** Served HTML: allows same-origin scripts and styles in the CSP. */
   html?: boolean;
   /** A write (appends, stores or refreshes state): needs the write token when configured, and is rate limited per client. */
@@ -153,7 +151,7 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], opts: M
       byMethod.set(def.method, handler);
       table.set(def.path, byMethod);
     } else {
-      router.register(def.path, [def.method], handler as never, { name: def.metric ?? def.path });
+      router.register(def.path, [def.method], handler as never, { name: def.path });
     }
   }
   const unmatched = (ctx: Context, methods: readonly string[]): void => {

@@ -23,7 +23,6 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
     // query kernels: the full param schema (also used for the docs); request kernels: `request` only
     query: def.input === 'query' ? kernelParamsSchema(def) : requestQuerySchema,
     errors: [500, 503, 504],
-    metric: `kernel:${def.id}`,
     async handler({ query, ctx, signal }) {
       const { params, requestLabel } = effectiveParams(def, query as Record<string, unknown>, ctx.query as Record<string, unknown>);
       const task = { kind: 'kernel' as const, id: def.id, params, requestLabel };
