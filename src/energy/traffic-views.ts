@@ -120,7 +120,7 @@ export async function routerBody(s: Services, r: Reading) {
   const rows = s.routeTable().map((d) => {
     const mine = (l: Sample['labels']): boolean => l.route === d.path && methods(d).includes(String(l.method));
     const h = mergeHistogram(durs, 'http_request_duration_seconds', mine);
-    const kernelId = d.metric?.startsWith('kernel:') ? d.metric.slice(7) : null;
+    const kernelId = d.kernel ?? null;
     const workerS = kernelId ? mergeHistogram(kern, 'svc_kernel_run_seconds', (l) => l.kernel === kernelId).sum : 0;
     return { d, requests: sumWhere(counts, mine), errors: sumWhere(counts, (l) => mine(l) && Number(l.status) >= 400), h, wallS: h.sum, workerS };
   });

@@ -41,6 +41,8 @@ export interface RouteDef<Q = any, P = any, B = any> {
   produces?: string;
   /** Error statuses this route can answer besides 422 (for the docs). */
   errors?: readonly number[];
+  /** The kernel this route runs in the pool (its id), for per-kernel accounting. */
+  kernel?: string;
   /** Served HTML: allows same-origin scripts and styles in the CSP. */
   html?: boolean;
   /** A write (appends, stores or refreshes state): needs the write token when configured, and is rate limited per client. */

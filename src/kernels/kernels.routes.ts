@@ -20,6 +20,7 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
     path,
     summary: def.summary,
     tag: 'kernels',
+    kernel: def.id,
     // query kernels: the full param schema (also used for the docs); request kernels: `request` only
     query: def.input === 'query' ? kernelParamsSchema(def) : requestQuerySchema,
     errors: [500, 503, 504],
