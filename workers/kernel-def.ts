@@ -47,8 +47,6 @@ export interface KernelDef<P extends Record<string, unknown> = Record<string, an
   constraints?(params: P): ConstraintViolation[];
   /** The in-bounds parameter set that costs the most (bench and the budget test run it). */
   worstCase: Record<string, unknown>;
-  /** Run on the main thread instead of the pool: only for kernels measured under ~0.3 ms at their bounds. */
-  inline?: boolean;
   run(params: P, rng: RngStreams): KernelOutput;
 }
 

@@ -1,9 +1,7 @@
 /** One GET route per registered kernel, generated from the registry. */
 import { KERNELS } from '../../workers/registry.js';
 import { kernelParamsSchema, kernelPath, type KernelDef } from '../../workers/kernel-def.js';
-import { runKernelTask } from '../../workers/run-kernel.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { Errors } from '../http/errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { WorkerPool } from './pool.js';
 import { effectiveParams, requestQuerySchema } from './kernel-params.js';
@@ -29,19 +27,12 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
       const task = { kind: 'kernel' as const, id: def.id, params, requestLabel };
       let body: string;
       let runMs: number;
-      let waitMs = 0;
+      let waitMs: number;
       try {
-        if (def.inline) {
-          const res = runKernelTask(task);
-          if (!res.ok) throw Errors.internal(new Error(`${res.error.code}: ${res.error.msg}`));
-          body = res.value;
-          runMs = res.stats.runMs;
-        } else {
-          const out = await pool.run<string>(task, { signal });
-          body = out.value;
-          runMs = out.stats.runMs;
-          waitMs = out.waitMs;
-        }
+        const out = await pool.run<string>(task, { signal });
+        body = out.value;
+        runMs = out.stats.runMs;
+        waitMs = out.waitMs;
       } catch (err) {
         const code = (err as { code?: string }).code;
         metrics.kernelRun.observe({ kernel: def.id, outcome: code === 'DEADLINE' ? 'timeout' : code === 'QUEUE_FULL' ? 'shed' : 'error' }, 0);
