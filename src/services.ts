@@ -10,7 +10,8 @@ import type { WorkerPool } from './kernels/pool.js';
 import type { EventLoopMonitor } from './observability/event-loop.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
-import type { Ring, TraceRecord } from './observability/traces.js';
+import type { Ring } from './lib/ring.js';
+import type { TraceRecord } from './observability/traces.js';
 
 /** Published by the ADS-B feature, read by health, posture and evidence views. */
 export interface AdsbStatus {

@@ -6,7 +6,8 @@ import type { Context, Next } from 'koa';
 import { AppError, Errors } from './errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import { continueTrace, type Ring, type TraceRecord } from '../observability/traces.js';
+import type { Ring } from '../lib/ring.js';
+import { continueTrace, type TraceRecord } from '../observability/traces.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

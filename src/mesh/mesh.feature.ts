@@ -6,7 +6,7 @@ import { MESH_DOCTRINE } from '../core/doctrine.js';
 import type { Feature } from '../feature.js';
 import { defineRoute } from '../http/route.js';
 import type { LedgerCore } from '../ledger/ledger.feature.js';
-import { Ring } from '../observability/traces.js';
+import { Ring } from '../lib/ring.js';
 import type { Services } from '../services.js';
 import type { StreamCore } from '../stream/stream.feature.js';
 

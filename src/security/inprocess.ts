@@ -11,7 +11,8 @@ import type Koa from 'koa';
 import { createKoaApp } from '../http/koa-app.js';
 import { writeGuard } from '../http/write-guard.js';
 import type { Metrics } from '../observability/metrics.js';
-import { Ring, type TraceRecord } from '../observability/traces.js';
+import { Ring } from '../lib/ring.js';
+import type { TraceRecord } from '../observability/traces.js';
 import type { Services } from '../services.js';
 
 export interface InProcessResponse {

@@ -6,7 +6,7 @@
  * leaving is a normal event, not a Koa error.
  */
 import type { ServerResponse } from 'node:http';
-import { Ring } from '../observability/traces.js';
+import { Ring } from '../lib/ring.js';
 
 export interface HubOptions {
   maxViewers: number;

@@ -3,7 +3,7 @@
  * local East-North-Up metres around the sensor site, with the no-fly zones as prisms.
  */
 import type { NoFlyZone } from '../ledger/ledger.config.js';
-import { Ring } from '../observability/traces.js';
+import { Ring } from '../lib/ring.js';
 import type { Verdict } from '../verdicts/verdict-service.js';
 import { SENSOR } from './flight.js';
 import { EARTH_RADIUS_M } from '../lib/geo.js';

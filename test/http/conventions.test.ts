@@ -6,7 +6,8 @@ import { defineRoute } from '../../src/http/route.js';
 import { EventLoopMonitor } from '../../src/observability/event-loop.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
-import { Ring, type TraceRecord } from '../../src/observability/traces.js';
+import { Ring } from '../../src/lib/ring.js';
+import type { TraceRecord } from '../../src/observability/traces.js';
 import { int, num } from '../../workers/lib/params.js';
 
 // A small app with the real middleware chain and routes written for these tests.
