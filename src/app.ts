@@ -28,6 +28,7 @@ import { ledgerFeature } from './ledger/ledger.feature.js';
 import { resolveSigningKey } from './ledger/keys.js';
 import { openStore } from './ledger/store/open-store.js';
 import { streamFeature } from './stream/stream.feature.js';
+import { verdictsFeature } from './verdicts/verdicts.feature.js';
 import { meshFeature } from './mesh/mesh.feature.js';
 import { cotFeature } from './cot/cot.feature.js';
 import { fleetFeature } from './fleet/fleet.feature.js';
@@ -106,8 +107,9 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
 
   // order matters: later features read what earlier ones publish on `services`
   const ledger = await ledgerFeature(services, key, store);
-  const stream = streamFeature(services, ledger.core);
-  const features: Feature[] = [ledger, stream, meshFeature(services, ledger.core, stream.stream)];
+  const verdicts = verdictsFeature(services, ledger.core);
+  const stream = streamFeature(services, verdicts.core);
+  const features: Feature[] = [ledger, verdicts, stream, meshFeature(services, verdicts.core, stream.stream)];
   for (const build of [adsbFeature, cotFeature, fleetFeature, securityFeature, evidenceFeature, energyFeature, uiFeature]) features.push(build(services));
 
   routes.push(...coreRoutes(services), ...kernelRoutes({ pool, metrics }), ...features.flatMap((f) => f.routes), ...docsRoutes(() => routes));

@@ -1,13 +1,11 @@
 /**
- * The ledger feature: ledger, batched signer, verdict service, start-up self-test and routes.
+ * The ledger feature: ledger, store, writer, batched signer, start-up self-test and routes.
  * Publishes `services.ledger` (status for health and views) and returns the internals the
  * stream, edge scene and mesh features build on.
  */
 import { verify } from 'node:crypto';
 import type { Feature } from '../feature.js';
 import type { Services } from '../services.js';
-import { verdictRoutes } from '../verdicts/verdicts.routes.js';
-import { VerdictService } from '../verdicts/verdict-service.js';
 import { pae, PAYLOAD_TYPE, verifySignature } from './dsse.js';
 import { durabilityState, type LedgerState } from './documents.js';
 import type { SigningKey } from './keys.js';
@@ -24,7 +22,6 @@ export interface LedgerCore {
   writer: LedgerWriter;
   store: LedgerStore;
   signer: Signer;
-  verdicts: VerdictService;
   key: SigningKey;
   state: LedgerState;
 }
@@ -54,7 +51,6 @@ export async function ledgerFeature(s: Services, key: SigningKey, store: LedgerS
   const replay: ReplayReport = await store.replay({ apply: (n) => ledger.applyNode(n, false, true), verifySignatures: signatureVerifier(s.pool, keyring) });
   if (store.mode !== 'memory') s.log.info({ mode: store.mode, nodes: replay.nodes, ms: Math.round(replay.ms), trimmed: replay.trimmed, corrupt_at: replay.corruptAt }, 'ledger replayed');
   const writer = new LedgerWriter(ledger, store, { groupMax: cfg.groupCommitMax, waitMs: cfg.groupCommitWaitMs, queueMax: cfg.commitQueueMax, retryAfterS: s.config.pool.retryAfterS });
-  const verdicts = new VerdictService(ledger, writer, signer, key.keyid, cfg.noFlyZones, s.config.pool.retryAfterS);
   const state: LedgerState = { ledger, key, keyring, store, replay, selfTest: await selfTest(s, signer, key) };
   if (!state.selfTest.ok) s.log.error({ reason: state.selfTest.reason }, 'signing self-test failed: ledger not ready');
 
@@ -101,8 +97,8 @@ export async function ledgerFeature(s: Services, key: SigningKey, store: LedgerS
   });
 
   return {
-    routes: [...ledgerRoutes(state, s.config.server.publicBaseUrl), ...verdictRoutes(verdicts, ledger, s.config.server.publicBaseUrl)],
-    core: { ledger, writer, store, signer, verdicts, key, state },
+    routes: ledgerRoutes(state, s.config.server.publicBaseUrl),
+    core: { ledger, writer, store, signer, key, state },
     async close() {
       await writer.drain();
       await store.close();

@@ -5,7 +5,7 @@
 import { MESH_DOCTRINE } from '../core/doctrine.js';
 import type { Feature } from '../feature.js';
 import { defineRoute } from '../http/route.js';
-import type { LedgerCore } from '../ledger/ledger.feature.js';
+import type { VerdictCore } from '../verdicts/verdicts.feature.js';
 import { Ring } from '../lib/ring.js';
 import type { Services } from '../services.js';
 import type { StreamCore } from '../stream/stream.feature.js';
@@ -20,7 +20,7 @@ interface CortexEvent {
   simulated: boolean;
 }
 
-export function meshFeature(s: Services, core: LedgerCore, stream: StreamCore): Feature {
+export function meshFeature(s: Services, core: VerdictCore, stream: StreamCore): Feature {
   // wire E: every verdict published on the in-process bus is recorded as a cortex event
   const cortex = new Ring<CortexEvent>(RECENT);
   core.verdicts.onVerdict((v) => cortex.push({ type: 'verdict', at: v.node.tsUtc, index: v.node.index, decision: v.evaluation.decision, simulated: v.simulated }));

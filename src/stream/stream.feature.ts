@@ -4,7 +4,7 @@
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Feature } from '../feature.js';
-import type { LedgerCore } from '../ledger/ledger.feature.js';
+import type { VerdictCore } from '../verdicts/verdicts.feature.js';
 import { keyUrlFor } from '../ledger/documents.js';
 import type { Services } from '../services.js';
 import { nodeVerdictBody, verdictBody } from '../verdicts/verdicts.routes.js';
@@ -35,7 +35,7 @@ export class FlightRunner {
   onPause: (paused: boolean, detail: { ledger_size: number; max_nodes: number; pause_at: number }) => void = () => {};
 
   constructor(
-    private readonly core: LedgerCore,
+    private readonly core: VerdictCore,
     private readonly tickMs: number,
     private readonly s: Services,
   ) {}
@@ -185,7 +185,7 @@ export interface StreamCore {
   flight: FlightRunner;
 }
 
-export function streamFeature(s: Services, core: LedgerCore): Feature & { stream: StreamCore } {
+export function streamFeature(s: Services, core: VerdictCore): Feature & { stream: StreamCore } {
   const cfg = s.config.stream;
   const keyUrl = s.config.server.publicBaseUrl ? keyUrlFor(s.config.server.publicBaseUrl) : null;
   const wire = (id: number, data: unknown): string => `id: ${id}\nevent: verdict\ndata: ${JSON.stringify(data)}\n\n`;

@@ -1,0 +1,21 @@
+/**
+ * The verdicts feature: the verdict service (evaluate, sign in the pool, append through the
+ * ledger's writer) and its routes. The ledger feature owns the chain; this one decides what goes
+ * into it. The stream and the mesh read verdicts through `VerdictCore`.
+ */
+import type { Feature } from '../feature.js';
+import type { LedgerCore } from '../ledger/ledger.feature.js';
+import type { Services } from '../services.js';
+import { VerdictService } from './verdict-service.js';
+import { verdictRoutes } from './verdicts.routes.js';
+
+/** The ledger's internals plus the verdict service: what the stream and the mesh build on. */
+export interface VerdictCore extends LedgerCore {
+  verdicts: VerdictService;
+}
+
+export function verdictsFeature(s: Services, core: LedgerCore): Feature & { core: VerdictCore } {
+  const cfg = s.config.ledger;
+  const verdicts = new VerdictService(core.ledger, core.writer, core.signer, core.key.keyid, cfg.noFlyZones, s.config.pool.retryAfterS);
+  return { routes: verdictRoutes(verdicts, core.ledger, s.config.server.publicBaseUrl), core: { ...core, verdicts } };
+}
