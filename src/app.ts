@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import type { Config } from './config/schema.js';
 import { effectiveThreads } from './config/schema.js';
 import { projectRoot } from './config/load.js';
-import { coreRoutes } from './core/core.routes.js';
 import { HealthRegistry } from './core/health.js';
 import { docsRoutes } from './docs/docs.routes.js';
 import { createKoaApp } from './http/koa-app.js';
@@ -22,24 +21,28 @@ import { Metrics } from './observability/metrics.js';
 import { Ring } from './lib/ring.js';
 import type { TraceRecord } from './observability/traces.js';
 import type { Services } from './services.js';
-import type { Feature } from './feature.js';
-import { adsbFeature } from './adsb/adsb.feature.js';
-import { ledgerFeature } from './ledger/ledger.feature.js';
+import { buildPlugins, definePlugin, type Plugin, type PluginName, type Provides } from './plugin.js';
+import { corePlugin } from './core/core.routes.js';
+import { adsbPlugin } from './adsb/adsb.feature.js';
+import { ledgerPlugin } from './ledger/ledger.feature.js';
 import { resolveSigningKey } from './ledger/keys.js';
 import { openStore } from './ledger/store/open-store.js';
-import { streamFeature } from './stream/stream.feature.js';
-import { verdictsFeature } from './verdicts/verdicts.feature.js';
-import { meshFeature } from './mesh/mesh.feature.js';
-import { cotFeature } from './cot/cot.feature.js';
-import { fleetFeature } from './fleet/fleet.feature.js';
-import { securityFeature } from './security/security.feature.js';
-import { evidenceFeature } from './evidence/evidence.feature.js';
-import { energyFeature } from './energy/energy.feature.js';
-import { uiFeature } from './ui/ui.feature.js';
+import { streamPlugin } from './stream/stream.feature.js';
+import { verdictsPlugin } from './verdicts/verdicts.feature.js';
+import { meshPlugin } from './mesh/mesh.feature.js';
+import { cotPlugin } from './cot/cot.feature.js';
+import { fleetPlugin } from './fleet/fleet.feature.js';
+import { securityPlugin } from './security/security.feature.js';
+import { evidencePlugin } from './evidence/evidence.feature.js';
+import { energyPlugin } from './energy/energy.feature.js';
+import { uiPlugin } from './ui/ui.feature.js';
+import { InProcessClient } from './http/in-process.js';
 
 export interface BuiltApp {
   app: Koa;
   services: Services;
+  /** What each plugin provides (tests read state through it). */
+  provided: Provides;
   routes: readonly RouteDef[];
   /** Graceful shutdown, step one: features stop producing and end their streams (flight stopped first). */
   drain(): void;
@@ -80,9 +83,14 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     health,
     startedAt: new Date(),
     releaseId: `${PACKAGE_VERSION}+${process.env.SVC_RELEASE_ID ?? 'local'}`,
-    enforcement: () => ({ from_refresh_at: null, claims: {} }),
     routeTable: () => routes,
+    plugins: () => names,
+    get inProcess() {
+      return (inProcess ??= new InProcessClient(services));
+    },
   };
+  let inProcess: InProcessClient | undefined;
+  let names: PluginName[] = [];
 
   health.register('worker-pool:utilization', () => {
     const snap = pool.snapshot();
@@ -105,14 +113,22 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     };
   });
 
-  // order matters: later features read what earlier ones publish on `services`
-  const ledger = await ledgerFeature(services, key, store);
-  const verdicts = verdictsFeature(services, ledger.core);
-  const stream = streamFeature(services, verdicts.core);
-  const features: Feature[] = [ledger, verdicts, stream, meshFeature(services, verdicts.core, stream.stream)];
-  for (const build of [adsbFeature, cotFeature, fleetFeature, securityFeature, evidenceFeature, energyFeature, uiFeature]) features.push(build(services));
-
-  routes.push(...coreRoutes(services), ...kernelRoutes({ pool, metrics }), ...features.flatMap((f) => f.routes), ...docsRoutes(() => routes));
+  // the list order is the route table's order; buildPlugins builds them in the order their needs require
+  const kernelsPlugin = definePlugin({ name: 'kernels', needs: [], build: () => ({ routes: kernelRoutes({ pool, metrics }), provides: {} }) });
+  const docsPlugin = definePlugin({ name: 'docs', needs: [], build: (sv) => ({ routes: docsRoutes(() => sv.routeTable()), provides: {} }) });
+  const plugins: readonly Plugin[] = [corePlugin, kernelsPlugin, ledgerPlugin(key, store), verdictsPlugin, streamPlugin, meshPlugin, adsbPlugin, cotPlugin, fleetPlugin, securityPlugin, evidencePlugin, energyPlugin, uiPlugin, docsPlugin];
+  let built;
+  try {
+    built = await buildPlugins(services, plugins);
+  } catch (err) {
+    await pool.close();
+    await store.close();
+    throw err;
+  }
+  names = built.order;
+  // hooks run in build order (and close in reverse); routes are mounted in list order
+  const features = built.order.map((n) => built.byName.get(n)!);
+  routes.push(...plugins.flatMap((p) => built.byName.get(p.name)!.routes));
 
   const app = createKoaApp({
     routes,
@@ -132,6 +148,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   return {
     app,
     services,
+    provided: built.provides as Provides,
     routes,
     drain() {
       for (const f of features) f.drain?.();

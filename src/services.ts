@@ -1,11 +1,12 @@
 /**
- * Everything a feature may depend on, built once per app by buildApp (no module-level state, so
- * tests can build as many apps as they like). Features receive this and return their routes.
+ * The platform every plugin may use, built once per app by buildApp (no module-level state, so
+ * tests can build as many apps as they like). What plugins give each other is in src/plugin.ts.
  */
 import type { Config } from './config/schema.js';
 import type { RouteDef } from './http/route.js';
 import type { HealthRegistry } from './core/health.js';
-import type { Enforcement } from './core/doctrine.js';
+import type { InProcessClient } from './http/in-process.js';
+import type { PluginName } from './plugin.js';
 import type { WorkerPool } from './kernels/pool.js';
 import type { EventLoopMonitor } from './observability/event-loop.js';
 import type { Logger } from './observability/logger.js';
@@ -64,12 +65,10 @@ export interface Services {
   startedAt: Date;
   /** Identifies this build: package version plus git commit when known. */
   releaseId: string;
-  /** Doctrine enforcement status from the last evidence refresh (the evidence feature replaces it). */
-  enforcement(): Enforcement;
   /** The app's full route table (available once buildApp has assembled it). */
   routeTable(): readonly RouteDef[];
-  /** Set by features as they are built (ledger first, then ADS-B, CoT); read at request time. */
-  ledger?: LedgerStatus;
-  adsb?: () => AdsbStatus;
-  cot?: CotStatus;
+  /** Names of the plugins built into this app, in build order (available once they are built). */
+  plugins(): readonly PluginName[];
+  /** GET requests through this app's own route table without a socket (probes, evidence, posture). */
+  readonly inProcess: InProcessClient;
 }

@@ -1,13 +1,13 @@
 /**
  * The ADS-B feature: the cached feed, its route, its metrics, a passive health check and
- * `services.adsb` (read by health, evidence and readiness). Nothing is fetched at start: the first
+ * the feed's status (needed by evidence, readiness and the security views). Nothing is fetched at start: the first
  * request does it, so a service with no network starts as fast as one with.
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../config/load.js';
-import type { Feature } from '../feature.js';
+import { definePlugin, type Built } from '../plugin.js';
 import type { Services } from '../services.js';
 import { adsbMetrics } from './adsb.metrics.js';
 import { adsbRoutes } from './adsb.routes.js';
@@ -19,14 +19,15 @@ function defaultUserAgent(): string {
   return `${pkg.name}/${pkg.version}`;
 }
 
-export function adsbFeature(s: Services): Feature & { feed: AdsbFeed } {
+export const adsbPlugin = definePlugin({ name: 'adsb', needs: [], build: buildAdsb });
+
+function buildAdsb(s: Services): Built<'adsb'> {
   const cfg = s.config.adsb;
   // the gauges read the feed at scrape time; the feed reports each upstream call to the counters
   const holder: { feed?: AdsbFeed } = {};
   const onAttempt = adsbMetrics(s.metrics.registry, () => holder.feed!);
   const shared = sharedRefresh(s);
   const published = (holder.feed = new AdsbFeed(cfg, { userAgent: cfg.userAgent ?? defaultUserAgent(), onAttempt, shared, log: s.log }));
-  s.adsb = () => published.status();
 
   s.health.register('adsb:cache-age', () => {
     const st = published.status();
@@ -47,7 +48,7 @@ export function adsbFeature(s: Services): Feature & { feed: AdsbFeed } {
     };
   });
 
-  return { routes: adsbRoutes(published, cfg.freshMs), feed: published, close: () => shared?.close() };
+  return { routes: adsbRoutes(published, cfg.freshMs), provides: { feed: published, status: () => published.status() }, close: () => shared?.close() };
 }
 
 /** postgres mode shares each refresh among the replicas on the ledger's database (shared-refresh.ts). */

@@ -1,9 +1,17 @@
 /** Liveness, doctrine and the Prometheus scrape. */
 import { defineRoute, type RouteDef } from '../http/route.js';
+import { definePlugin } from '../plugin.js';
 import type { Services } from '../services.js';
-import { API_VERSION, doctrineDocument } from './doctrine.js';
+import { API_VERSION, doctrineDocument, type Enforcement } from './doctrine.js';
 
-export function coreRoutes(s: Services): RouteDef[] {
+/** The doctrine reports enforcement from the evidence plugin's last refresh. */
+export const corePlugin = definePlugin({
+  name: 'core',
+  needs: ['evidence'],
+  build: (s: Services, { evidence }) => ({ routes: coreRoutes(s, () => evidence.enforcement()), provides: {} }),
+});
+
+function coreRoutes(s: Services, enforcement: () => Enforcement): RouteDef[] {
   return [
     defineRoute({
       method: 'GET',
@@ -32,7 +40,7 @@ export function coreRoutes(s: Services): RouteDef[] {
       summary: 'Doctrine: honesty rules, service rules, limits, crypto and their live enforcement status',
       tag: 'core',
       handler() {
-        return doctrineDocument(s.enforcement(), s.config.ledger.mode);
+        return doctrineDocument(enforcement(), s.config.ledger.mode);
       },
     }),
     defineRoute({

@@ -5,12 +5,11 @@
  * ingest parser and validated, exactly as a consumer would receive it.
  */
 import { Errors, type ValidationIssue } from '../http/errors.js';
-import type { Services } from '../services.js';
 import type { CotConfig } from './cot.config.js';
 import { randomBytes } from 'node:crypto';
 import { ingestedEvent, serialiseEvent, serialiseFragment, stampedEvent, trackEvent, UID_PREFIX, XML_DECLARATION, type ExportEntry } from './export.js';
 import { IngestStore, type StoredEvent, type StoreResult } from './store.js';
-import { allTracks } from './tracks.js';
+import type { Track, TrackRegistry } from './tracks.js';
 import { validateCot, type CotIssue, type CotValidation } from './validate.js';
 import { isElement, parseXml, XmlRejection, XMLNS_URI, type XmlElement } from './xml.js';
 import { dateTimeMs } from './xsd-lexical.js';
@@ -47,7 +46,7 @@ export class CotService {
   readonly store: IngestStore;
 
   constructor(
-    private readonly s: Services,
+    private readonly tracks: TrackRegistry,
     private readonly cfg: Readonly<CotConfig>,
     private readonly now: () => number = Date.now,
   ) {
@@ -57,7 +56,7 @@ export class CotService {
   /** Unguessable per process: marks where the export time goes in a cached event. */
   private readonly marker = `svc-stamp-${randomBytes(12).toString('hex')}`;
 
-  private sampleEvent(t: ReturnType<typeof allTracks>[number], nowMs: number): string {
+  private sampleEvent(t: Track, nowMs: number): string {
     return serialiseFragment(trackEvent(t, nowMs, this.cfg.staleS));
   }
 
@@ -69,7 +68,7 @@ export class CotService {
   *exportChunks(nowMs = this.now()): Generator<string> {
     const stamp = new Date(nowMs).toISOString();
     yield `${XML_DECLARATION}<events>`;
-    for (const t of allTracks(this.s)) yield this.sampleEvent(t, nowMs);
+    for (const t of this.tracks.all()) yield this.sampleEvent(t, nowMs);
     for (const e of this.store.values()) yield this.storedFragment(e, stamp, nowMs);
     yield '</events>';
   }
@@ -84,7 +83,7 @@ export class CotService {
    */
   exportOne(id: string, nowMs = this.now()): string | null {
     const sampleId = id.startsWith(UID_PREFIX) ? id.slice(UID_PREFIX.length) : id;
-    const track = allTracks(this.s).find((t) => t.id === sampleId);
+    const track = this.tracks.all().find((t) => t.id === sampleId);
     if (track) return XML_DECLARATION + this.sampleEvent(track, nowMs);
     const stored = this.store.get(id);
     return stored ? XML_DECLARATION + this.storedFragment(stored, new Date(nowMs).toISOString(), nowMs) : null;
@@ -108,19 +107,19 @@ export class CotService {
 
   /** Built once per request, so the single and multi exports are byte-identical for one clock. */
   entries(nowMs = this.now()): ExportEntry[] {
-    const tracks = allTracks(this.s).map((t) => ({ trackId: t.id, event: trackEvent(t, nowMs, this.cfg.staleS) }));
+    const tracks = this.tracks.all().map((t) => ({ trackId: t.id, event: trackEvent(t, nowMs, this.cfg.staleS) }));
     const ingested = this.store.list().map((e) => ({ trackId: e.uid, event: ingestedEvent(e, nowMs) }));
     return [...tracks, ...ingested];
   }
 
   tracksTotal(): number {
-    return allTracks(this.s).length + this.store.size;
+    return this.tracks.all().length + this.store.size;
   }
 
   /** Sample tracks are checked per call (a handful); stored events were checked once, at ingest. */
   tracksCotValid(): number {
     const nowMs = this.now();
-    const samples = allTracks(this.s).filter((t) => {
+    const samples = this.tracks.all().filter((t) => {
       try {
         return validateCot(parseXml(serialiseEvent(trackEvent(t, nowMs, this.cfg.staleS)), this.cfg.limits), nowMs).valid;
       } catch {

@@ -10,7 +10,6 @@
  *
  * Ids must be unique across sources (the first source to list an id wins).
  */
-import type { Services } from '../services.js';
 
 export interface Track {
   /** Path id of `/cot/export/{track_id}`; exported as CoT uid `svc-track-<id>`. */
@@ -38,27 +37,28 @@ export interface Track {
 
 export type TrackSource = () => readonly Track[];
 
-const registries = new WeakMap<Services, Map<string, TrackSource>>();
+/** The track sources of one app: registered by features (sample vessels, the simulated flight). */
+export class TrackRegistry {
+  private readonly sources = new Map<string, TrackSource>();
 
-export function registerTrackSource(s: Services, name: string, source: TrackSource): void {
-  let reg = registries.get(s);
-  if (!reg) registries.set(s, (reg = new Map()));
-  if (reg.has(name)) throw new Error(`CoT track source '${name}' registered twice`);
-  reg.set(name, source);
-}
-
-/** Every registered track, in registration order, ids de-duplicated (first wins). */
-export function allTracks(s: Services): Track[] {
-  const seen = new Set<string>();
-  const out: Track[] = [];
-  for (const source of registries.get(s)?.values() ?? []) {
-    for (const t of source()) {
-      if (seen.has(t.id)) continue;
-      seen.add(t.id);
-      out.push(t);
-    }
+  register(name: string, source: TrackSource): void {
+    if (this.sources.has(name)) throw new Error(`CoT track source '${name}' registered twice`);
+    this.sources.set(name, source);
   }
-  return out;
+
+  /** Every registered track, in registration order, ids de-duplicated (first wins). */
+  all(): Track[] {
+    const seen = new Set<string>();
+    const out: Track[] = [];
+    for (const source of this.sources.values()) {
+      for (const t of source()) {
+        if (seen.has(t.id)) continue;
+        seen.add(t.id);
+        out.push(t);
+      }
+    }
+    return out;
+  }
 }
 
 const KNOT = 0.514444;

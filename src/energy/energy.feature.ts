@@ -4,7 +4,7 @@
  * /metrics carries the energy estimate too.
  */
 import { Gauge } from 'prom-client';
-import type { Feature } from '../feature.js';
+import { definePlugin, type Built } from '../plugin.js';
 import type { Services } from '../services.js';
 import { SnapshotChain } from './chain.js';
 import { energyRoutes } from './energy.routes.js';
@@ -12,7 +12,9 @@ import { EnergyMeter, powerModel } from './meter.js';
 import { receiptDefaultsExample } from './reference-views.js';
 import { RequestWindows, ServerTap } from './traffic.js';
 
-export function energyFeature(s: Services): Feature {
+export const energyPlugin = definePlugin({ name: 'energy', needs: [], build: buildEnergy });
+
+function buildEnergy(s: Services): Built<'energy'> {
   const cfg = s.config.energy;
   const meter = new EnergyMeter(s.metrics.registry, cfg.raplPath);
   const windows = new RequestWindows(s.metrics.registry);
@@ -40,6 +42,7 @@ export function energyFeature(s: Services): Feature {
   });
   return {
     routes: energyRoutes({ s, meter, windows, tap, chain: new SnapshotChain(), example: () => (example ??= receiptDefaultsExample()) }),
+    provides: {},
     close() {
       windows.close();
       tap.detach();

@@ -5,9 +5,8 @@
  */
 import { createHash, verify } from 'node:crypto';
 import { BASIS_VOCABULARY } from '../core/doctrine.js';
-import type { Services } from '../services.js';
+import type { Observed } from './observed.js';
 import { SOURCES, type Source } from '../security/envelope.js';
-import { inProcess } from '../security/inprocess.js';
 import { API } from '../security/inventory.js';
 import { dssePae, firstBadNode, hasRoute, inclusionVerifies, ledgerProbe, paeSpecVectorOk, publishedKey, signerProbe } from './probes.js';
 
@@ -25,7 +24,7 @@ export interface Claim {
   statement: string;
   method: string;
   sources: Source[];
-  check(s: Services): Promise<ClaimCheck>;
+  check(s: Observed): Promise<ClaimCheck>;
 }
 
 const internal = (leader: string, url: string): Source => ({ leader, kind: 'internal', url, data_kind: 'computed' });
@@ -48,9 +47,9 @@ interface ExportDoc {
   inclusion_proof?: { leaf_index: number; tree_size: number; audit_path: string[] };
 }
 
-async function exportDoc(s: Services): Promise<ExportDoc | null> {
+async function exportDoc(s: Observed): Promise<ExportDoc | null> {
   if (!hasRoute(s, `GET ${API}/receipt/export`)) return null;
-  return (await inProcess(s).getJson<ExportDoc>(`${API}/receipt/export`)).body;
+  return (await s.inProcess.getJson<ExportDoc>(`${API}/receipt/export`)).body;
 }
 
 const receiptsVerifyOffline: Claim = {
@@ -93,9 +92,8 @@ const ledgerHashChainIntact: Claim = {
   sources: [internal('Ledger readiness', `${API}/ledger/readiness`), internal('Receipt export (newest node)', `${API}/receipt/export`), SOURCES.rfc9162],
   async check(s) {
     const probe = ledgerProbe(s);
-    if (!s.ledger) return fail('ledger not registered');
     const d = probe.details as { verified: boolean; nodes: number; recomputed_root: string | null; served_root: string | null; first_bad_node: number | null };
-    const readiness = hasRoute(s, `GET ${API}/ledger/readiness`) ? (await inProcess(s).getJson<{ integrity: { verified: boolean; nodes: number; root: string } }>(`${API}/ledger/readiness`)).body : null;
+    const readiness = hasRoute(s, `GET ${API}/ledger/readiness`) ? (await s.inProcess.getJson<{ integrity: { verified: boolean; nodes: number; root: string } }>(`${API}/ledger/readiness`)).body : null;
     const doc = await exportDoc(s);
     let inclusion: boolean | null = null;
     if (doc?.receipt_available && doc.node_digest && doc.inclusion_proof) {
@@ -140,8 +138,7 @@ const adsbNeverSynthetic: Claim = {
   method: 'Read the ADS-B feed state the feature publishes and check its invariants: aircraft > 0 requires a provider with a recorded success; live requires a snapshot no older than the freshness window; no snapshot requires zero aircraft and live=false.',
   sources: [internal('ADS-B feed', `${API}/adsb`), SOURCES.adsbfi],
   async check(s) {
-    const st = s.adsb?.();
-    if (!st) return fail('ADS-B status not published: the claim cannot be checked');
+    const st = s.adsb();
     const succeeded = st.providers.filter((p) => p.lastOkAt !== null).map((p) => p.name);
     const problems: string[] = [];
     if (st.aircraft > 0 && succeeded.length === 0) problems.push(`${st.aircraft} aircraft served but no provider ever succeeded`);
@@ -162,7 +159,7 @@ const cotRoadmapUnwired: Claim = {
     const resources = process.getActiveResourcesInfo();
     const udp = resources.filter((r) => /udp/i.test(r)).length;
     if (!hasRoute(s, `GET ${API}/cot/status`)) return fail('CoT status route not mounted: the roadmap flags cannot be read', { udp_handles: udp });
-    const doc = (await inProcess(s).getJson<{ roadmap?: Record<string, { wired?: unknown }> }>(`${API}/cot/status`)).body;
+    const doc = (await s.inProcess.getJson<{ roadmap?: Record<string, { wired?: unknown }> }>(`${API}/cot/status`)).body;
     const roadmap = doc?.roadmap ?? null;
     const entries = roadmap ? Object.entries(roadmap) : [];
     const wired = entries.filter(([, v]) => v?.wired !== false).map(([k]) => k);
@@ -191,7 +188,7 @@ const ledgerDurability: Claim = {
     if (!hasRoute(s, `GET ${API}/ledger/readiness`)) return fail('ledger readiness route not mounted');
     const mode = s.config.ledger.mode;
     const want = DURABILITY_EXPECTED[mode];
-    const r = (await inProcess(s).getJson<{ durability_state?: string; persistence_scope?: string }>(`${API}/ledger/readiness`)).body;
+    const r = (await s.inProcess.getJson<{ durability_state?: string; persistence_scope?: string }>(`${API}/ledger/readiness`)).body;
     const doc = await exportDoc(s);
     const limit = doc?.limits?.some((l) => l.code === 'EPHEMERAL_LEDGER') ?? false;
     const observations = { mode, durability_state: r?.durability_state ?? null, persistence_scope: r?.persistence_scope ?? null, limit_present: limit };
@@ -213,8 +210,8 @@ const kernelsDeterministic: Claim = {
   sources: [internal('ssm/scan kernel', DETERMINISM_PROBE)],
   async check(s) {
     if (!hasRoute(s, `GET ${API}/ssm/scan`)) return fail('probe kernel route not mounted');
-    const a = await inProcess(s).get(DETERMINISM_PROBE);
-    const b = await inProcess(s).get(DETERMINISM_PROBE);
+    const a = await s.inProcess.get(DETERMINISM_PROBE);
+    const b = await s.inProcess.get(DETERMINISM_PROBE);
     const ha = createHash('sha256').update(a.body).digest('hex');
     const hb = createHash('sha256').update(b.body).digest('hex');
     const observations = { route: DETERMINISM_PROBE, status_codes: [a.status, b.status], sha256: [ha, hb], bytes: a.body.length };
@@ -247,7 +244,7 @@ const energyFiguresLabelled: Claim = {
     const unlabelled: string[] = [];
     const statuses: Record<string, number> = {};
     for (const v of views) {
-      const res = await inProcess(s).getJson(v.path);
+      const res = await s.inProcess.getJson(v.path);
       statuses[v.path] = res.status;
       if (res.status !== 200 || res.body === null) unlabelled.push(`${v.path}: answered ${res.status}`);
       else unlabelled.push(...unlabelledNumbers(res.body).map((p) => `${v.path} ${p}`));

@@ -4,9 +4,8 @@
  * per-probe timeout and a total budget. Nothing a probe does reaches the ledger.
  */
 import type { HealthStatus } from '../core/health.js';
-import type { Services } from '../services.js';
+import type { Observed } from './observed.js';
 import { envelope, SOURCES } from '../security/envelope.js';
-import { inProcess } from '../security/inprocess.js';
 import { API } from '../security/inventory.js';
 import { adsbProbe, cotProbe, fleetProbe, hasRoute, ledgerProbe, poolProbe, signerProbe, withBudget, type ProbeResult } from './probes.js';
 import { NODES, passiveNodes, registrations, WIRES, WIRING_SHA256, worst } from './wiring.js';
@@ -14,7 +13,7 @@ import { NODES, passiveNodes, registrations, WIRES, WIRING_SHA256, worst } from 
 export const PROBE_TIMEOUT_MS = 2_500;
 export const PROBE_BUDGET_MS = 5_000;
 
-export function wiringDocument(s: Services): Record<string, unknown> {
+export function wiringDocument(s: Observed): Record<string, unknown> {
   const regs = registrations(s);
   const byId = new Map(regs.map((r) => [r.id, r]));
   return envelope('svc.elite-wiring/v1', {
@@ -44,8 +43,8 @@ async function timed(fn: () => Promise<ProbeResult>): Promise<ProbeResult> {
 }
 
 /** One read-only active probe per component. */
-function activeProbe(s: Services, id: string): () => Promise<ProbeResult> {
-  const ip = inProcess(s);
+function activeProbe(s: Observed, id: string): () => Promise<ProbeResult> {
+  const ip = s.inProcess;
   switch (id) {
     case 'gateway':
       return () => timed(async () => {
@@ -105,7 +104,7 @@ function activeProbe(s: Services, id: string): () => Promise<ProbeResult> {
 
 const CAPPED = new Set(['adsb-cache', 'adsb-upstreams']);
 
-export async function wiringHealth(s: Services, probe: boolean): Promise<Record<string, unknown>> {
+export async function wiringHealth(s: Observed, probe: boolean): Promise<Record<string, unknown>> {
   const started = performance.now();
   const { nodes } = await passiveNodes(s);
   const deadline = performance.now() + PROBE_BUDGET_MS;

@@ -7,13 +7,15 @@
 import Joi from 'joi';
 import type { Context } from 'koa';
 import type { HealthStatus } from '../core/health.js';
-import type { Feature } from '../feature.js';
+import { definePlugin, type Built } from '../plugin.js';
+import { observe, type Observed } from './observed.js';
 import { Errors } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { Services } from '../services.js';
 import { bool, Joi as QJoi } from '../../workers/lib/params.js';
 import { envelope } from '../security/envelope.js';
-import { summarize, inProcess } from '../security/inprocess.js';
+import { summarize } from '../http/in-process.js';
+import type { Enforcement } from '../core/doctrine.js';
 import { API } from '../security/inventory.js';
 import { CLAIMS, type Claim, type ClaimCheck, type ClaimStatus } from './claims.js';
 import { wiringDocument, wiringHealth } from './elite.js';
@@ -48,7 +50,7 @@ interface EvidenceRefresh {
   changed: string[];
 }
 
-async function checkClaim(s: Services, claim: Claim, budgetMs: number): Promise<ClaimResult> {
+async function checkClaim(s: Observed, claim: Claim, budgetMs: number): Promise<ClaimResult> {
   const checked_at = new Date().toISOString();
   const r = await withBudget(
     claim.check(s).catch((err: unknown): ClaimCheck => ({ status: 'failed', reason: `check threw: ${(err as Error).message}`, observations: {} })),
@@ -75,12 +77,18 @@ function hostHeaders(ctx: Context): Record<string, string> {
   return ctx.host ? { host: ctx.host } : {};
 }
 
-export function evidenceFeature(s: Services): Feature {
+export const evidencePlugin = definePlugin({
+  name: 'evidence',
+  needs: ['ledger', 'adsb', 'cot'],
+  build: (s: Services, deps) => buildEvidence(observe(s, deps)),
+});
+
+function buildEvidence(s: Observed): Built<'evidence'> {
   let last: EvidenceRefresh | null = null;
   let refreshCount = 0;
   const evidenceFlight = new SingleFlight<EvidenceRefresh>();
 
-  s.enforcement = () =>
+  const enforcement = (): Enforcement =>
     last
       ? { from_refresh_at: last.refreshed_at, claims: Object.fromEntries([...last.results].map(([id, r]) => [id, r.status])) }
       : { from_refresh_at: null, claims: {} };
@@ -229,7 +237,7 @@ export function evidenceFeature(s: Services): Feature {
           ctx.set('Cache-Control', 'no-store');
           const sources = [];
           for (const src of claim.sources) {
-            if (src.kind === 'internal') sources.push({ ...src, live: { checked: true, ...summarize(await inProcess(s).get(src.url, hostHeaders(ctx))) } });
+            if (src.kind === 'internal') sources.push({ ...src, live: { checked: true, ...summarize(await s.inProcess.get(src.url, hostHeaders(ctx))) } });
             else sources.push({ ...src, live: { checked: false, reason: EXTERNAL_NOT_FETCHED } });
           }
           return envelope('svc.evidence-sources/v1', {
@@ -305,5 +313,6 @@ export function evidenceFeature(s: Services): Feature {
         },
       }),
     ],
+    provides: { enforcement },
   };
 }

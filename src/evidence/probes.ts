@@ -5,8 +5,7 @@
  */
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import sax from 'sax';
-import type { Services } from '../services.js';
-import { inProcess } from '../security/inprocess.js';
+import type { Observed } from './observed.js';
 import { API, routeKey } from '../security/inventory.js';
 
 export interface ProbeResult {
@@ -29,14 +28,14 @@ export function paeSpecVectorOk(): boolean {
   return dssePae('http://example.com/HelloWorld', Buffer.from('hello world')).toString() === 'DSSEv1 29 http://example.com/HelloWorld 11 hello world';
 }
 
-export function hasRoute(s: Services, key: string): boolean {
+export function hasRoute(s: Observed, key: string): boolean {
   return s.routeTable().some((r) => routeKey(r) === key);
 }
 
 /** The published key, parsed from the exact bytes the pubkey route serves. */
-export async function publishedKey(s: Services): Promise<{ key: KeyObject; keyid: string; pem: string } | { error: string }> {
+export async function publishedKey(s: Observed): Promise<{ key: KeyObject; keyid: string; pem: string } | { error: string }> {
   if (!hasRoute(s, `GET ${API}/edge/pubkey.pem`)) return { error: 'public key route not mounted' };
-  const res = await inProcess(s).get(`${API}/edge/pubkey.pem`);
+  const res = await s.inProcess.get(`${API}/edge/pubkey.pem`);
   if (res.status !== 200) return { error: `public key route answered ${res.status}` };
   const pem = res.body.toString('utf8');
   try {
@@ -68,11 +67,11 @@ const PROBE_TYPE = 'application/vnd.svc.probe+json';
  * this thread with the key parsed from the pubkey route. A tampered copy must not verify. Nothing
  * is appended: the ledger size is compared before and after.
  */
-export async function signerProbe(s: Services): Promise<ProbeResult> {
+export async function signerProbe(s: Observed): Promise<ProbeResult> {
   const started = performance.now();
   const key = await publishedKey(s);
   if ('error' in key) return { ok: false, latency_ms: ms(started), output: key.error };
-  const sizeBefore = s.ledger?.size() ?? null;
+  const sizeBefore = s.ledger.size();
   const body = Buffer.from(JSON.stringify({ probe: 'signatures-real-ecdsa', keyid: key.keyid }));
   const pae = dssePae(PROBE_TYPE, body);
   let sig: Buffer;
@@ -87,7 +86,7 @@ export async function signerProbe(s: Services): Promise<ProbeResult> {
   const tampered = Buffer.from(pae);
   tampered[tampered.length - 2] ^= 0x01;
   const tamperedVerifies = verify('sha256', tampered, key.key, sig);
-  const sizeAfter = s.ledger?.size() ?? null;
+  const sizeAfter = s.ledger.size();
   const curve = key.key.asymmetricKeyDetails?.namedCurve ?? null;
   const keyidMatches = s.ledger ? s.ledger.keyid === key.keyid : false;
   const ok = verified && der && !tamperedVerifies && curve === 'prime256v1' && sizeBefore === sizeAfter && keyidMatches;
@@ -112,9 +111,8 @@ export async function signerProbe(s: Services): Promise<ProbeResult> {
 }
 
 /** Recomputes the whole chain and Merkle root and compares with the root the ledger serves. */
-export function ledgerProbe(s: Services): ProbeResult {
+export function ledgerProbe(s: Observed): ProbeResult {
   const started = performance.now();
-  if (!s.ledger) return { ok: false, latency_ms: ms(started), output: 'ledger not registered' };
   const r = s.ledger.verifyIntegrity();
   const stored = s.ledger.root();
   const ok = r.verified && r.root === stored;
@@ -132,7 +130,7 @@ export function firstBadNode(reason: string): number | null {
 }
 
 /** A no-op task through the pool: proves a worker answers, and how fast. */
-export async function poolProbe(s: Services): Promise<ProbeResult> {
+export async function poolProbe(s: Observed): Promise<ProbeResult> {
   const started = performance.now();
   try {
     const out = await s.pool.run<{ pid: number }>({ kind: 'probe' }, { deadlineMs: 2000 });
@@ -145,19 +143,16 @@ export async function poolProbe(s: Services): Promise<ProbeResult> {
 /** Minimum gap between two probe GETs of the same upstream (public aggregators allow ~1 req/s). */
 export const ADSB_PROBE_MIN_INTERVAL_MS = 10_000;
 const ADSB_PROBE_TIMEOUT_MS = 2_000;
-const lastProbe = new WeakMap<Services, Map<string, { at: number; result: Record<string, unknown> }>>();
 
 /**
  * One GET per upstream with a timeout, bypassing the cache (nothing is stored): skipped when this
  * service probed it in the last ADSB_PROBE_MIN_INTERVAL_MS, when the feed fetched it successfully
  * in the last second, or while its circuit breaker is open.
  */
-export async function adsbProbe(s: Services): Promise<ProbeResult> {
+export async function adsbProbe(s: Observed): Promise<ProbeResult> {
   const started = performance.now();
-  const status = s.adsb?.();
-  if (!status) return { ok: false, latency_ms: ms(started), output: 'ADS-B feature not registered' };
-  let memo = lastProbe.get(s);
-  if (!memo) lastProbe.set(s, (memo = new Map()));
+  const status = s.adsb();
+  const memo = s.adsbProbes;
   const now = Date.now();
   const results = await Promise.all(
     status.providers.map(async (p) => {
@@ -189,11 +184,10 @@ export async function adsbProbe(s: Services): Promise<ProbeResult> {
 }
 
 /** Exports every track, parses the XML back and counts the events against the CoT status. */
-export async function cotProbe(s: Services): Promise<ProbeResult> {
+export async function cotProbe(s: Observed): Promise<ProbeResult> {
   const started = performance.now();
-  if (!s.cot) return { ok: false, latency_ms: ms(started), output: 'CoT status not published' };
   if (!hasRoute(s, `GET ${API}/cot/export`)) return { ok: false, latency_ms: ms(started), output: 'CoT export route not mounted' };
-  const res = await inProcess(s).get(`${API}/cot/export`);
+  const res = await s.inProcess.get(`${API}/cot/export`);
   let events = 0;
   let parseError: string | null = null;
   const parser = sax.parser(true, {});
@@ -220,11 +214,11 @@ export async function cotProbe(s: Services): Promise<ProbeResult> {
 }
 
 /** Dataset views are deterministic: two reads of the full collection must be byte-identical. */
-export async function fleetProbe(s: Services): Promise<ProbeResult> {
+export async function fleetProbe(s: Observed): Promise<ProbeResult> {
   const started = performance.now();
   if (!hasRoute(s, `GET ${API}/fleet/all`)) return { ok: false, latency_ms: ms(started), output: 'fleet route not mounted' };
-  const a = await inProcess(s).get(`${API}/fleet/all`);
-  const b = await inProcess(s).get(`${API}/fleet/all`);
+  const a = await s.inProcess.get(`${API}/fleet/all`);
+  const b = await s.inProcess.get(`${API}/fleet/all`);
   const ha = createHash('sha256').update(a.body).digest('hex');
   const hb = createHash('sha256').update(b.body).digest('hex');
   const ok = a.status === 200 && b.status === 200 && ha === hb;

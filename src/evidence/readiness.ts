@@ -4,8 +4,7 @@
  * health-check vocabulary; overall is the worst section, ADS-B capped at warn.
  */
 import type { HealthStatus } from '../core/health.js';
-import type { Services } from '../services.js';
-import { inProcess } from '../security/inprocess.js';
+import type { Observed } from './observed.js';
 import { API } from '../security/inventory.js';
 import { adsbProbe, cotProbe, hasRoute, ledgerProbe, poolProbe, publishedKey, signerProbe, type ProbeResult } from './probes.js';
 
@@ -21,7 +20,7 @@ export interface SectionResult {
 interface Section {
   id: string;
   title: string;
-  run(s: Services, headers: Record<string, string>): Promise<Omit<SectionResult, 'section_id' | 'checked_at'>>;
+  run(s: Observed, headers: Record<string, string>): Promise<Omit<SectionResult, 'section_id' | 'checked_at'>>;
 }
 
 const probeOf = (p: ProbeResult): SectionResult['probe'] => ({ ran: true, latency_ms: p.latency_ms, ok: p.ok, output: p.output, ...(p.details ? { details: p.details } : {}) });
@@ -31,8 +30,8 @@ const ledgerSection: Section = {
   id: 'ledger',
   title: 'Ledger',
   async run(s) {
-    if (!hasRoute(s, `GET ${API}/ledger/readiness`) || !s.ledger) return { status: 'fail', summary: 'ledger not registered', observations: {}, probe: notRun('no ledger') };
-    const res = await inProcess(s).getJson<Record<string, unknown> & { ready: boolean; reason: string; integrity: { root: string; nodes: number } }>(`${API}/ledger/readiness`);
+    if (!hasRoute(s, `GET ${API}/ledger/readiness`)) return { status: 'fail', summary: 'ledger readiness route not mounted', observations: {}, probe: notRun('no ledger readiness route') };
+    const res = await s.inProcess.getJson<Record<string, unknown> & { ready: boolean; reason: string; integrity: { root: string; nodes: number } }>(`${API}/ledger/readiness`);
     const doc = res.body!;
     const probe = ledgerProbe(s);
     const d = probe.details as { recomputed_root: string | null; nodes: number };
@@ -52,7 +51,7 @@ const signingKeySection: Section = {
   title: 'Signing key',
   async run(s, headers) {
     if (!hasRoute(s, `GET ${API}/edge/pubkey`)) return { status: 'fail', summary: 'public key route not mounted', observations: {}, probe: notRun('no key') };
-    const pub = (await inProcess(s).getJson<{ keyid: string; public_key_url: string; ephemeral: boolean; created_at: string }>(`${API}/edge/pubkey`, headers)).body!;
+    const pub = (await s.inProcess.getJson<{ keyid: string; public_key_url: string; ephemeral: boolean; created_at: string }>(`${API}/edge/pubkey`, headers)).body!;
     const key = await publishedKey(s);
     const curve = 'error' in key ? null : (key.key.asymmetricKeyDetails?.namedCurve ?? null);
     const observations = {
@@ -79,8 +78,7 @@ const adsbSection: Section = {
   id: 'adsb-upstreams',
   title: 'ADS-B upstreams',
   async run(s) {
-    const st = s.adsb?.();
-    if (!st) return { status: 'warn', summary: 'ADS-B feature not registered (capped at warn)', observations: {}, probe: notRun('no ADS-B feature') };
+    const st = s.adsb();
     const probe = await adsbProbe(s);
     const observations = {
       upstreams: st.providers.map((p) => {
@@ -131,7 +129,6 @@ const cotSection: Section = {
   id: 'cot',
   title: 'Cursor on Target',
   async run(s) {
-    if (!s.cot) return { status: 'fail', summary: 'CoT status not published', observations: {}, probe: notRun('no CoT feature') };
     const total = s.cot.tracksTotal();
     const valid = s.cot.tracksCotValid();
     const probe = await cotProbe(s);
@@ -146,7 +143,7 @@ const cotSection: Section = {
 
 export const SECTIONS: readonly Section[] = [ledgerSection, signingKeySection, adsbSection, poolSection, cotSection];
 
-export async function runSection(s: Services, section: Section, headers: Record<string, string> = {}): Promise<SectionResult> {
+export async function runSection(s: Observed, section: Section, headers: Record<string, string> = {}): Promise<SectionResult> {
   const checkedAt = new Date().toISOString();
   try {
     const r = await section.run(s, headers);

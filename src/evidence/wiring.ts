@@ -7,8 +7,7 @@
  */
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import type { HealthStatus } from '../core/health.js';
-import type { Services } from '../services.js';
-import { inProcess } from '../security/inprocess.js';
+import type { Observed } from './observed.js';
 import { API, classify, countFor, requestCounts, routeKey, type RequestCount } from '../security/inventory.js';
 
 export type Channel = 'function_call' | 'message_port' | 'sse' | 'https' | 'in_memory_ring';
@@ -79,25 +78,26 @@ export interface Registration {
 }
 
 /** What stands for each component in the running app (read once the route table is complete). */
-export function registrations(s: Services): Registration[] {
+export function registrations(s: Observed): Registration[] {
   const keys = new Set(s.routeTable().map(routeKey));
   const route = (k: string): boolean => keys.has(k);
+  const plugins = new Set(s.plugins());
   const r = (id: string, registered: boolean, evidence: string): Registration => ({ id, registered, evidence });
   return [
     r('gateway', keys.size > 0, `${keys.size} routes in the route table`),
     r('validator', s.routeTable().some((d) => d.query || d.params || d.body), 'routes declare joi schemas'),
     r('worker-pool', s.pool.snapshot().threads > 0, `${s.pool.snapshot().threads} worker threads alive`),
     r('verdict-engine', route(`POST ${API}/verdict`), `POST ${API}/verdict mounted`),
-    r('signer', s.ledger !== undefined && route(`GET ${API}/edge/pubkey.pem`), 'ledger status published and public key route mounted'),
-    r('ledger', s.ledger !== undefined, 'services.ledger published'),
+    r('signer', plugins.has('ledger') && route(`GET ${API}/edge/pubkey.pem`), 'ledger plugin built and public key route mounted'),
+    r('ledger', plugins.has('ledger'), 'ledger plugin built'),
     r('sse-hub', route(`GET ${API}/stream/verdicts`), `GET ${API}/stream/verdicts mounted`),
     r('scene-buffer', route(`GET ${API}/edge/3d`), `GET ${API}/edge/3d mounted`),
     r('cortex-bus', route('GET /mesh/state'), 'GET /mesh/state mounted'),
     r('trace-ring', s.traces.capacity > 0, `ring of ${s.traces.capacity} traces`),
     r('metrics-registry', route('GET /metrics'), 'GET /metrics mounted'),
-    r('adsb-cache', s.adsb !== undefined, 'services.adsb published'),
-    r('adsb-upstreams', (s.adsb?.().providers.length ?? 0) > 0, `${s.adsb?.().providers.length ?? 0} providers configured`),
-    r('cot', s.cot !== undefined, 'services.cot published'),
+    r('adsb-cache', plugins.has('adsb'), 'ADS-B plugin built'),
+    r('adsb-upstreams', s.adsb().providers.length > 0, `${s.adsb().providers.length} providers configured`),
+    r('cot', plugins.has('cot'), 'CoT plugin built'),
     r('fleet-dataset', route(`GET ${API}/fleet/all`), `GET ${API}/fleet/all mounted`),
   ];
 }
@@ -137,11 +137,11 @@ interface MeshWire {
  * calls (in-process reads of read-only routes only). ADS-B is capped at warn: its endpoint
  * degrades to live=false by design (honesty rule 1).
  */
-export async function passiveNodes(s: Services, now = new Date()): Promise<{ nodes: PassiveNode[]; counts: RequestCount[]; mesh: Record<string, MeshWire> | null }> {
+export async function passiveNodes(s: Observed, now = new Date()): Promise<{ nodes: PassiveNode[]; counts: RequestCount[]; mesh: Record<string, MeshWire> | null }> {
   const time = now.toISOString();
   const regs = new Map(registrations(s).map((r) => [r.id, r]));
   const counts = await requestCounts(s);
-  const ip = inProcess(s);
+  const ip = s.inProcess;
   const obs = (measurement: string, observedValue: Observation['observedValue'], observedUnit: string, basis: Observation['basis'] = 'measured'): Observation => ({
     measurement,
     observedValue,
@@ -196,15 +196,13 @@ export async function passiveNodes(s: Services, now = new Date()): Promise<{ nod
     obs('signatures', (mesh?.B?.counters?.events as number | undefined) ?? null, 'count'),
   ]);
   const ledger = s.ledger;
-  if (ledger) {
-    const integrity = ledgerDoc?.integrity.verified ?? false;
-    const size = ledger.size();
-    add('ledger', !integrity ? 'fail' : size >= ledger.maxNodes ? 'warn' : 'pass', ledgerDoc?.reason ?? 'readiness unavailable', [
-      obs('nodes', size, 'nodes'),
-      obs('max_nodes', ledger.maxNodes, 'nodes', 'config'),
-      obs('integrity', integrity, 'boolean', 'computed'),
-    ]);
-  } else add('ledger', 'fail', 'ledger not registered', []);
+  const integrity = ledgerDoc?.integrity.verified ?? false;
+  const size = ledger.size();
+  add('ledger', !integrity ? 'fail' : size >= ledger.maxNodes ? 'warn' : 'pass', ledgerDoc?.reason ?? 'readiness unavailable', [
+    obs('nodes', size, 'nodes'),
+    obs('max_nodes', ledger.maxNodes, 'nodes', 'config'),
+    obs('integrity', integrity, 'boolean', 'computed'),
+  ]);
   const meshCount = (letter: string, key: string): number | null => (mesh?.[letter]?.counters?.[key] as number | undefined) ?? null;
   add('sse-hub', 'pass', mesh ? `wire C ${mesh.C?.status ?? 'absent'}` : 'mounted; wire board unavailable', [
     obs('subscribers', meshCount('C', 'subscribers'), 'viewers'),
@@ -221,30 +219,23 @@ export async function passiveNodes(s: Services, now = new Date()): Promise<{ nod
   add('trace-ring', 'pass', `${s.traces.size} of ${s.traces.capacity} traces kept`, [obs('size', s.traces.size, 'traces'), obs('total', s.traces.total, 'traces'), obs('capacity', s.traces.capacity, 'traces', 'config')]);
   add('metrics-registry', 'pass', `${s.metrics.registry.getMetricsAsArray().length} metric families`, [obs('families', s.metrics.registry.getMetricsAsArray().length, 'count')]);
 
-  const adsb = s.adsb?.();
-  if (!adsb) {
-    add('adsb-cache', 'warn', 'ADS-B feature not registered: no live feed (capped at warn)', []);
-    add('adsb-upstreams', 'warn', 'no upstream providers published (capped at warn)', []);
-  } else {
-    add('adsb-cache', adsb.live ? 'pass' : 'warn', adsb.live ? `live snapshot, ${adsb.aircraft} aircraft` : `not live: serving ${adsb.snapshotAgeS === null ? 'no snapshot' : `a ${adsb.snapshotAgeS} s old snapshot`} (capped at warn)`, [
-      obs('live', adsb.live, 'boolean', 'computed'),
-      obs('aircraft', adsb.aircraft, 'count'),
-      obs('snapshot_age', adsb.snapshotAgeS, 's'),
-    ]);
-    const failing = adsb.providers.filter((pr) => pr.consecutiveFailures > 0 || pr.breaker !== 'closed');
-    add('adsb-upstreams', adsb.providers.length && failing.length < adsb.providers.length ? 'pass' : 'warn', `${adsb.providers.length - failing.length} of ${adsb.providers.length} providers healthy`, [
-      ...adsb.providers.flatMap((pr) => [
-        obs(`${pr.name}:last_status`, pr.lastStatus, 'http-status'),
-        obs(`${pr.name}:consecutive_failures`, pr.consecutiveFailures, 'count'),
-        obs(`${pr.name}:breaker`, pr.breaker, 'state'),
-      ]),
-    ]);
-  }
-  if (s.cot) {
-    const total = s.cot.tracksTotal();
-    const valid = s.cot.tracksCotValid();
-    add('cot', valid === total ? 'pass' : 'fail', `${valid} of ${total} tracks CoT-valid`, [obs('tracks_total', total, 'tracks', 'computed'), obs('tracks_cot_valid', valid, 'tracks', 'computed')]);
-  } else add('cot', 'fail', 'CoT status not published', []);
+  const adsb = s.adsb();
+  add('adsb-cache', adsb.live ? 'pass' : 'warn', adsb.live ? `live snapshot, ${adsb.aircraft} aircraft` : `not live: serving ${adsb.snapshotAgeS === null ? 'no snapshot' : `a ${adsb.snapshotAgeS} s old snapshot`} (capped at warn)`, [
+    obs('live', adsb.live, 'boolean', 'computed'),
+    obs('aircraft', adsb.aircraft, 'count'),
+    obs('snapshot_age', adsb.snapshotAgeS, 's'),
+  ]);
+  const failing = adsb.providers.filter((pr) => pr.consecutiveFailures > 0 || pr.breaker !== 'closed');
+  add('adsb-upstreams', adsb.providers.length && failing.length < adsb.providers.length ? 'pass' : 'warn', `${adsb.providers.length - failing.length} of ${adsb.providers.length} providers healthy`, [
+    ...adsb.providers.flatMap((pr) => [
+      obs(`${pr.name}:last_status`, pr.lastStatus, 'http-status'),
+      obs(`${pr.name}:consecutive_failures`, pr.consecutiveFailures, 'count'),
+      obs(`${pr.name}:breaker`, pr.breaker, 'state'),
+    ]),
+  ]);
+  const total = s.cot.tracksTotal();
+  const valid = s.cot.tracksCotValid();
+  add('cot', valid === total ? 'pass' : 'fail', `${valid} of ${total} tracks CoT-valid`, [obs('tracks_total', total, 'tracks', 'computed'), obs('tracks_cot_valid', valid, 'tracks', 'computed')]);
   const fleetCalls = countFor(counts, (c) => c.route.startsWith(`${API}/fleet/`));
   const fleet5xx = countFor(counts, (c) => c.route.startsWith(`${API}/fleet/`) && c.status >= 500);
   add('fleet-dataset', fleet5xx > 0 ? 'warn' : 'pass', `${fleetCalls} reads, ${fleet5xx} failed`, [obs('reads', fleetCalls, 'count'), obs('5xx', fleet5xx, 'count')]);
@@ -252,7 +243,7 @@ export async function passiveNodes(s: Services, now = new Date()): Promise<{ nod
 }
 
 /** Observed calls and errors per wire, where a counter exists; null where nothing is instrumented. */
-export function wireCounts(s: Services, counts: readonly RequestCount[], mesh: Record<string, MeshWire> | null): { id: string; from: string; to: string; calls: number | null; errors: number | null }[] {
+export function wireCounts(s: Observed, counts: readonly RequestCount[], mesh: Record<string, MeshWire> | null): { id: string; from: string; to: string; calls: number | null; errors: number | null }[] {
   const byTarget = (target: string) => {
     const routes = s.routeTable().filter((r) => classify(r).uses.includes(target));
     const keys = new Set(routes.map((r) => `${r.method} ${r.path}`));

@@ -4,8 +4,8 @@
  * stream, edge scene and mesh features build on.
  */
 import { verify } from 'node:crypto';
-import type { Feature } from '../feature.js';
-import type { Services } from '../services.js';
+import { definePlugin, type Built, type Plugin } from '../plugin.js';
+import type { LedgerStatus, Services } from '../services.js';
 import { pae, PAYLOAD_TYPE, verifySignature } from './dsse.js';
 import { durabilityState, type LedgerState } from './documents.js';
 import type { SigningKey } from './keys.js';
@@ -40,7 +40,12 @@ async function selfTest(s: Services, signer: Signer, key: SigningKey): Promise<{
   }
 }
 
-export async function ledgerFeature(s: Services, key: SigningKey, store: LedgerStore): Promise<Feature & { core: LedgerCore }> {
+/** The ledger plugin: the key and the store are opened by buildApp first (the store takes its lock before anything else). */
+export function ledgerPlugin(key: SigningKey, store: LedgerStore): Plugin<'ledger', never> {
+  return definePlugin({ name: 'ledger', needs: [], build: (s) => buildLedger(s, key, store) });
+}
+
+async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Promise<Built<'ledger'>> {
   const cfg = s.config.ledger;
   const ledger = new Ledger(cfg.maxNodes);
   const signer = new Signer(s.pool, cfg.signBatchMax);
@@ -54,7 +59,7 @@ export async function ledgerFeature(s: Services, key: SigningKey, store: LedgerS
   const state: LedgerState = { ledger, key, keyring, store, replay, selfTest: await selfTest(s, signer, key) };
   if (!state.selfTest.ok) s.log.error({ reason: state.selfTest.reason }, 'signing self-test failed: ledger not ready');
 
-  s.ledger = {
+  const status: LedgerStatus = {
     size: () => ledger.size,
     maxNodes: cfg.maxNodes,
     root: () => (ledger.size ? ledger.root().toString('hex') : null),
@@ -98,7 +103,7 @@ export async function ledgerFeature(s: Services, key: SigningKey, store: LedgerS
 
   return {
     routes: ledgerRoutes(state, s.config.server.publicBaseUrl),
-    core: { ledger, writer, store, signer, key, state },
+    provides: { ledger, writer, store, signer, key, state, status },
     async close() {
       await writer.drain();
       await store.close();

@@ -3,7 +3,7 @@
  * service. Internal component names are shown as display names; signatures are not reproduced.
  */
 import { MESH_DOCTRINE } from '../core/doctrine.js';
-import type { Feature } from '../feature.js';
+import { definePlugin, type Built } from '../plugin.js';
 import { defineRoute } from '../http/route.js';
 import type { VerdictCore } from '../verdicts/verdicts.feature.js';
 import { Ring } from '../lib/ring.js';
@@ -20,7 +20,13 @@ interface CortexEvent {
   simulated: boolean;
 }
 
-export function meshFeature(s: Services, core: VerdictCore, stream: StreamCore): Feature {
+export const meshPlugin = definePlugin({
+  name: 'mesh',
+  needs: ['verdicts', 'stream'],
+  build: (s: Services, { verdicts, stream }) => buildMesh(s, verdicts, stream),
+});
+
+function buildMesh(s: Services, core: VerdictCore, stream: StreamCore): Built<'mesh'> {
   // wire E: every verdict published on the in-process bus is recorded as a cortex event
   const cortex = new Ring<CortexEvent>(RECENT);
   core.verdicts.onVerdict((v) => cortex.push({ type: 'verdict', at: v.node.tsUtc, index: v.node.index, decision: v.evaluation.decision, simulated: v.simulated }));
@@ -67,5 +73,6 @@ export function meshFeature(s: Services, core: VerdictCore, stream: StreamCore):
         handler: () => document(),
       }),
     ],
+    provides: {},
   };
 }

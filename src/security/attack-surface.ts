@@ -6,7 +6,7 @@
  */
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import type { RouteDef } from '../http/route.js';
-import type { Services } from '../services.js';
+import type { Observed } from '../evidence/observed.js';
 import { NODES as COMPONENTS } from '../evidence/wiring.js';
 import { classify, countFor, paramNames, requestCounts, routeKey, unclassifiedPosts } from './inventory.js';
 import { envelope, SOURCES } from './envelope.js';
@@ -49,7 +49,7 @@ function techniques(r: RouteDef, cls: ReturnType<typeof classify>): { id: string
   return out;
 }
 
-export async function attackSurface(s: Services): Promise<Record<string, unknown>> {
+export async function attackSurface(s: Observed): Promise<Record<string, unknown>> {
   const routes = s.routeTable();
   const counts = await requestCounts(s);
   const nodes: GraphNode[] = [];
@@ -63,7 +63,7 @@ export async function attackSurface(s: Services): Promise<Record<string, unknown
   );
   for (const c of COMPONENTS) nodes.push({ id: `component:${c.id}`, kind: 'component', label: c.display_name, attrs: { thread: c.thread, owns_state: c.owns_state, module: c.module } });
   for (const a of ASSETS) nodes.push({ id: a.id, kind: 'asset', label: a.asset, attrs: { asset: a.asset, property: a.property } });
-  const providers = s.adsb?.().providers ?? [];
+  const providers = s.adsb().providers;
   const hosts = [...new Set(providers.map((p) => safeHost(p.url)))];
   for (const h of hosts) nodes.push({ id: `external:${h}`, kind: 'external', label: h, attrs: { providers: providers.filter((p) => safeHost(p.url) === h).map((p) => p.name), scheme: providers.find((p) => safeHost(p.url) === h) ? safeScheme(providers.find((p) => safeHost(p.url) === h)!.url) : null } });
 
@@ -118,7 +118,7 @@ export async function attackSurface(s: Services): Promise<Record<string, unknown
     { from: 'component:worker-pool', to: 'asset:signing-key', relation: 'reads', observed: pool.completed },
     { from: 'component:signer', to: 'asset:signing-key', relation: 'reads', observed: null },
     { from: 'component:verdict-engine', to: 'component:ledger', relation: 'writes', observed: null },
-    { from: 'component:ledger', to: 'asset:ledger', relation: 'writes', observed: s.ledger?.size() ?? null },
+    { from: 'component:ledger', to: 'asset:ledger', relation: 'writes', observed: s.ledger.size() },
     { from: 'component:scene-buffer', to: 'asset:scene-buffer', relation: 'writes', observed: null },
     { from: 'component:cot', to: 'asset:cot-tracks', relation: 'writes', observed: null },
     { from: 'component:adsb-cache', to: 'asset:adsb-cache', relation: 'writes', observed: null },

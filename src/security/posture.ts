@@ -10,9 +10,8 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import { projectRoot } from '../config/load.js';
-import type { Services } from '../services.js';
+import type { Observed } from '../evidence/observed.js';
 import { envelope, SOURCES } from './envelope.js';
-import { inProcess } from './inprocess.js';
 import { API, routeKey, unboundedNumbers } from './inventory.js';
 
 export type Comparison = 'equal' | 'at_most' | 'between' | 'one_of' | 'node_at_least';
@@ -107,8 +106,8 @@ function cspDirective(csp: string | undefined, name: string): string | null {
 const LEAK = /\n\s+at\s|\(?\/[\w./-]+\.(?:ts|js|mjs):\d+|node_modules|\b(?:TypeError|ReferenceError|SyntaxError)\b/;
 
 /** Reads the current value of every baseline check from the running process. */
-export async function currentState(s: Services, baseline: Baseline): Promise<Record<string, Actual>> {
-  const ip = inProcess(s);
+export async function currentState(s: Observed, baseline: Baseline): Promise<Record<string, Actual>> {
+  const ip = s.inProcess;
   const routes = s.routeTable();
   const keys = routes.map(routeKey);
   const inventory = new Set(baseline.route_inventory);
@@ -125,20 +124,17 @@ export async function currentState(s: Services, baseline: Baseline): Promise<Rec
     if (LEAK.test(r.body.toString('utf8'))) leaks.push({ path: p.path, status: r.status });
   }
 
-  const adsb = s.adsb?.();
   const allow = new Set(baseline.adsb_allowlist);
-  const upstreamViolations = adsb
-    ? adsb.providers.flatMap((p) => {
-        let u: URL;
-        try {
-          u = new URL(p.url);
-        } catch {
-          return [{ provider: p.name, host: p.url, reason: 'not a URL' }];
-        }
-        const reasons = [u.protocol !== 'https:' ? 'not HTTPS' : null, allow.has(u.hostname) ? null : 'host not on the allowlist'].filter(Boolean);
-        return reasons.length ? [{ provider: p.name, host: u.host, reason: reasons.join(', ') }] : [];
-      })
-    : NOT_APPLICABLE;
+  const upstreamViolations = s.adsb().providers.flatMap((p) => {
+    let u: URL;
+    try {
+      u = new URL(p.url);
+    } catch {
+      return [{ provider: p.name, host: p.url, reason: 'not a URL' }];
+    }
+    const reasons = [u.protocol !== 'https:' ? 'not HTTPS' : null, allow.has(u.hostname) ? null : 'host not on the allowlist'].filter(Boolean);
+    return reasons.length ? [{ provider: p.name, host: u.host, reason: reasons.join(', ') }] : [];
+  });
 
   let signing: Actual = null;
   if (keys.includes(`GET ${API}/edge/pubkey.pem`)) {
@@ -146,7 +142,7 @@ export async function currentState(s: Services, baseline: Baseline): Promise<Rec
     try {
       const key = createPublicKey(pem.body.toString('utf8'));
       const keyid = createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex');
-      signing = { key_type: key.asymmetricKeyType ?? null, curve: key.asymmetricKeyDetails?.namedCurve ?? null, keyid_matches_signer: s.ledger !== undefined && keyid === s.ledger.keyid };
+      signing = { key_type: key.asymmetricKeyType ?? null, curve: key.asymmetricKeyDetails?.namedCurve ?? null, keyid_matches_signer: keyid === s.ledger.keyid };
     } catch (err) {
       signing = { error: (err as Error).message };
     }
@@ -210,7 +206,7 @@ export function evaluate(baseline: Baseline, state: Record<string, Actual>, env:
   });
 }
 
-export async function postureDrift(s: Services, file?: string): Promise<Record<string, unknown>> {
+export async function postureDrift(s: Observed, file?: string): Promise<Record<string, unknown>> {
   const { baseline, sha256 } = loadBaseline(file);
   const state = await currentState(s, baseline);
   const checks = evaluate(baseline, state, s.config.env);

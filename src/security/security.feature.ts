@@ -2,7 +2,8 @@
  * The security feature: attack-surface graph, posture drift, zero-trust mesh and topology health
  * (domain-data note 2), all computed at request time from the running service's real state.
  */
-import type { Feature } from '../feature.js';
+import { observe, type Observed } from '../evidence/observed.js';
+import { definePlugin, type Built } from '../plugin.js';
 import { defineRoute } from '../http/route.js';
 import type { Services } from '../services.js';
 import { attackSurface } from './attack-surface.js';
@@ -11,8 +12,14 @@ import { postureDrift } from './posture.js';
 import { topologyHealth } from './topology.js';
 import { zeroTrustMesh } from './zerotrust.js';
 
-export function securityFeature(s: Services): Feature {
-  const view = (path: string, summary: string, build: (s: Services) => Promise<Record<string, unknown>>) =>
+export const securityPlugin = definePlugin({
+  name: 'security',
+  needs: ['ledger', 'adsb', 'cot'],
+  build: (s: Services, deps) => buildSecurity(observe(s, deps)),
+});
+
+function buildSecurity(s: Observed): Built<'security'> {
+  const view = (path: string, summary: string, build: (s: Observed) => Promise<Record<string, unknown>>) =>
     defineRoute({
       method: 'GET',
       path: `${API}${path}`,
@@ -30,5 +37,6 @@ export function securityFeature(s: Services): Feature {
       view('/zerotrust/mesh', 'Zero-trust mesh: NIST SP 800-207 components and tenets mapped onto the real middleware chain and request counters', zeroTrustMesh),
       view('/topology/health', 'Topology health: passive status of every wired component (IETF health-check vocabulary); ADS-B capped at warn', topologyHealth),
     ],
+    provides: {},
   };
 }

@@ -4,7 +4,7 @@
  * ADS-B capped at warn because /adsb degrades to live=false by design (honesty rule 1).
  */
 import type { HealthStatus } from '../core/health.js';
-import type { Services } from '../services.js';
+import type { Observed } from '../evidence/observed.js';
 import { passiveNodes, wireCounts, worst } from '../evidence/wiring.js';
 import { envelope, SOURCES } from './envelope.js';
 
@@ -14,7 +14,7 @@ export function overall(nodes: readonly { componentId: string; status: HealthSta
   return worst(nodes.map((n) => (CAPPED.has(n.componentId) && n.status === 'fail' ? 'warn' : n.status)));
 }
 
-export async function topologyHealth(s: Services): Promise<Record<string, unknown>> {
+export async function topologyHealth(s: Observed): Promise<Record<string, unknown>> {
   const { nodes, counts, mesh } = await passiveNodes(s);
   return envelope('svc.topology-health/v1', {
     status: overall(nodes),

@@ -4,9 +4,8 @@
  * decisions come from the request counters; tenet statuses are computed from them and from the
  * posture drift, never asserted.
  */
-import type { Services } from '../services.js';
+import type { Observed } from '../evidence/observed.js';
 import { envelope, SOURCES } from './envelope.js';
-import { inProcess } from './inprocess.js';
 import { countFor, requestCounts } from './inventory.js';
 import { postureDrift } from './posture.js';
 
@@ -38,9 +37,9 @@ export function decisionOf(status: number): { decision: Decision; reason: string
   return status >= 500 ? { decision: 'error', reason: `error_${status}` } : { decision: 'deny', reason: `other_${status}` };
 }
 
-export async function zeroTrustMesh(s: Services): Promise<Record<string, unknown>> {
+export async function zeroTrustMesh(s: Observed): Promise<Record<string, unknown>> {
   const counts = await requestCounts(s);
-  const ip = inProcess(s);
+  const ip = s.inProcess;
   const chain = ip.koa().middleware.map((fn) => (fn as { name: string }).name);
   const total = countFor(counts, () => true);
   const denyByReason: Record<string, number> = { validation_422: 0, body_413: 0, not_found_404: 0, method_405: 0, media_type_415: 0, capacity_503: 0, timeout: 0, client_closed: 0 };
@@ -53,10 +52,10 @@ export async function zeroTrustMesh(s: Services): Promise<Record<string, unknown
     else denyByReason[d.reason] = (denyByReason[d.reason] ?? 0) + c.count;
   }
   const drift = (await postureDrift(s)) as { summary: { drift: number; total: number }; current_sha256: string };
-  const adsb = s.adsb?.();
+  const adsb = s.adsb();
   // Node's TLS stack verifies upstream certificates unless this variable turns it off
   const tlsVerify = process.env.NODE_TLS_REJECT_UNAUTHORIZED !== '0';
-  const upstreams = (adsb?.providers ?? []).map((p) => {
+  const upstreams = adsb.providers.map((p) => {
     let scheme = 'unknown';
     let host = p.url;
     try {
@@ -128,7 +127,7 @@ export async function zeroTrustMesh(s: Services): Promise<Record<string, unknown
     data_sources: {
       activity_log: { kind: 'pino JSON, one line per request', level: s.config.log.level },
       cdm: { kind: 'posture drift against the committed baseline', drift: drift.summary.drift, current_sha256: drift.current_sha256 },
-      pki: { kind: 'receipt signing key only (no client certificates)', keyid: s.ledger?.keyid ?? null },
+      pki: { kind: 'receipt signing key only (no client certificates)', keyid: s.ledger.keyid },
       id_management: { kind: 'none', detail: 'no identities are managed' },
     },
     subjects: [

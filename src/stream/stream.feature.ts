@@ -3,7 +3,7 @@
  * watches, the SSE hub that fans its verdicts out, and the edge scene of recent verdicts.
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { Feature } from '../feature.js';
+import { definePlugin, type Built } from '../plugin.js';
 import type { VerdictCore } from '../verdicts/verdicts.feature.js';
 import { keyUrlFor } from '../ledger/documents.js';
 import type { Services } from '../services.js';
@@ -12,7 +12,7 @@ import type { Verdict } from '../verdicts/verdict-service.js';
 import type { LedgerNode } from '../ledger/ledger.js';
 import { RECEIPT_KIND } from '../ledger/receipt.js';
 import type { LedgerStore } from '../ledger/store/store.js';
-import { registerTrackSource } from '../cot/tracks.js';
+import type { TrackSource } from '../cot/tracks.js';
 import { flightFrames } from './flight.js';
 import { SseHub } from './hub.js';
 import { EdgeScene } from './scene.js';
@@ -185,7 +185,13 @@ export interface StreamCore {
   flight: FlightRunner;
 }
 
-export function streamFeature(s: Services, core: VerdictCore): Feature & { stream: StreamCore } {
+export const streamPlugin = definePlugin({
+  name: 'stream',
+  needs: ['verdicts', 'cot'],
+  build: (s: Services, { verdicts, cot }) => buildStream(s, verdicts, (name, source) => cot.tracks.register(name, source)),
+});
+
+function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name: string, source: TrackSource) => void): Built<'stream'> {
   const cfg = s.config.stream;
   const keyUrl = s.config.server.publicBaseUrl ? keyUrlFor(s.config.server.publicBaseUrl) : null;
   const wire = (id: number, data: unknown): string => `id: ${id}\nevent: verdict\ndata: ${JSON.stringify(data)}\n\n`;
@@ -217,7 +223,7 @@ export function streamFeature(s: Services, core: VerdictCore): Feature & { strea
       ...detail,
     });
   // the drones are CoT sample tracks too (simulated: exported with how="m-s", opex="s")
-  registerTrackSource(s, 'flight', () =>
+  registerTrackSource('flight', () =>
     flightFrames(flight.currentTick, cfg.tickMs / 1000, Date.now()).map((f) => ({
       id: f.track_id.toLowerCase(),
       callsign: f.track_id,
@@ -265,6 +271,6 @@ export function streamFeature(s: Services, core: VerdictCore): Feature & { strea
       leadership.close();
       hub.close();
     },
-    stream: { hub, scene, flight },
+    provides: { hub, scene, flight },
   };
 }

@@ -1,13 +1,17 @@
 /** The static, UI and asset routes (interface 4.9). The UI build is loaded (or built) once, here, at start-up. */
-import type { Feature } from '../feature.js';
+import { definePlugin } from '../plugin.js';
 import type { Services } from '../services.js';
 import { catalogue } from './assets.js';
 import { loadUiBuild } from './build.js';
 import { uiRoutes } from './ui.routes.js';
 
-export function uiFeature(s: Services): Feature {
-  const build = loadUiBuild();
-  const cat = catalogue(build);
-  s.log.info({ assets: cat.all.length, from: build.from, ms: Math.round(build.buildMs) }, 'ui assets loaded');
-  return { routes: uiRoutes(cat) };
-}
+export const uiPlugin = definePlugin({
+  name: 'ui',
+  needs: [],
+  build(s: Services) {
+    const build = loadUiBuild();
+    const cat = catalogue(build);
+    s.log.info({ assets: cat.all.length, from: build.from, ms: Math.round(build.buildMs) }, 'ui assets loaded');
+    return { routes: uiRoutes(cat), provides: {} };
+  },
+});

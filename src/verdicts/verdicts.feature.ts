@@ -3,7 +3,7 @@
  * ledger's writer) and its routes. The ledger feature owns the chain; this one decides what goes
  * into it. The stream and the mesh read verdicts through `VerdictCore`.
  */
-import type { Feature } from '../feature.js';
+import { definePlugin } from '../plugin.js';
 import type { LedgerCore } from '../ledger/ledger.feature.js';
 import type { Services } from '../services.js';
 import { VerdictService } from './verdict-service.js';
@@ -14,8 +14,12 @@ export interface VerdictCore extends LedgerCore {
   verdicts: VerdictService;
 }
 
-export function verdictsFeature(s: Services, core: LedgerCore): Feature & { core: VerdictCore } {
-  const cfg = s.config.ledger;
-  const verdicts = new VerdictService(core.ledger, core.writer, core.signer, core.key.keyid, cfg.noFlyZones, s.config.pool.retryAfterS);
-  return { routes: verdictRoutes(verdicts, core.ledger, s.config.server.publicBaseUrl), core: { ...core, verdicts } };
-}
+export const verdictsPlugin = definePlugin({
+  name: 'verdicts',
+  needs: ['ledger'],
+  build(s: Services, { ledger: core }) {
+    const cfg = s.config.ledger;
+    const verdicts = new VerdictService(core.ledger, core.writer, core.signer, core.key.keyid, cfg.noFlyZones, s.config.pool.retryAfterS);
+    return { routes: verdictRoutes(verdicts, core.ledger, s.config.server.publicBaseUrl), provides: { ...core, verdicts } };
+  },
+});

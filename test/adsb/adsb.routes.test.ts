@@ -19,7 +19,7 @@ describe('GET /api/svc/v1/adsb', () => {
       expect(res.body.reason).to.be.oneOf(['no_snapshot', 'refresh_pending']);
       expect(res.body.upstreams.map((u: { name: string }) => u.name)).to.deep.equal(['adsblol', 'adsbfi', 'airplaneslive']);
       expect(res.body.bbox).to.deep.equal({ lat_min: 24, lat_max: 50, lon_min: -125, lon_max: -60 });
-      expect(t.services.adsb!()).to.deep.include({ live: false, aircraft: 0, snapshotAgeS: null });
+      expect(t.provided.adsb.status()).to.deep.include({ live: false, aircraft: 0, snapshotAgeS: null });
     });
   });
 

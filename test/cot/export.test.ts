@@ -6,7 +6,6 @@ import tls from 'node:tls';
 import { serialiseEvent, serialiseEvents } from '../../src/cot/export.js';
 import { CotService } from '../../src/cot/service.js';
 import { SAMPLE_MARITIME, type Track } from '../../src/cot/tracks.js';
-import type { CotPublished } from '../../src/cot/cot.feature.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { nodeCot, xsdValid } from '../helpers/cot-oracle.js';
 
@@ -19,7 +18,7 @@ describe('CoT export and status', () => {
   let t: TestApp;
   before(async () => {
     t = await buildTestApp();
-    (t.services.cot as CotPublished).registerSource('test-drones', () => DRONES);
+    t.provided.cot.tracks.register('test-drones', () => DRONES);
   });
   after(() => t.close());
 
@@ -58,7 +57,7 @@ describe('CoT export and status', () => {
   });
 
   it('single and multi exports are byte-identical for the same clock; numbers are fixed-point', () => {
-    const svc = new CotService(t.services, t.services.config.cot, () => Date.parse('2026-03-01T12:00:00.123Z'));
+    const svc = new CotService(t.provided.cot.tracks, t.services.config.cot, () => Date.parse('2026-03-01T12:00:00.123Z'));
     const entries = svc.entries();
     const multi = serialiseEvents(entries.map((e) => e.event));
     for (const e of entries) {
@@ -85,16 +84,16 @@ describe('CoT export and status', () => {
     expect(body.routes).to.deep.equal(['/api/svc/v1/cot/export', '/api/svc/v1/cot/export/{track_id}', '/api/svc/v1/cot/ingest', '/api/svc/v1/cot/status']);
     expect(body.data_kind).to.equal('computed_from_sample_tracks');
     for (const s of body.sources) expect(Object.keys(s)).to.have.members(['leader', 'kind', 'url', 'data_kind']);
-    expect(t.services.cot!.tracksTotal()).to.equal(10);
+    expect(t.provided.cot.status.tracksTotal()).to.equal(10);
   });
 
   it('counts an unemittable track as not valid', async () => {
     const app = await buildTestApp();
     try {
-      (app.services.cot as CotPublished).registerSource('broken', () => [{ ...DRONES[0]!, id: 'bad-type', cotType: 'a_u' }]);
+      app.provided.cot.tracks.register('broken', () => [{ ...DRONES[0]!, id: 'bad-type', cotType: 'a_u' }]);
       const { body } = await app.http.get('/api/svc/v1/cot/status');
       expect(body.live).to.include({ tracks_total: 9, tracks_cot_valid: 8, all_tracks_emittable: false });
-      expect(() => (app.services.cot as CotPublished).registerSource('broken', () => [])).to.throw(/twice/);
+      expect(() => app.provided.cot.tracks.register('broken', () => [])).to.throw(/twice/);
     } finally {
       await app.close();
     }

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { adsbDown, cotFake, fakeUpstream, worstOf, type FakeUpstream } from '../security/fakes.js';
+import { adsbDown, fakeUpstream, worstOf, type FakeUpstream } from '../security/fakes.js';
+import { observe } from '../../src/evidence/observed.js';
+import { registrations } from '../../src/evidence/wiring.js';
 
 const API = '/api/svc/v1';
 
@@ -38,13 +40,14 @@ describe('elite wiring', () => {
       }
       const reg = (b: { nodes: WNode[] }, id: string) => b.nodes.find((n) => n.id === id)!.registered_at_start;
       for (const id of ['gateway', 'validator', 'worker-pool', 'ledger', 'signer', 'verdict-engine', 'metrics-registry', 'trace-ring']) expect(reg(body, id), id).to.equal(true);
-      // registration is read from the app, not asserted: it follows what is published
-      const saved = { adsb: t.services.adsb, cot: t.services.cot };
+      // registration is read from the app, not asserted: it follows the plugins the app built
+      const names = t.services.plugins();
+      expect(names).to.include.members(['ledger', 'adsb', 'cot']);
+      const without = registrations(observe({ ...t.services, plugins: () => names.filter((n) => n !== 'adsb') }, t.provided));
+      expect(without.find((r) => r.id === 'adsb-cache')!.registered).to.equal(false);
+      const saved = { adsb: t.provided.adsb.status };
       try {
-        t.services.adsb = undefined;
-        expect(reg((await t.http.get(`${API}/elite/wiring`)).body, 'adsb-cache')).to.equal(false);
-        t.services.adsb = adsbDown([up.url]);
-        t.services.cot = saved.cot ?? cotFake();
+        t.provided.adsb.status = adsbDown([up.url]);
         const full = (await t.http.get(`${API}/elite/wiring`)).body;
         expect(reg(full, 'adsb-cache')).to.equal(true);
         expect(reg(full, 'adsb-upstreams')).to.equal(true);
@@ -57,8 +60,7 @@ describe('elite wiring', () => {
         expect(reg(full, 'fleet-dataset')).to.equal(true);
         expect((full.nodes as WNode[]).filter((n) => !n.registered_at_start).map((n) => n.id)).to.deep.equal([]);
       } finally {
-        t.services.adsb = saved.adsb;
-        t.services.cot = saved.cot;
+        t.provided.adsb.status = saved.adsb;
       }
       expect(body.wiring_sha256).to.match(/^[0-9a-f]{64}$/);
     });
@@ -77,23 +79,23 @@ describe('elite wiring', () => {
 
   describe('GET /elite/wiring/health', () => {
     it('check 1: probe=false never calls the upstream; probe=true calls it at most once; the ledger size is unchanged in both', async () => {
-      const saved = t.services.adsb;
-      t.services.adsb = adsbDown([up.url]);
+      const saved = t.provided.adsb.status;
+      t.provided.adsb.status = adsbDown([up.url]);
       try {
-        const size = t.services.ledger!.size();
+        const size = t.provided.ledger.status.size();
         const h0 = up.hits();
         const passive = await t.http.get(`${API}/elite/wiring/health`);
         expect(passive.status).to.equal(200);
         expect(passive.body.probe).to.equal(false);
         expect(up.hits()).to.equal(h0);
         for (const n of passive.body.nodes) expect(n.active).to.equal(null);
-        expect(t.services.ledger!.size()).to.equal(size);
+        expect(t.provided.ledger.status.size()).to.equal(size);
         await t.http.get(`${API}/elite/wiring/health?probe=true`);
         await t.http.get(`${API}/elite/wiring/health?probe=yes`);
         expect(up.hits() - h0).to.be.at.most(1);
-        expect(t.services.ledger!.size()).to.equal(size);
+        expect(t.provided.ledger.status.size()).to.equal(size);
       } finally {
-        t.services.adsb = saved;
+        t.provided.adsb.status = saved;
       }
     });
 

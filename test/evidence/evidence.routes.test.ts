@@ -80,7 +80,7 @@ describe('evidence claims', () => {
   describe('GET /evidence/research/{claim_id}/live', () => {
     it('an empty ledger: receipts-verify-offline is not_applicable, never verified', async () => {
       const { body } = await t.http.get(live('receipts-verify-offline'));
-      expect(t.services.ledger!.size()).to.equal(0);
+      expect(t.provided.ledger.status.size()).to.equal(0);
       expect(body.status).to.equal('not_applicable');
     });
 
@@ -108,9 +108,9 @@ describe('evidence claims', () => {
     });
 
     it('check 2: a corrupted in-memory node makes the chain claim fail at that node, and the doctrine follows after a refresh', async () => {
-      const real = t.services.ledger;
+      const real = t.provided.ledger.status;
       const { status, ledger } = tamperableLedger(real!.keyid, 5);
-      t.services.ledger = status;
+      t.provided.ledger.status = status;
       try {
         // an implementation echoing the stored root would still say verified: the root is still there
         expect(status.root()).to.match(/^[0-9a-f]{64}$/);
@@ -123,7 +123,7 @@ describe('evidence claims', () => {
         const doctrine = (await t.http.get(`${API}/doctrine`)).body;
         expect(doctrine.enforcement.claims['ledger-hash-chain-intact']).to.equal('failed');
       } finally {
-        t.services.ledger = real;
+        t.provided.ledger.status = real;
       }
       await t.http.get(`${API}/evidence/research/refresh`);
       expect((await t.http.get(`${API}/doctrine`)).body.enforcement.claims['ledger-hash-chain-intact']).to.equal('verified');
@@ -138,25 +138,23 @@ describe('evidence claims', () => {
     });
 
     it('signatures-real-ecdsa signs in the worker, verifies a DER signature with the served key and appends nothing', async () => {
-      const size = t.services.ledger!.size();
+      const size = t.provided.ledger.status.size();
       const { body } = await t.http.get(live('signatures-real-ecdsa'));
       expect(body.status).to.equal('verified');
-      expect(body.observations).to.include({ verified: true, der_encoded: true, tampered_verifies: false, curve: 'prime256v1', keyid: t.services.ledger!.keyid });
-      expect(t.services.ledger!.size()).to.equal(size);
+      expect(body.observations).to.include({ verified: true, der_encoded: true, tampered_verifies: false, curve: 'prime256v1', keyid: t.provided.ledger.status.keyid });
+      expect(t.provided.ledger.status.size()).to.equal(size);
       expect(isDerEcdsa(Buffer.alloc(64, 1))).to.equal(false);
     });
 
-    it('adsb-never-synthetic fails aircraft without an upstream success, and cannot be verified without the feed', async () => {
-      const saved = t.services.adsb;
+    it('adsb-never-synthetic fails aircraft without an upstream success', async () => {
+      const saved = t.provided.adsb.status;
       try {
-        t.services.adsb = undefined;
+        t.provided.adsb.status = () => ({ live: false, snapshotAgeS: 30, aircraft: 12, providers: [{ name: 'p', url: 'https://api.adsb.lol/v2/mil', breaker: 'closed', consecutiveFailures: 1, lastOkAt: null, lastError: 'x', lastStatus: 500 }] });
         expect((await t.http.get(live('adsb-never-synthetic'))).body.status).to.equal('failed');
-        t.services.adsb = () => ({ live: false, snapshotAgeS: 30, aircraft: 12, providers: [{ name: 'p', url: 'https://api.adsb.lol/v2/mil', breaker: 'closed', consecutiveFailures: 1, lastOkAt: null, lastError: 'x', lastStatus: 500 }] });
-        expect((await t.http.get(live('adsb-never-synthetic'))).body.status).to.equal('failed');
-        t.services.adsb = () => ({ live: true, snapshotAgeS: 2, aircraft: 12, providers: [{ name: 'p', url: 'https://api.adsb.lol/v2/mil', breaker: 'closed', consecutiveFailures: 0, lastOkAt: new Date().toISOString(), lastError: null, lastStatus: 200 }] });
+        t.provided.adsb.status = () => ({ live: true, snapshotAgeS: 2, aircraft: 12, providers: [{ name: 'p', url: 'https://api.adsb.lol/v2/mil', breaker: 'closed', consecutiveFailures: 0, lastOkAt: new Date().toISOString(), lastError: null, lastStatus: 200 }] });
         expect((await t.http.get(live('adsb-never-synthetic'))).body.status).to.equal('verified');
       } finally {
-        t.services.adsb = saved;
+        t.provided.adsb.status = saved;
       }
     });
 

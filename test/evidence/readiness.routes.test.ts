@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { adsbDown, cotFake, fakeUpstream, frame, worstOf, type FakeUpstream } from '../security/fakes.js';
+import { adsbDown, fakeUpstream, frame, worstOf, type FakeUpstream } from '../security/fakes.js';
 
 const API = '/api/svc/v1';
 
@@ -26,16 +26,15 @@ describe('readiness', () => {
       const ledger = body.sections.find((x: { section_id: string }) => x.section_id === 'ledger');
       const direct = (await t.http.get(`${API}/ledger/readiness`)).body;
       expect(ledger.observations).to.deep.equal(direct);
-      expect(ledger.observations.integrity.nodes).to.equal(t.services.ledger!.size());
+      expect(ledger.observations.integrity.nodes).to.equal(t.provided.ledger.status.size());
       expect(ledger.status).to.equal('pass');
       expect(body.sections.map((x: { section_id: string }) => x.section_id)).to.deep.equal(['ledger', 'signing-key', 'adsb-upstreams', 'worker-pool', 'cot']);
       for (const x of body.sections) expect((await t.http.get(x.live_url)).status, x.live_url).to.equal(200);
     });
 
     it('check 2: with the upstream down, adsb-upstreams is warn and overall is the worst section with ADS-B never making it fail', async () => {
-      const saved = { adsb: t.services.adsb, cot: t.services.cot };
-      t.services.adsb = adsbDown([up.url]);
-      if (!t.services.cot) t.services.cot = cotFake();
+      const saved = { adsb: t.provided.adsb.status, cot: t.provided.cot.status };
+      t.provided.adsb.status = adsbDown([up.url]);
       try {
         const { body } = await t.http.get(`${API}/readiness/refresh`);
         const sections = body.sections as { section_id: string; status: 'pass' | 'warn' | 'fail' }[];
@@ -49,8 +48,8 @@ describe('readiness', () => {
         expect(adsb.observations.upstreams).to.deep.equal([{ id: 'fake-0', host: new URL(up.url).host, last_status: 500, last_success_at: null, last_error: 'HTTP 500', consecutive_failures: 3, breaker: 'closed' }]);
         expect(adsb.observations.cache).to.deep.equal({ aircraft: 0, age_s: null, live: false });
       } finally {
-        t.services.adsb = saved.adsb;
-        t.services.cot = saved.cot;
+        t.provided.adsb.status = saved.adsb;
+        t.provided.cot.status = saved.cot;
       }
     });
   });
@@ -69,8 +68,8 @@ describe('readiness', () => {
 
     it('check 2: adsb-upstreams: three rapid calls reach each upstream at most once; unknown section 404, malformed 422', async () => {
       const other = await fakeUpstream(200);
-      const saved = t.services.adsb;
-      t.services.adsb = adsbDown([other.url, up.url]);
+      const saved = t.provided.adsb.status;
+      t.provided.adsb.status = adsbDown([other.url, up.url]);
       const hitsBefore = [other.hits(), up.hits()];
       try {
         const calls = await Promise.all([1, 2, 3].map(() => t.http.get(`${API}/readiness/adsb-upstreams/live`)));
@@ -81,7 +80,7 @@ describe('readiness', () => {
         const upstreams = calls[0]!.body.probe.details.upstreams as { provider: string; status?: number }[];
         expect(upstreams.map((u) => u.provider)).to.deep.equal(['fake-0', 'fake-1']);
       } finally {
-        t.services.adsb = saved;
+        t.provided.adsb.status = saved;
         await other.close();
       }
       const missing = await t.http.get(`${API}/readiness/no-such-section/live`);
@@ -115,13 +114,13 @@ describe('readiness', () => {
     });
 
     it('check 2: two refreshes with no traffic in between give identical statuses, and the ledger size is unchanged', async () => {
-      const size = t.services.ledger!.size();
+      const size = t.provided.ledger.status.size();
       const a = (await t.http.get(`${API}/readiness/refresh`)).body;
       const b = (await t.http.get(`${API}/readiness/refresh`)).body;
       const statuses = (r: { sections: { section_id: string; status: string }[] }) => r.sections.map((x) => [x.section_id, x.status]);
       expect(statuses(b)).to.deep.equal(statuses(a));
       expect(b.changed).to.deep.equal([]);
-      expect(t.services.ledger!.size()).to.equal(size);
+      expect(t.provided.ledger.status.size()).to.equal(size);
     });
   });
 });

@@ -73,7 +73,7 @@ describe('write guard, shedding and health (issue 17 items 3, 10, 12, 14, 15)', 
         expect(codes.slice(0, 3)).to.deep.equal([200, 200, 200]);
         expect(codes.filter((c) => c === 429).length).to.be.at.least(2);
         expect(Number(retry)).to.be.at.least(1);
-        expect(t.services.ledger!.size()).to.be.at.most(4);
+        expect(t.provided.ledger.status.size()).to.be.at.most(4);
       } finally {
         await t.close();
       }

@@ -1,7 +1,7 @@
-/** Fakes for the views' inputs that other features publish: ADS-B status, CoT status, an upstream. */
+/** Fakes for the views' inputs that other features publish: ADS-B status and an upstream. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AdsbStatus, CotStatus } from '../../src/services.js';
+import type { AdsbStatus } from '../../src/services.js';
 import type { HealthStatus } from '../../src/core/health.js';
 
 export interface FakeUpstream {
@@ -46,9 +46,6 @@ export function adsbDown(urls: string[]): () => AdsbStatus {
   });
 }
 
-export function cotFake(total = 3, valid = 3): CotStatus {
-  return { tracksTotal: () => total, tracksCotValid: () => valid };
-}
 
 export function worstOf(statuses: HealthStatus[]): HealthStatus {
   return statuses.includes('fail') ? 'fail' : statuses.includes('warn') ? 'warn' : 'pass';

@@ -168,18 +168,18 @@ describe('security posture views', () => {
 
   describe('GET /topology/health', () => {
     let up: FakeUpstream;
-    const saved: { adsb?: TestApp['services']['adsb'] } = {};
+    const saved: { adsb?: TestApp['provided']['adsb']['status'] } = {};
     before(async () => {
       up = await fakeUpstream(500);
-      saved.adsb = t.services.adsb;
+      saved.adsb = t.provided.adsb.status;
     });
     after(async () => {
-      t.services.adsb = saved.adsb;
+      t.provided.adsb.status = saved.adsb!;
       await up.close();
     });
 
     it('check 1: with the upstream failing, the ADS-B nodes are warn (never fail) and overall is the worst node, ADS-B capped', async () => {
-      t.services.adsb = adsbDown([up.url]);
+      t.provided.adsb.status = adsbDown([up.url]);
       const hits = up.hits();
       // earlier tests of this file ran heavy views that can block for tens of ms on a loaded
       // machine, and the gateway node reports recent stalls: this check is about ADS-B, so it
@@ -215,7 +215,7 @@ describe('security posture views', () => {
       const pool = body.nodes.find((n: { componentId: string }) => n.componentId === 'worker-pool');
       expect(pool.observations.find((o: { measurement: string }) => o.measurement === 'threads').observedValue).to.equal(t.services.pool.snapshot().threads);
       const ledger = body.nodes.find((n: { componentId: string }) => n.componentId === 'ledger');
-      expect(ledger.observations.find((o: { measurement: string }) => o.measurement === 'nodes').observedValue).to.equal(t.services.ledger!.size());
+      expect(ledger.observations.find((o: { measurement: string }) => o.measurement === 'nodes').observedValue).to.equal(t.provided.ledger.status.size());
     });
   });
 });

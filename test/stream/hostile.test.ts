@@ -62,7 +62,7 @@ describe('SSE stream against hostile and heavy clients (issue 17 items 3, 6, 8, 
       const paused = r.events.find((e) => e.event === 'paused');
       expect(paused, 'a paused event').to.not.equal(undefined);
       expect(JSON.parse(paused!.data)).to.include({ max_nodes: 60, pause_at: 30 });
-      const size = t.services.ledger!.size();
+      const size = t.provided.ledger.status.size();
       expect(size).to.be.at.most(30);
       const v = await t.http.post('/api/svc/v1/verdict').send({ track_id: 'real-1', lat: 1, lon: 2 });
       expect(v.status).to.equal(200);
@@ -79,12 +79,12 @@ describe('SSE stream against hostile and heavy clients (issue 17 items 3, 6, 8, 
         t.drain();
         await ended;
         expect(r.events.at(-1)!.event).to.equal('shutdown');
-        const size = t.services.ledger!.size();
+        const size = t.provided.ledger.status.size();
         await sleep(300); // six ticks: at most the tick already signing lands, nothing after it
-        const later = t.services.ledger!.size();
+        const later = t.provided.ledger.status.size();
         expect(later).to.be.at.most(size + 4);
         await sleep(300);
-        expect(t.services.ledger!.size()).to.equal(later);
+        expect(t.provided.ledger.status.size()).to.equal(later);
       } finally {
         await t.close();
       }

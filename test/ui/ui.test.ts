@@ -15,7 +15,8 @@ import type { TraceRecord } from '../../src/observability/traces.js';
 import type { Services } from '../../src/services.js';
 import { catalogue } from '../../src/ui/assets.js';
 import { buildUiSync, fillTemplate, readUiBuild, sourcesDigest, writeUiBuild, type UiBuild } from '../../src/ui/build.js';
-import { uiFeature } from '../../src/ui/ui.feature.js';
+import { uiPlugin } from '../../src/ui/ui.feature.js';
+import type { RouteDef } from '../../src/http/route.js';
 import { View } from '../../src/ui/client/globe/view.js';
 import { geoDistance, geoOrthographic } from 'd3-geo';
 import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../../src/ui/client/common/honesty.js';
@@ -24,7 +25,7 @@ import { ALTITUDE_STOPS, altitudeColor, contrast, DECISION_STYLE, glyphFor, GROU
 // The UI routes alone, behind the real middleware chain (the browser tests use the full app).
 const eventLoop = new EventLoopMonitor();
 const log = createLogger('silent');
-const { routes } = uiFeature({ log } as unknown as Services);
+const { routes } = uiPlugin.build({ log } as unknown as Services, {}) as { routes: RouteDef[] };
 const app = createKoaApp({ routes, jsonLimitBytes: 2048, log, metrics: new Metrics(eventLoop), traces: new Ring<TraceRecord>(8) });
 const http = supertest(app.callback());
 

@@ -8,8 +8,8 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { createHash } from 'node:crypto';
 import type Koa from 'koa';
-import { createKoaApp } from '../http/koa-app.js';
-import { writeGuard } from '../http/write-guard.js';
+import { createKoaApp } from './koa-app.js';
+import { writeGuard } from './write-guard.js';
 import type { Metrics } from '../observability/metrics.js';
 import { Ring } from '../lib/ring.js';
 import type { TraceRecord } from '../observability/traces.js';
@@ -108,13 +108,4 @@ export function summarize(r: InProcessResponse): InProcessSummary {
     body_sha256: createHash('sha256').update(r.body).digest('hex'),
     latency_ms: Math.round(r.latencyMs * 1000) / 1000,
   };
-}
-
-/** One client per app (keyed by its Services object, so tests building many apps stay apart). */
-const clients = new WeakMap<Services, InProcessClient>();
-
-export function inProcess(s: Services): InProcessClient {
-  let c = clients.get(s);
-  if (!c) clients.set(s, (c = new InProcessClient(s)));
-  return c;
 }

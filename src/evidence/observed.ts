@@ -1,0 +1,24 @@
+/**
+ * What the evidence and security views read of the running app: the platform, plus the status the
+ * ledger, ADS-B and CoT plugins provide. Built by each of those plugins from its declared needs.
+ */
+import type { Deps } from '../plugin.js';
+import type { AdsbStatus, CotStatus, LedgerStatus, Services } from '../services.js';
+
+export interface Observed extends Services {
+  readonly ledger: LedgerStatus;
+  /** Read at call time: the feed's state now. */
+  adsb(): AdsbStatus;
+  readonly cot: CotStatus;
+  /** The last active probe of each ADS-B upstream, by URL (probes.ts spaces them out). */
+  readonly adsbProbes: Map<string, { at: number; result: Record<string, unknown> }>;
+}
+
+/** Status is read through `deps` at each use, so what a view reports is what the plugin provides now. */
+export function observe(s: Services, deps: Deps<'ledger' | 'adsb' | 'cot'>): Observed {
+  const o = { ...s, adsb: () => deps.adsb.status(), adsbProbes: new Map() };
+  return Object.defineProperties(o, {
+    ledger: { get: () => deps.ledger.status, enumerable: true },
+    cot: { get: () => deps.cot.status, enumerable: true },
+  }) as Observed;
+}
