@@ -6,7 +6,7 @@
  * token receipt to a measured snapshot; the chain then continues through the kernel's receipts.
  */
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
-import { GENESIS, HASH_FORMULA } from '../../workers/kernels/energy-receipt.js';
+import { GENESIS, HASH_FORMULA } from '../../workers/lib/energy-receipt.js';
 
 export const RECEIPT_PATH = '/api/svc/v1/energy/receipt';
 

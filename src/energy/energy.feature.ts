@@ -41,7 +41,10 @@ function buildEnergy(s: Services): Built<'energy'> {
     },
   });
   return {
-    routes: energyRoutes({ s, meter, windows, tap, chain: new SnapshotChain(), example: () => (example ??= receiptDefaultsExample()) }),
+    routes: energyRoutes({ s, meter, windows, tap, chain: new SnapshotChain(), example: () => (example ??= receiptDefaultsExample(s.pool).catch((err: unknown) => {
+      example = null; // a shed or failed run is retried by the next request
+      throw err;
+    })) }),
     provides: {},
     close() {
       windows.close();

@@ -51,7 +51,7 @@ export function energyRoutes(deps: EnergyDeps): RouteDef[] {
       const router = await routerBody(s, r);
       const top = [...router.routes].sort((a, b) => (b.energy_j_marginal.value ?? 0) - (a.energy_j_marginal.value ?? 0)).slice(0, 5).map((x) => ({ method: x.method, template: x.template, energy_j_marginal: x.energy_j_marginal }));
       const perRequest = sovereignBody(r, s.config.energy, s.startedAt).per_request.j_marginal;
-      return jtokenBody(deps.example(), perRequest, top, r.at.toISOString());
+      return jtokenBody(await deps.example(), perRequest, top, r.at.toISOString());
     }),
     view('throughput', 'Request windows, latency percentiles and worker-pool throughput, all measured', (r, now) => throughputBody(s, r, windows, now)),
     view('kvcache', 'KV-cache size model for published model configurations (GQA KV heads)', (r) => kvcacheBody(r.at.toISOString())),

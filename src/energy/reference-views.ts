@@ -1,11 +1,10 @@
 /**
  * /energy/jtoken and /energy/kvcache (domain-data notes 4.3, 4.5). Published figures are kept
  * apart from anything this process measures; the receipt example is produced by running the
- * /energy/receipt kernel itself, so the two endpoints cannot disagree.
+ * /energy/receipt kernel itself in the pool, so the two endpoints cannot disagree.
  */
-import { roundDeep } from '../../workers/lib/numbers.js';
-import { RngStreams } from '../../workers/lib/prng.js';
-import receiptKernel, { GENESIS, HASH_FORMULA, METHOD } from '../../workers/kernels/energy-receipt.js';
+import { GENESIS, HASH_FORMULA, METHOD } from '../../workers/lib/energy-receipt.js';
+import type { WorkerPool } from '../kernels/pool.js';
 import { q, type Quantity } from './quantity.js';
 import { ENERGY_SOURCES } from './sources.js';
 import { RECEIPT_PATH } from './chain.js';
@@ -13,10 +12,10 @@ import { RECEIPT_PATH } from './chain.js';
 /** Interface 4.3 defaults of /energy/receipt. */
 export const RECEIPT_DEFAULTS = { seed: 42, tokens: 512, power_w: 350, latency_s: 0.02, grid_gco2_per_kwh: 480 };
 
-/** The kernel's own output for its defaults (computed once; 1024 normals and a hash). */
-export function receiptDefaultsExample() {
-  const out = receiptKernel.run({ ...RECEIPT_DEFAULTS }, new RngStreams(RECEIPT_DEFAULTS.seed, receiptKernel.id));
-  const res = roundDeep(out.result) as { hash: string; prev_hash: string; nominal: Record<string, number> };
+/** The kernel's own body for its defaults, run in the pool like any request (1024 normals and a hash). */
+export async function receiptDefaultsExample(pool: WorkerPool) {
+  const { value } = await pool.run<string>({ kind: 'kernel', id: 'energy/receipt', params: { ...RECEIPT_DEFAULTS }, requestLabel: null });
+  const res = (JSON.parse(value) as { result: { hash: string; prev_hash: string; nominal: Record<string, number> } }).result;
   return {
     params: RECEIPT_DEFAULTS,
     computed_by: `${RECEIPT_PATH} kernel run with its defaults`,
@@ -49,7 +48,7 @@ export const PUBLISHED_REFERENCES = [
   },
 ];
 
-export function jtokenBody(example: ReturnType<typeof receiptDefaultsExample>, jPerRequest: Quantity, topRoutes: unknown[], generatedAt: string) {
+export function jtokenBody(example: Awaited<ReturnType<typeof receiptDefaultsExample>>, jPerRequest: Quantity, topRoutes: unknown[], generatedAt: string) {
   return {
     schema: 'svc.energy-jtoken/v1',
     generated_at: generatedAt,

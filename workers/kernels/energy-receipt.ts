@@ -17,16 +17,16 @@ import { defineKernel } from '../kernel-def.js';
 import { canonicalJson, roundNumber, sha256Hex } from '../lib/numbers.js';
 import { int, Joi, num } from '../lib/params.js';
 import type { Rng } from '../lib/prng.js';
+import { GENESIS, HASH_FORMULA, METHOD } from '../lib/energy-receipt.js';
+
+export { GENESIS, HASH_FORMULA, METHOD };
 
 export const RECEIPT_SCHEMA = 'svc.energy-receipt/v1';
-export const GENESIS = '0'.repeat(64);
 export const HASH_RE = /^[0-9a-f]{64}$/;
 export const PUE = 1.0;
 const LITTLE_ENDIAN = endianness() === 'LE';
 export const POWER_JITTER = 0.05;
 export const LATENCY_JITTER = 0.1;
-export const HASH_FORMULA = 'hash = hex(SHA-256(UTF-8(JCS(receipt)))), JCS = RFC 8785 canonical JSON; receipt.prev_hash links to the previous receipt (genesis = 64 zeros)';
-export const METHOD = 'E = power_w * latency_s * tokens (latency_s per generated token), PUE 1.0, CO2 = E[kWh] * grid; metered: per-token P(1 + 0.05 z), L exp(0.1 z\' - 0.005)';
 
 export interface Nominal {
   energy_j: number;
