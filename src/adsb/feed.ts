@@ -12,8 +12,8 @@
  */
 import type { AdsbStatus } from '../services.js';
 import type { AdsbConfig, AdsbProvider } from './adsb.config.js';
-import { Breaker, type Outcome } from './breaker.js';
-import type { Aircraft, Dropped } from './normalise.js';
+import { Breaker } from './breaker.js';
+import type { AdsbAircraft, AdsbAttempt, AdsbDropped, AdsbReason, AdsbUpstreamState } from '../shared/wire/adsb.js';
 import { attemptProvider, type AttemptResult } from './upstream.js';
 
 export interface Snapshot {
@@ -23,36 +23,18 @@ export interface Snapshot {
   fetchedAtMs: number;
   upstreamNowMs: number | null;
   upstreamTotal: number;
-  aircraft: Aircraft[];
-  dropped: Dropped;
+  aircraft: AdsbAircraft[];
+  dropped: AdsbDropped;
 }
-
-export interface AttemptRecord {
-  upstream: string;
-  outcome: Outcome | 'skipped_breaker_open' | 'skipped_min_interval';
-  http_status: number | null;
-  ms: number | null;
-  at: string;
-  error: string | null;
-}
-
-export type Reason =
-  | 'fresh'
-  | 'upstream_failed_serving_last_snapshot'
-  | 'refresh_pending_serving_last_snapshot'
-  | 'snapshot_expired'
-  | 'no_snapshot'
-  | 'refresh_pending'
-  | 'disabled';
 
 export interface FeedAnswer {
   live: boolean;
-  reason: Reason;
+  reason: AdsbReason;
   /** The snapshot whose aircraft may be served; null when none may be. */
   snapshot: Snapshot | null;
   ageS: number | null;
   /** Attempts of the most recent completed refresh. */
-  attempts: AttemptRecord[];
+  attempts: AdsbAttempt[];
 }
 
 interface ProviderState {
@@ -76,7 +58,7 @@ export class AdsbFeed {
   private snapshot: Snapshot | null = null;
   private inflight: Promise<void> | null = null;
   private lastRefreshOk: boolean | null = null;
-  private lastAttempts: AttemptRecord[] = [];
+  private lastAttempts: AdsbAttempt[] = [];
   readonly providers: ProviderState[];
   private readonly now: () => number;
   /** Real upstream calls made since start (tests count them). */
@@ -126,7 +108,7 @@ export class AdsbFeed {
   }
 
   /** Per-provider breaker detail for the response body. */
-  upstreams(): { name: string; url: string; breaker: string; open_until: string | null; consecutive_failures: number; last_ok_at: string | null; last_status: number | null; last_error: string | null }[] {
+  upstreams(): AdsbUpstreamState[] {
     const now = this.now();
     return this.providers.map((p) => ({
       name: p.cfg.name,
@@ -175,11 +157,11 @@ export class AdsbFeed {
 
   /** One provider at a time: parallel calls are what trips the public aggregators' limits. */
   private async walk(): Promise<void> {
-    const attempts: AttemptRecord[] = [];
+    const attempts: AdsbAttempt[] = [];
     for (const p of this.providers) {
       const now = this.now();
       const at = new Date(now).toISOString();
-      const skip = (outcome: AttemptRecord['outcome']) => attempts.push({ upstream: p.cfg.name, outcome, http_status: null, ms: null, at, error: null });
+      const skip = (outcome: AdsbAttempt['outcome']) => attempts.push({ upstream: p.cfg.name, outcome, http_status: null, ms: null, at, error: null });
       if (!p.breaker.canAttempt(now)) {
         skip('skipped_breaker_open');
         continue;

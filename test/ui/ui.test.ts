@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import supertest from 'supertest';
@@ -17,7 +17,7 @@ import { buildUiSync, fillTemplate, readUiBuild, sourcesDigest, writeUiBuild, ty
 import { uiFeature } from '../../src/ui/ui.feature.js';
 import { View } from '../../src/ui/client/globe/view.js';
 import { geoDistance, geoOrthographic } from 'd3-geo';
-import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../../src/ui/client/common/honesty.js';
+import { adsbChip, type AdsbDoc, cotChip, ledgerText, vesselChip, verdictChip } from '../../src/ui/client/common/honesty.js';
 import { ALTITUDE_STOPS, altitudeColor, contrast, DECISION_STYLE, glyphFor, GROUND_COLOR, LAND, MUTED, OCEAN, PAGE_BG, PANEL, STALE, TEXT, UNKNOWN_ALT_COLOR, VESSEL_COLOR, COT_COLOR } from '../../src/ui/client/common/palette.js';
 
 // The UI routes alone, behind the real middleware chain (the browser tests use the full app).
@@ -324,9 +324,8 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
     });
 
     it('ADS-B chips come from live/reason/age_s/source and the page clock', () => {
-      const doc = { live: true, reason: 'fresh', source: 'adsblol', attribution: 'Aircraft data: adsb.lol (ODbL 1.0)', age_s: 4, count: 12 };
+      const doc: AdsbDoc = { live: true, reason: 'fresh', source: 'adsblol', attribution: 'Aircraft data: adsb.lol (ODbL 1.0)', age_s: 4, count: 12 };
       expect(adsbChip(doc, null, 1000, 2000, 10_000)).to.include({ text: 'LIVE · adsblol · 4 s', tone: 'ok' });
-      expect(adsbChip({ ...doc, reason: 'revalidating' }, null, 1000, 2000, 10_000).text).to.equal('LIVE · adsblol · 4 s · revalidating');
       expect(adsbChip({ ...doc, count: 0 }, null, 1000, 2000, 10_000).text).to.equal('LIVE · adsblol · 4 s · 0 aircraft');
       expect(adsbChip({ ...doc, live: false, reason: 'upstream_failed_serving_last_snapshot', age_s: 180 }, null, 1000, 2000, 10_000)).to.include({ text: 'CACHED · live=false · 3 min old · upstream_failed_serving_last_snapshot', tone: 'warn' });
       expect(adsbChip({ ...doc, live: false, reason: 'no_snapshot', count: 0 }, null, 1000, 2000, 10_000)).to.include({ text: 'NO DATA · no_snapshot', tone: 'bad' });
@@ -362,6 +361,15 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('the /adsb record type is declared once, in src/shared/wire, and both the server and the browser code import it', () => {
+    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => join(e.parentPath, e.name));
+    // a field only the aircraft record has: any other declaration of it is a restated copy
+    const declaring = [...files('src'), ...files('workers')].filter((f) => /^\s+position_age_s\??:\s*(number|null)\b/m.test(readFileSync(f, 'utf8')));
+    expect(declaring).to.deep.equal(['src/shared/wire/adsb.ts']);
+    const importers = [...files('src')].filter((f) => /from '[./]+shared\/wire\/adsb\.js'/.test(readFileSync(f, 'utf8')));
+    expect(importers).to.include.members(['src/adsb/adsb.routes.ts', 'src/adsb/normalise.ts', 'src/ui/client/globe/layers.ts', 'src/ui/client/common/honesty.ts']);
   });
 
   async function readAsset(a: ManifestEntry): Promise<string> {

@@ -6,46 +6,12 @@
 import { altitudeColor, altitudeFt, COT_COLOR, DECISION_STYLE, glyphFor, VESSEL_COLOR, type Decision } from '../common/palette.js';
 import { fmtAge, fmtLatLon, fmtNum } from '../common/format.js';
 import type { Target } from './draw.js';
+import type { AdsbAircraft, AdsbAnswer } from '../../../shared/wire/adsb.js';
 
 export const TRAIL_POINTS = 30;
 /** Per-target age (s) after which an aircraft greys out, and after which it is dropped (ui note 3.3). */
 export const FADE_S = 30;
 export const HIDE_S = 60;
-
-export interface AdsbAircraft {
-  hex: string;
-  callsign: string | null;
-  registration: string | null;
-  type_code: string | null;
-  type_desc: string | null;
-  lat: number;
-  lon: number;
-  position_age_s: number | null;
-  position_time: string | null;
-  on_ground: boolean;
-  alt_baro_ft: number | null;
-  alt_geom_ft: number | null;
-  ground_speed_kt: number | null;
-  track_deg: number | null;
-  vertical_rate_fpm: number | null;
-  squawk: string | null;
-  emergency: string | null;
-  category: string | null;
-  position_source: string | null;
-  nac_p: number | null;
-  provider: string;
-}
-
-export interface AdsbDocument {
-  live: boolean;
-  reason: string | null;
-  source: string | null;
-  attribution: string | null;
-  fetched_at: string | null;
-  age_s: number | null;
-  count: number;
-  aircraft: AdsbAircraft[];
-}
 
 const v = (x: unknown): string => (x === null || x === undefined || x === '' ? '–' : String(x));
 
@@ -55,7 +21,7 @@ export function aircraftAgeS(a: AdsbAircraft, fetchedAtMs: number | null, now: n
   return a.position_age_s + Math.max(0, (now - fetchedAtMs) / 1000);
 }
 
-export function aircraftTarget(a: AdsbAircraft, doc: AdsbDocument, trail: [number, number][], now: number): Target | null {
+export function aircraftTarget(a: AdsbAircraft, doc: AdsbAnswer, trail: [number, number][], now: number): Target | null {
   const fetchedAtMs = doc.fetched_at ? Date.parse(doc.fetched_at) : null;
   const age = aircraftAgeS(a, fetchedAtMs, now);
   if (age !== null && age > HIDE_S) return null;

@@ -13,8 +13,9 @@ import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../commo
 import { ALTITUDE_STOPS, DECISION_STYLE, DECISIONS, GLYPHS, GROUND_COLOR, STALE, UNKNOWN_ALT_COLOR, VESSEL_COLOR, ZONE_COLOR, type Decision } from '../common/palette.js';
 import { VerdictStream, type StreamStatus } from '../common/sse.js';
 import { drawBase, drawOverlay, hitTest, pathOf, type Drawn, type Kind, type Lod, type Target } from './draw.js';
-import { aircraftAgeS, aircraftTarget, cotTarget, FADE_S, HIDE_S, droneTarget, parseCot, pushTrail, vesselTarget, type AdsbDocument, type CotEvent, type SceneTrack, type Vessel } from './layers.js';
+import { aircraftAgeS, aircraftTarget, cotTarget, FADE_S, HIDE_S, droneTarget, parseCot, pushTrail, vesselTarget, type CotEvent, type SceneTrack, type Vessel } from './layers.js';
 import { View } from './view.js';
+import type { AdsbAnswer } from '../../../shared/wire/adsb.js';
 
 const API = '/api/svc/v1';
 const ADSB_POLL_MS = 10_000;
@@ -28,11 +29,11 @@ const view = new View({ ...HOME });
 const layerOn: Record<Kind | 'zones', boolean> = { aircraft: true, vessel: true, drone: true, cot: true, zones: true };
 const opts = { labels: true, trails: true };
 let land: GeoPermissibleObjects | null = null;
-let adsb: AdsbDocument | null = null;
+let adsb: AdsbAnswer | null = null;
 let adsbError: string | null = null;
 let adsbOkAt: number | null = null;
 const aircraftTrails = new Map<string, [number, number][]>();
-let aircraftRaw: AdsbDocument['aircraft'] = [];
+let aircraftRaw: AdsbAnswer['aircraft'] = [];
 let aircraftTargets: (Target | null)[] = [];
 let vessels: Vessel[] = [];
 let vesselsAsOf: string | null = null;
@@ -368,7 +369,7 @@ async function loadLand(): Promise<void> {
 }
 
 async function loadAdsb(): Promise<void> {
-  const r = await getJson<AdsbDocument>(`${API}/adsb?lat_min=-90&lat_max=90&lon_min=-180&lon_max=180`);
+  const r = await getJson<AdsbAnswer>(`${API}/adsb?lat_min=-90&lat_max=90&lon_min=-180&lon_max=180`);
   if (r.data && Array.isArray(r.data.aircraft)) {
     adsb = r.data;
     adsbError = null;

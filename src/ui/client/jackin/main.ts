@@ -6,7 +6,8 @@
 import { getJson, getText, whileVisible } from '../common/api.js';
 import { $, chipInto, el, setText } from '../common/dom.js';
 import { fmtNum, fmtTime } from '../common/format.js';
-import { adsbChip, ledgerText, type AdsbDoc } from '../common/honesty.js';
+import { adsbChip, ledgerText } from '../common/honesty.js';
+import type { AdsbAnswer } from '../../../shared/wire/adsb.js';
 import type { Decision } from '../common/palette.js';
 import { VerdictStream } from '../common/sse.js';
 
@@ -51,7 +52,7 @@ async function refresh(): Promise<void> {
     getJson<{ status: string; releaseId: string; uptime_s: number; pool: { threads: number; busy: number; queueSize: number; maxQueue: number; completed: number; crashes: number } }>(`${API}/health`),
     getJson<{ durability_state: string; persistence_scope: string; ready: boolean; reason?: string; integrity?: { nodes: number; state: string; root: string } }>(`${API}/ledger/readiness`),
     getJson<{ tracks: { track_id: string; decision: Decision; lambda: number; ts_utc: string; ledger_index: number; simulated: boolean }[] }>(`${API}/edge/3d`),
-    getJson<AdsbDoc & { fetched_at: string | null }>(`${API}/adsb?lat_min=-90&lat_max=90&lon_min=-180&lon_max=180`),
+    getJson<AdsbAnswer>(`${API}/adsb?lat_min=-90&lat_max=90&lon_min=-180&lon_max=180`),
     getText('/metrics'),
   ]);
   const h = health.data;
