@@ -42,6 +42,11 @@ const DATA_ASSETS = [{ pkg: 'world-atlas', file: 'land-110m.json', licence: 'ISC
 
 const ENTRIES = { globe: 'src/ui/client/globe/main.ts', jackin: 'src/ui/client/jackin/main.ts' };
 const STYLES = { ui: 'src/ui/client/styles/ui.css' };
+/**
+ * Style sheets under a stable name: the /energy-sovereign panel is rendered by the energy feature,
+ * which links its sheet by name rather than through this build's hashed names (5-minute cache).
+ */
+const STABLE_STYLES = { energy: 'src/ui/client/styles/energy.css' };
 const TEMPLATES = { 'globe.html': 'src/ui/pages/globe.html', 'jackin.html': 'src/ui/pages/jackin.html' };
 const FIXED = [{ dir: 'jackin' as const, src: 'src/ui/pages/favicon.svg' }];
 
@@ -101,9 +106,10 @@ export function buildUiSync(root = projectRoot()): UiBuild {
   } as const;
   const js = esbuild.buildSync({ ...common, entryPoints: ENTRIES, format: 'esm', splitting: true, entryNames: 'jackin/[name]-[hash]', chunkNames: 'shared/[name]-[hash]' });
   const css = esbuild.buildSync({ ...common, entryPoints: STYLES, entryNames: 'shared/[name]-[hash]' });
+  const stableCss = esbuild.buildSync({ ...common, entryPoints: STABLE_STYLES, entryNames: 'shared/[name]' });
   const files: BuiltFile[] = [];
   const paths: Record<string, string> = {};
-  for (const result of [js, css]) {
+  for (const result of [js, css, stableCss]) {
     for (const out of result.outputFiles) {
       const rel = relative(join(root, 'out'), out.path);
       const dir = rel.split('/')[0] as 'jackin' | 'shared';
@@ -112,7 +118,7 @@ export function buildUiSync(root = projectRoot()): UiBuild {
       const isLegal = key.endsWith('.LEGAL.txt');
       files.push({ key, dir, bytes, origin: isLegal ? 'bundled packages (their licence comments)' : 'project (bundled with esbuild)', licence: isLegal ? 'see file' : 'project' });
       const meta = result.metafile.outputs[`out/${rel}`];
-      const entry = meta?.entryPoint ? Object.entries({ ...ENTRIES, ...STYLES }).find(([, src]) => src === meta.entryPoint)?.[0] : undefined;
+      const entry = meta?.entryPoint ? Object.entries({ ...ENTRIES, ...STYLES, ...STABLE_STYLES }).find(([, src]) => src === meta.entryPoint)?.[0] : undefined;
       if (entry) paths[`${entry}${key.endsWith('.css') ? '.css' : '.js'}`] = `/${dir}/${key}`;
     }
   }

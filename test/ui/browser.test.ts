@@ -13,6 +13,8 @@ import { guardedPage, launchBrowser, type Guarded, type TestBrowser } from '../h
 import { GOOD_AIRCRAFT, BAD_AIRCRAFT, startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
 import { openSse } from '../helpers/sse.js';
 import { DECISION_STYLE, GLYPH_SIZE, GROUND_COLOR, hexToRgb, LAND, OCEAN } from '../../src/ui/client/common/palette.js';
+import { seriesChart } from '../../src/shared/energy-chart.js';
+import type { EnergySeries } from '../../src/shared/wire/energy.js';
 
 const SHOTS = process.env.SVC_UI_SCREENSHOTS;
 
@@ -74,7 +76,9 @@ describe('src/ui pages in headless Chromium', function () {
 
   before(async () => {
     [browser, fake] = await Promise.all([launchBrowser(), startFakeUpstream()]);
-    t = await buildTestApp({ adsb: { providers: [{ name: 'fake', url: fake.url }], minIntervalMs: 0, freshMs: 200, maxBodyBytes: 16 * 1024 * 1024 } });
+    // the energy series samples every 200 ms here (a ring that does not fill during this file), so the
+    // charts have points within a second and visibly grow between two refreshes of the entry page
+    t = await buildTestApp({ adsb: { providers: [{ name: 'fake', url: fake.url }], minIntervalMs: 0, freshMs: 200, maxBodyBytes: 16 * 1024 * 1024 }, energy: { seriesIntervalMs: 200, seriesPoints: 3000 } });
     console.log(`      chromium ${browser.executablePath}: ready in ${browser.startMs.toFixed(0)} ms`);
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   });
@@ -84,8 +88,9 @@ describe('src/ui pages in headless Chromium', function () {
     await fake?.close();
   });
 
-  async function open(path: string, opts: Parameters<typeof guardedPage>[2] = {}): Promise<Page> {
+  async function open(path: string, opts: Parameters<typeof guardedPage>[2] = {}, before?: (page: Page) => void): Promise<Page> {
     g = await guardedPage(browser.browser, t.baseUrl, opts);
+    before?.(g.page);
     await g.page.goto(t.baseUrl + path);
     return g.page;
   }
@@ -372,23 +377,60 @@ describe('src/ui pages in headless Chromium', function () {
     expect(await page.textContent('#adsb')).to.match(/^LIVE · fake · \d+ s$/);
     expect(await page.textContent('#stream')).to.match(/^\d+ viewers?$/);
     expect(await page.locator('#verdicts li', { hasText: 'UI-ENTRY' }).count()).to.equal(1);
-    for (const href of ['/elite/globe', '/energy-sovereign', '/docs', '/api/svc/v1/receipt/export']) expect(await page.locator(`a[href="${href}"]`).count(), href).to.equal(1);
+    for (const href of ['/elite/globe', '/docs', '/api/svc/v1/receipt/export']) expect(await page.locator(`a[href="${href}"]`).count(), href).to.equal(1);
+    expect(await page.locator('a[href="/energy-sovereign"]').count()).to.be.at.least(1);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'jackin.png'), fullPage: true });
   });
 
-  it('the energy panel draws its snapshot as a small chart, with no script and nothing fetched elsewhere', async () => {
+  it('the entry page charts the measured energy series, and the chart grows with the samples', async () => {
+    const served: EnergySeries[] = [];
+    const page = await open('/jackin', {}, (p) =>
+      p.on('response', (r) => {
+        if (r.url().endsWith('/api/svc/v1/energy/sovereign')) void r.json().then((b: { series: EnergySeries }) => served.push(b.series));
+      }),
+    );
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForFunction(() => Number((globalThis as any).document.querySelector('#energy-chart svg')?.getAttribute('data-points')) >= 1);
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#energy-chart polyline').length === 2);
+    const drawn = async () => ({
+      n: Number(await page.getAttribute('#energy-chart svg', 'data-points')),
+      cpu: (await page.getAttribute('#energy-chart polyline[data-field="cpu_utilization"]', 'points'))!,
+    });
+    const first = await drawn();
+    // exactly the points the page was served, through the shared geometry
+    const s1 = served.at(-1)!;
+    expect(first.n).to.equal(s1.points.length);
+    expect(first.cpu).to.equal(seriesChart(s1.points, 460, 130).lines[0]!.points);
+    expect(first.cpu.split(' ')).to.have.length(first.n);
+    expect(await page.textContent('#energy-detail')).to.match(/^one sample every 0\.2 s; latest interval: CPU [\d.]+ %, event loop [\d.]+ %, \d+ requests, model [\d.]+ W$/);
+    // the page refreshes every 5 s; by then the 200 ms sampler has added points
+    await page.waitForFunction((n) => Number((globalThis as any).document.querySelector('#energy-chart svg')?.getAttribute('data-points')) > n, first.n, { timeout: 12_000 });
+    const second = await drawn();
+    expect(second.n).to.be.above(first.n);
+    expect(second.cpu.split(' ')).to.have.length(second.n);
+    expect(served.at(-1)!.points.map((p) => p.at)).to.include(s1.points.at(-1)!.at);
+  });
+
+  it('the energy panel charts the measured series (a vertex per sample), with no script and nothing fetched elsewhere', async () => {
     const page = await open('/energy-sovereign');
-    await page.waitForSelector('svg[role="img"]');
-    const bars = await page.$$eval('svg g[data-bar]', (gs) => gs.map((g: any) => g.getAttribute('data-bar')));
-    expect(bars).to.deep.equal(['CPU time (measured)', 'Event loop busy (measured)', 'Energy (model)']);
-    const snap = JSON.parse((await page.textContent('#sovereign-snapshot'))!) as { measured: Record<string, { value: number }>; window: { uptime_s: { value: number } } };
-    const note = await page.textContent('svg g[data-bar="CPU time (measured)"] text.note');
-    expect(note).to.contain(`of ${(snap.window.uptime_s.value * snap.measured.vcpus!.value).toFixed(2)} vCPU·s`);
-    // bar widths follow the numbers: user + system CPU over capacity
-    const widths = await page.$$eval('svg g[data-bar="CPU time (measured)"] rect[fill]:not([fill="none"])', (rs) => rs.map((r: any) => Number(r.getAttribute('width'))));
-    const cap = snap.window.uptime_s.value * snap.measured.vcpus!.value;
-    expect(widths[0]).to.be.closeTo((snap.measured.cpu_user_s!.value / cap) * 420, 0.1);
+    await page.waitForSelector('svg.chart polyline[data-field="cpu_utilization"]');
+    const snap = JSON.parse((await page.textContent('#sovereign-snapshot'))!) as { series: EnergySeries };
+    const n = snap.series.points.length;
+    expect(n, 'samples taken since the app was built').to.be.at.least(2);
+    expect(await page.getAttribute('svg.chart', 'data-points')).to.equal(String(n));
+    // the drawn lines are the series of this very snapshot, point for point
+    const chart = seriesChart(snap.series.points, 640, 200);
+    for (const l of chart.lines) expect(await page.getAttribute(`svg.chart polyline[data-field="${l.field}"]`, 'points'), l.field).to.equal(l.points);
+    // and they are painted: at each line's newest vertex the browser's hit test finds that line's stroke
+    const box = (await page.locator('svg.chart').boundingBox())!;
+    for (const l of chart.lines) {
+      const v = l.vertices.at(-1)!;
+      const hit = await page.evaluate(([x, y]) => (globalThis as any).document.elementFromPoint(x, y)?.getAttribute('data-field'), [box.x + v.x, box.y + v.y]);
+      expect(hit, `${l.field} at its newest vertex`).to.equal(l.field);
+    }
     expect(await page.$$('script:not([type="application/json"])')).to.have.length(0);
+    // the stylesheet applied: the page is dark (var(--bg)), not the browser's white default
+    expect(await page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor)).to.equal('rgb(7, 18, 28)');
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'energy.png'), fullPage: true });
   });
 

@@ -16,6 +16,7 @@ import { catalogue } from '../../src/ui/assets.js';
 import { buildUiSync, fillTemplate, readUiBuild, sourcesDigest, writeUiBuild, type UiBuild } from '../../src/ui/build.js';
 import { uiFeature } from '../../src/ui/ui.feature.js';
 import { View } from '../../src/ui/client/globe/view.js';
+import { SERIES_LINES } from '../../src/shared/energy-chart.js';
 import { geoDistance, geoOrthographic } from 'd3-geo';
 import { adsbChip, type AdsbDoc, cotChip, ledgerText, vesselChip, verdictChip } from '../../src/ui/client/common/honesty.js';
 import { ALTITUDE_STOPS, altitudeColor, contrast, DECISION_STYLE, glyphFor, GROUND_COLOR, LAND, MUTED, OCEAN, PAGE_BG, PANEL, STALE, TEXT, UNKNOWN_ALT_COLOR, VESSEL_COLOR, COT_COLOR } from '../../src/ui/client/common/palette.js';
@@ -276,6 +277,8 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
         expect(contrast(c, LAND), `${c} on land`).to.be.at.least(3);
       }
       for (const t of [TEXT, MUTED]) for (const bg of [PAGE_BG, PANEL]) expect(contrast(t, bg), `${t} on ${bg}`).to.be.at.least(4.5);
+      // the energy chart's lines (dark panel of /energy-sovereign and of the /jackin card)
+      for (const l of SERIES_LINES) for (const bg of [PAGE_BG, PANEL]) expect(contrast(l.color, bg), `${l.field} on ${bg}`).to.be.at.least(3);
       expect(contrast('#000000', '#ffffff')).to.be.closeTo(21, 1e-9);
     });
 
