@@ -70,7 +70,7 @@ export function energyRoutes(deps: EnergyDeps): RouteDef[] {
       tag: 'energy',
       query: noParams,
       produces: 'text/html',
-      html: true,
+      html: 'ui',
       async handler({ ctx }) {
         const snap = await snapshot(ctx, sovereign);
         ctx.type = 'text/html; charset=utf-8';

@@ -97,15 +97,17 @@ describe('src/ui pages in headless Chromium', function () {
 
   afterEach(async function () {
     if (!g) return;
-    const { page, foreign, failed, errors, context } = g;
+    const { page, foreign, failed, errors, csp, context } = g;
     g = null;
     const cspErrors = (await page.evaluate(() => (globalThis as any).svcUi?.errors ?? []).catch(() => [] as string[])).filter((e: string) => e.startsWith('csp'));
     await context.close();
     if (this.currentTest?.state === 'failed') return;
-    // nothing may leave 127.0.0.1: the router, the failure log and the CSP report all stay empty
+    // nothing may leave 127.0.0.1 and nothing may break the strict policy: the router, the failure
+    // log, the page's own CSP report and the context's CSP report all stay empty
     expect(foreign, 'requests to other origins').to.deep.equal([]);
     expect(failed, 'failed requests').to.deep.equal([]);
-    expect(cspErrors, 'CSP violations').to.deep.equal([]);
+    expect(cspErrors, 'CSP violations (svcUi)').to.deep.equal([]);
+    expect(csp, 'CSP violations').to.deep.equal([]);
     // readiness/health answer 503 while the ledger is not ready; that is data, not a page error
     expect(errors.filter((e) => !/status of 503/.test(e)), 'page errors').to.deep.equal([]);
   });
@@ -356,11 +358,21 @@ describe('src/ui pages in headless Chromium', function () {
     await ready(page);
     await page.evaluate(() => fetch('http://198.51.100.7/tiles/0/0/0.png').catch(() => null));
     await page.waitForFunction(() => (globalThis as any).svcUi.errors.some((e: string) => e.startsWith('csp: connect-src')));
+    // an inline style attribute is refused too (style-src without 'unsafe-inline'), and reported
+    await page.evaluate(() => {
+      const d = (globalThis as any).document.createElement('p');
+      d.setAttribute('style', 'color: red');
+      (globalThis as any).document.body.append(d);
+    });
+    await page.waitForFunction(() => (globalThis as any).svcUi.errors.some((e: string) => e.startsWith('csp: style-src')));
+    expect(g!.csp.some((v) => v.startsWith('connect-src http://198.51.100.7/tiles/0/0/0.png')), g!.csp.join('; ')).to.equal(true);
+    expect(g!.csp.some((v) => v.startsWith('style-src-attr inline')), g!.csp.join('; ')).to.equal(true);
     await page.goto('http://198.51.100.7/').catch(() => null);
     expect(g!.foreign).to.deep.equal(['http://198.51.100.7/']);
     // checked: now clear them so the after-each isolation check judges only the page
     g!.foreign.length = 0;
     g!.failed.length = 0;
+    g!.csp.length = 0;
     await g!.context.close();
     g = null;
   });
@@ -411,7 +423,7 @@ describe('src/ui pages in headless Chromium', function () {
     expect(served.at(-1)!.points.map((p) => p.at)).to.include(s1.points.at(-1)!.at);
   });
 
-  it('the energy panel charts the measured series (a vertex per sample), with no script and nothing fetched elsewhere', async () => {
+  it('the energy panel charts the measured series (a vertex per sample), with no script, under the strict CSP', async () => {
     const page = await open('/energy-sovereign');
     await page.waitForSelector('svg.chart polyline[data-field="cpu_utilization"]');
     const snap = JSON.parse((await page.textContent('#sovereign-snapshot'))!) as { series: EnergySeries };
@@ -429,9 +441,18 @@ describe('src/ui pages in headless Chromium', function () {
       expect(hit, `${l.field} at its newest vertex`).to.equal(l.field);
     }
     expect(await page.$$('script:not([type="application/json"])')).to.have.length(0);
+    expect(await page.$$('style, [style]')).to.have.length(0);
     // the stylesheet applied: the page is dark (var(--bg)), not the browser's white default
     expect(await page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor)).to.equal('rgb(7, 18, 28)');
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'energy.png'), fullPage: true });
+  });
+
+  it('/docs keeps working under its own policy (Swagger UI): operations render and expand, no CSP violation, nothing leaves', async () => {
+    const page = await open('/docs');
+    await page.waitForSelector('.opblock-summary', { timeout: 20_000 });
+    await page.click('.opblock-summary >> nth=0');
+    await page.waitForSelector('.opblock.is-open .opblock-body');
+    expect(await page.locator('.opblock').count()).to.be.above(20);
   });
 
   // last: it leaves the ADS-B feed with failures on record

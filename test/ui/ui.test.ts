@@ -60,15 +60,13 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
 
   const key = (re: RegExp) => manifest.assets.find((a) => re.test(a.key))!;
 
-  it('pages answer HTML under every alias, same bytes, no-cache, with the same-origin HTML CSP', async () => {
+  it('pages answer HTML under every alias, same bytes, no-cache, with a CSP that allows nothing inline', async () => {
     for (const [path, name] of Object.entries(PAGES)) {
       const res = await http.get(path);
       expect(res.status, path).to.equal(200);
       expect(res.headers['content-type'], path).to.equal('text/html; charset=utf-8');
       expect(res.headers['cache-control']).to.equal('no-cache');
-      const csp = String(res.headers['content-security-policy']);
-      expect(csp).to.contain("default-src 'self'").and.contain("connect-src 'self'");
-      expect(csp).to.not.match(/script-src[^;]*(unsafe-inline|unsafe-eval)/);
+      expect(String(res.headers['content-security-policy'])).to.not.match(/unsafe-inline|unsafe-eval/);
       expect(sha256(Buffer.from(res.text)), path).to.equal(manifest.assets.find((a) => a.key === name)!.sha256);
     }
   });
@@ -361,6 +359,26 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
       expect([...called]).to.include.members(['/api/svc/v1/edge/3d', '/api/svc/v1/adsb', '/api/svc/v1/stream/verdicts', '/api/svc/v1/ledger/readiness', '/api/svc/v1/cot/export', '/api/svc/v1/fleet/vessels', '/api/svc/v1/receipt/export']);
       const table = new Set(t.routes.filter((r) => r.method === 'GET').map((r) => r.path));
       expect([...called].filter((p) => !table.has(p))).to.deep.equal([]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('our pages get the strict policy, exactly (no inline script or style anywhere); /docs keeps its own; API answers load nothing', async () => {
+    const strict =
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+    const t = await buildTestApp();
+    try {
+      for (const path of [...Object.keys(PAGES), '/energy-sovereign']) {
+        const res = await t.http.get(path).expect(200);
+        expect(res.headers['content-security-policy'], path).to.equal(strict);
+        // nothing in the markup would need 'unsafe-inline': no style element, no style attribute, no inline script
+        expect(res.text, path).to.not.match(/<style|\sstyle=|<script(?![^>]*\b(src=|type="application\/json"))[^>]*>/);
+      }
+      expect((await t.http.get('/docs').expect(200)).headers['content-security-policy']).to.equal(
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'",
+      );
+      expect((await t.http.get('/api/svc/v1/health')).headers['content-security-policy']).to.equal("default-src 'none'; frame-ancestors 'none'");
     } finally {
       await t.close();
     }
