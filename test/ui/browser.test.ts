@@ -5,7 +5,9 @@
  * SVC_UI_SCREENSHOTS=<dir> saves a PNG of each page there.
  */
 import { expect } from 'chai';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { geoContains, type GeoPermissibleObjects } from 'd3-geo';
+import { feature } from 'topojson-client';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -215,6 +217,50 @@ describe('src/ui pages in headless Chromium', function () {
     await page.keyboard.press('Escape');
     expect(await svc<string | null>(page, 's.selected')).to.equal(null);
     expect(await page.isHidden('#details')).to.equal(true);
+  });
+
+  it('land: 1:50m drawn at rest, 1:110m while the globe is dragged, 1:50m again once it rests', async () => {
+    // The Belcher Islands (Hudson Bay) are land at 1:50m and sea at 1:110m: one pixel tells which
+    // set is on the canvas. Checked here against both world-atlas files, so the fixture cannot rot.
+    const island: [number, number] = [-79.377, 56.174];
+    const load = (f: string) => {
+      const topo = JSON.parse(readFileSync(join('node_modules/world-atlas', f), 'utf8'));
+      return feature(topo, topo.objects.land) as unknown as GeoPermissibleObjects;
+    };
+    expect(geoContains(load('land-50m.json'), island), 'land at 1:50m').to.equal(true);
+    expect(geoContains(load('land-110m.json'), island), 'sea at 1:110m').to.equal(false);
+    fake.aircraft = [];
+    const page = await open('/elite/globe');
+    await ready(page);
+    await page.focus('#globe');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('+'); // zoom 1.95: the island is a few pixels across
+    await page.waitForFunction(() => (globalThis as any).svcUi.land.drawn === '50m' && (globalThis as any).svcUi.view.zoom > 1.9, null, { timeout: 20_000 });
+    expect(await svc<string[]>(page, 's.land.loaded')).to.deep.equal(['110m', '50m']);
+    const at = (await svc<[number, number]>(page, `s.project(${island[0]}, ${island[1]})`))!;
+    const isLand = (px: Rgba) => Math.hypot(...hexToRgb(LAND).map((c, i) => c - px[i]!)) < Math.hypot(...hexToRgb(OCEAN).map((c, i) => c - px[i]!));
+    expect(isLand(await pixel(page, 'base', ...at)), 'island at rest').to.equal(true);
+    // drag 6 px right and back, button held: the same view, redrawn while moving
+    const box = (await page.locator('#globe').boundingBox())!;
+    const [cx, cy] = [box.x + box.width / 2, box.y + box.height / 2];
+    const view = await svc<{ lon: number; lat: number }>(page, 's.view');
+    const frame = await svc<number>(page, 's.baseFrame');
+    await page.mouse.move(cx, cy);
+    await page.mouse.down();
+    await page.mouse.move(cx + 6, cy);
+    await page.mouse.move(cx, cy);
+    await page.waitForFunction((f) => (globalThis as any).svcUi.baseFrame >= f + 2, frame);
+    const during = await svc<{ drawn: string; moving: boolean }>(page, 's.land');
+    expect(during).to.include({ drawn: '110m', moving: true });
+    expect(await svc<{ lon: number; lat: number }>(page, 's.view')).to.deep.include({ lat: view.lat }).and.have.property('lon').closeTo(view.lon, 1e-9);
+    expect(isLand(await pixel(page, 'base', ...at)), 'island while dragging').to.equal(false);
+    // still held past the settle time: still 110m (a held button is a drag in progress)
+    await page.waitForTimeout(400);
+    expect(await svc<string>(page, 's.land.drawn')).to.equal('110m');
+    await page.mouse.up();
+    await page.waitForFunction(() => (globalThis as any).svcUi.land.drawn === '50m');
+    expect(isLand(await pixel(page, 'base', ...at)), 'island at rest again').to.equal(true);
+    const cost = await svc<Record<string, number[]>>(page, 's.perf.baseMsBy');
+    console.log(`      base draw: 110m ${JSON.stringify(cost['110m'])} ms, 50m ${JSON.stringify(cost['50m'])} ms`);
   });
 
   it('verdicts posted through the API appear within one second, coloured and shaped by decision', async () => {

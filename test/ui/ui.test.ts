@@ -81,9 +81,10 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
     expect(keys.some((k) => /^chunk-[A-Z0-9]{8}\.js$/.test(k))).to.equal(true);
     expect(keys).to.include.members(['globe.html', 'jackin.html', 'favicon.svg']);
     expect(manifest.count).to.equal(keys.length);
-    const land = key(/^land-110m-/);
-    expect(land.origin).to.match(/^world-atlas@2\./);
-    expect(land.licence).to.contain('public domain');
+    for (const land of [key(/^land-110m-/), key(/^land-50m-/)]) {
+      expect(land.origin).to.match(/^world-atlas@2\./);
+      expect(land.licence).to.contain('public domain');
+    }
     for (const a of manifest.assets) {
       expect(a.sha256).to.match(/^[0-9a-f]{64}$/);
       expect(a.url).to.equal(`/api/svc/v1/assets/${a.key}`);
@@ -128,14 +129,14 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
       expect(text, path).to.not.match(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline scripts (CSP)
       expect(text, path).to.not.match(/\son[a-z]+=/); // no inline handlers
       const isJs = String(res.headers['content-type']).startsWith('application/javascript');
-      const refs = (isJs ? [...text.matchAll(/(?:from|import)\s*["']([^"']+)["']/g)] : [...text.matchAll(/(?:src|href|data-land)="([^"]+)"/g)]).map((m) => m[1]!);
+      const refs = (isJs ? [...text.matchAll(/(?:from|import)\s*["']([^"']+)["']/g)] : [...text.matchAll(/(?:src|href|data-land|data-land-fine)="([^"]+)"/g)]).map((m) => m[1]!);
       for (const ref of refs.filter((r) => !r.startsWith('#'))) {
         expect(ref, `${path} → ${ref}`).to.match(/^(\/|\.\.?\/)/);
         const abs = new URL(ref, `http://x${path}`).pathname;
         if (/^\/(shared|jackin|elite|api\/svc\/v1\/assets)\b/.test(abs)) queue.push(abs);
       }
     }
-    expect([...seen]).to.include.members([key(/^globe-/).path, key(/^jackin-/).path, key(/^ui-/).path, key(/^land-110m/).path, '/jackin/favicon.svg']);
+    expect([...seen]).to.include.members([key(/^globe-/).path, key(/^jackin-/).path, key(/^ui-/).path, key(/^land-110m/).path, key(/^land-50m/).path, '/jackin/favicon.svg']);
     for (const c of manifest.assets.filter((a) => a.key.startsWith('chunk-'))) expect([...seen]).to.include(c.path);
   });
 

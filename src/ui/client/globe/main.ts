@@ -28,7 +28,12 @@ const FEED_ROWS = 50;
 const view = new View({ ...HOME });
 const layerOn: Record<Kind | 'zones', boolean> = { aircraft: true, vessel: true, drone: true, cot: true, zones: true };
 const opts = { labels: true, trails: true };
+/** Land at 1:110m (drawn while the view moves) and 1:50m (drawn at rest, once loaded): ui note 0.3. */
 let land: GeoPermissibleObjects | null = null;
+let landFine: GeoPermissibleObjects | null = null;
+/** The view counts as moving until this long after its last change, and while a pointer is down. */
+const SETTLE_MS = 250;
+let movedAt = -Infinity;
 let adsb: AdsbAnswer | null = null;
 let adsbError: string | null = null;
 let adsbOkAt: number | null = null;
@@ -55,6 +60,8 @@ const drawn: Drawn = { keys: [], xs: new Float32Array(0), ys: new Float32Array(0
 const loaded = { land: false, adsb: false, scene: false, vessels: false, cot: false };
 const overlayMs: number[] = [];
 const baseMs: number[] = [];
+/** Base draws by land resolution: what each costs on this client. */
+const baseMsBy: Record<'110m' | '50m', number[]> = { '110m': [], '50m': [] };
 /** Targets rebuilt from the layers, filters applied and the table patched (data changes, every 5 s). */
 const rebuildMs: number[] = [];
 
@@ -70,7 +77,9 @@ interface SvcUi {
   selected: string | null;
   errors: string[];
   longTasks: number[];
-  perf: { overlayMs: number[]; baseMs: number[]; rebuildMs: number[] };
+  perf: { overlayMs: number[]; baseMs: number[]; rebuildMs: number[]; baseMsBy: Record<'110m' | '50m', number[]> };
+  /** Which land the base canvas shows now, which resolutions are loaded, and whether the view is moving. */
+  land: { drawn: '110m' | '50m' | null; loaded: ('110m' | '50m')[]; moving: boolean };
   lod: Lod;
   reducedMotion: boolean;
   project(lon: number, lat: number): [number, number] | null;
@@ -88,7 +97,8 @@ const svcUi: SvcUi = {
   selected: null,
   errors: [],
   longTasks: [],
-  perf: { overlayMs, baseMs, rebuildMs },
+  perf: { overlayMs, baseMs, rebuildMs, baseMsBy },
+  land: { drawn: null, loaded: [], moving: false },
   lod: 'glyphs',
   reducedMotion: reducedMotion.matches,
   project: (lon, lat) => view.project(lon, lat),
@@ -166,8 +176,14 @@ function frame(): void {
   if (queue.length) applyQueue();
   if (baseDirty) {
     const t0 = performance.now();
-    drawBase(baseCtx, view, land);
-    record(baseMs, performance.now() - t0);
+    const moving = isMoving();
+    // 50m costs several times 110m per draw (ui note M2): only when the view rests
+    const res = landFine && !moving ? '50m' : land ? '110m' : null;
+    drawBase(baseCtx, view, res === '50m' ? landFine : land);
+    const ms = performance.now() - t0;
+    record(baseMs, ms);
+    if (res) record(baseMsBy[res], ms);
+    svcUi.land = { ...svcUi.land, drawn: res, moving };
     baseDirty = false;
     svcUi.baseFrame++;
   }
@@ -363,9 +379,23 @@ async function loadLand(): Promise<void> {
   if (r.data) {
     const topo = r.data;
     land = feature(topo, topo.objects.land as GeometryCollection) as unknown as GeoPermissibleObjects;
+    svcUi.land.loaded = [...svcUi.land.loaded, '110m'];
   } else svcUi.errors.push(`land: ${r.error}`);
   loaded.land = true;
   invalidate(true);
+  // the finer land only after the coarse one: it is ten times the bytes, and the page works without it
+  void loadLandFine();
+}
+
+async function loadLandFine(): Promise<void> {
+  const r = await getJson<Topology>(document.body.dataset.landFine!, 60_000);
+  if (!r.data) {
+    svcUi.errors.push(`land 50m: ${r.error}`);
+    return;
+  }
+  landFine = feature(r.data, r.data.objects.land as GeometryCollection) as unknown as GeoPermissibleObjects;
+  svcUi.land.loaded = [...svcUi.land.loaded, '50m'];
+  if (!isMoving()) invalidate(true);
 }
 
 async function loadAdsb(): Promise<void> {
@@ -560,7 +590,24 @@ function summarise(): void {
 // ---------------------------------------------------------------- input
 function changeView(fn: () => void): void {
   fn();
+  movedAt = performance.now();
+  settleLater();
   invalidate(true);
+}
+
+function isMoving(): boolean {
+  return pointers.size > 0 || performance.now() - movedAt < SETTLE_MS;
+}
+
+let settleTimer: number | null = null;
+/** Once the view has rested SETTLE_MS, the base is drawn again with the finer land. */
+function settleLater(): void {
+  if (settleTimer !== null) window.clearTimeout(settleTimer);
+  settleTimer = window.setTimeout(() => {
+    settleTimer = null;
+    if (isMoving()) settleLater();
+    else if (landFine && svcUi.land.drawn !== '50m') invalidate(true);
+  }, SETTLE_MS);
 }
 
 const pointers = new Map<number, { x: number; y: number }>();
@@ -602,7 +649,10 @@ const endPointer = (e: PointerEvent) => {
     const key = hitTest(drawn, (e.clientX - r.left) * dpr, (e.clientY - r.top) * dpr, 16 * dpr);
     select(key);
   }
-  if (pointers.size === 0) downAt = null;
+  if (pointers.size === 0) {
+    downAt = null;
+    settleLater();
+  }
 };
 region.addEventListener('pointerup', endPointer);
 region.addEventListener('pointercancel', endPointer);
