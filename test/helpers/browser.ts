@@ -78,8 +78,21 @@ export interface Guarded {
  * aborted and recorded, failures, page errors and CSP violations are recorded; service workers are
  * blocked so no request can bypass the router.
  */
-export async function guardedPage(browser: Browser, origin: string, opts: { reducedMotion?: 'reduce' | 'no-preference'; viewport?: { width: number; height: number } } = {}): Promise<Guarded> {
-  const context = await browser.newContext({ serviceWorkers: 'block', viewport: opts.viewport ?? { width: 1200, height: 720 }, reducedMotion: opts.reducedMotion ?? 'reduce', colorScheme: 'dark' });
+export interface PageOptions {
+  reducedMotion?: 'reduce' | 'no-preference';
+  viewport?: { width: number; height: number };
+  /** A phone: touch events, the mobile viewport meta honoured (ui note 5.5, "Browser: mobile"). */
+  touch?: boolean;
+}
+
+export async function guardedPage(browser: Browser, origin: string, opts: PageOptions = {}): Promise<Guarded> {
+  const context = await browser.newContext({
+    serviceWorkers: 'block',
+    viewport: opts.viewport ?? (opts.touch ? { width: 390, height: 844 } : { width: 1200, height: 720 }),
+    reducedMotion: opts.reducedMotion ?? 'reduce',
+    colorScheme: 'dark',
+    ...(opts.touch ? { hasTouch: true, isMobile: true } : {}),
+  });
   const foreign: string[] = [];
   const failed: string[] = [];
   const errors: string[] = [];

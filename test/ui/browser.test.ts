@@ -263,6 +263,38 @@ describe('src/ui pages in headless Chromium', function () {
     console.log(`      base draw: 110m ${JSON.stringify(cost['110m'])} ms, 50m ${JSON.stringify(cost['50m'])} ms`);
   });
 
+  it('pinch zoom on a touch screen: two fingers apart zoom in by their distance ratio, together zoom out', async () => {
+    fake.aircraft = [...GOOD_AIRCRAFT];
+    const page = await open('/elite/globe', { touch: true });
+    await ready(page);
+    const box = (await page.locator('#globe').boundingBox())!;
+    const [cx, cy] = [Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2)];
+    const cdp = await g!.context.newCDPSession(page);
+    const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', half: number) =>
+      cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x: cx - half, y: cy, id: 1 }, { x: cx + half, y: cy, id: 2 }] });
+    const pinch = async (from: number, to: number) => {
+      await touch('touchStart', from);
+      for (let i = 1; i <= 6; i++) await touch('touchMove', Math.round(from + ((to - from) * i) / 6));
+      await touch('touchEnd', to);
+    };
+    const z0 = await svc<number>(page, 's.view.zoom');
+    await pinch(40, 100); // fingers 80 px apart, then 200
+    await page.waitForFunction((z) => (globalThis as any).svcUi.view.zoom > z, z0);
+    const z1 = await svc<number>(page, 's.view.zoom');
+    expect(z1 / z0).to.be.closeTo(200 / 80, 0.02);
+    expect(await svc<number>(page, 's.view.scale')).to.be.above(0);
+    // the view's centre did not move and nothing was selected (a pinch is not a tap)
+    expect(await svc<string | null>(page, 's.selected')).to.equal(null);
+    await pinch(100, 50); // 200 px apart, then 100
+    await page.waitForFunction((z) => (globalThis as any).svcUi.view.zoom < z, z1);
+    expect((await svc<number>(page, 's.view.zoom')) / z1).to.be.closeTo(0.5, 0.02);
+    // a one-finger tap still selects: the C-17 fixture
+    await page.waitForFunction(() => (globalThis as any).svcUi.target('ac:ae01c5')?.drawn);
+    const c17 = await svc<{ x: number; y: number }>(page, "s.target('ac:ae01c5')");
+    await page.touchscreen.tap(box.x + c17.x, box.y + c17.y);
+    await page.waitForFunction(() => (globalThis as any).svcUi.selected === 'ac:ae01c5');
+  });
+
   it('verdicts posted through the API appear within one second, coloured and shaped by decision', async () => {
     fake.aircraft = [...GOOD_AIRCRAFT];
     const page = await open('/elite/globe');
