@@ -16,6 +16,7 @@ import { GOOD_AIRCRAFT, BAD_AIRCRAFT, startFakeUpstream, type FakeUpstream } fro
 import { openSse } from '../helpers/sse.js';
 import { DECISION_STYLE, GLYPH_SIZE, GROUND_COLOR, hexToRgb, LAND, OCEAN } from '../../src/ui/client/common/palette.js';
 import { seriesChart } from '../../src/shared/energy-chart.js';
+import { FRAME_FILL } from '../../src/ui/client/globe/cot-frame.js';
 import type { EnergySeries } from '../../src/shared/wire/energy.js';
 
 const SHOTS = process.env.SVC_UI_SCREENSHOTS;
@@ -293,6 +294,59 @@ describe('src/ui pages in headless Chromium', function () {
     const c17 = await svc<{ x: number; y: number }>(page, "s.target('ac:ae01c5')");
     await page.touchscreen.tap(box.x + c17.x, box.y + c17.y);
     await page.waitForFunction(() => (globalThis as any).svcUi.selected === 'ac:ae01c5');
+  });
+
+  it('CoT tracks get MIL-STD-2525 / APP-6 frames from their type: shape and fill by affiliation, air open below', async () => {
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const fixtures = [
+      { uid: 'ui-f-g', type: 'a-f-G-U-C', lon: -108, lat: 42, shape: 'rectangle', affiliation: 'friend', open: null },
+      { uid: 'ui-h-g', type: 'a-h-G-U-C', lon: -100, lat: 42, shape: 'diamond', affiliation: 'hostile', open: null },
+      { uid: 'ui-n-g', type: 'a-n-G', lon: -92, lat: 42, shape: 'square', affiliation: 'neutral', open: null },
+      { uid: 'ui-u-g', type: 'a-u-G', lon: -108, lat: 34, shape: 'quatrefoil', affiliation: 'unknown', open: null },
+      { uid: 'ui-h-a', type: 'a-h-A-M-F', lon: -100, lat: 34, shape: 'tent', affiliation: 'hostile', open: 'bottom' },
+      { uid: 'ui-f-s', type: 'a-f-S-C', lon: -92, lat: 34, shape: 'circle', affiliation: 'friend', open: null },
+    ] as const;
+    for (const f of fixtures) {
+      const xml = `<event version="2.0" uid="${f.uid}" type="${f.type}" how="h-e" time="${iso(now)}" start="${iso(now)}" stale="${iso(now + 600_000)}"><point lat="${f.lat}" lon="${f.lon}" hae="9999999.0" ce="9999999.0" le="9999999.0"/><detail><contact callsign="${f.uid.toUpperCase()}"/></detail></event>`;
+      const res = await t.http.post('/api/svc/v1/cot/ingest').set('content-type', 'application/xml').send(xml).expect(200);
+      expect(res.body.stored, f.uid).to.equal(true);
+    }
+    fake.aircraft = [];
+    const page = await open('/elite/globe');
+    await ready(page);
+    await page.waitForFunction((k) => (globalThis as any).svcUi.target(k)?.drawn, `cot:${fixtures.at(-1)!.uid}`);
+    // the CoT layer alone: no labels, trails, zones or other symbols near the frames
+    const frame0 = await svc<number>(page, 's.frame');
+    for (const id of ['#layer-vessel', '#layer-drone', '#layer-aircraft', '#layer-zones', '#opt-labels', '#opt-trails']) await page.uncheck(id);
+    await page.waitForFunction((f) => (globalThis as any).svcUi.frame > f, frame0);
+    const S = 6; // px per frame unit (draw.ts COT_FRAME_PX)
+    for (const f of fixtures) {
+      const tg = await svc<Record<string, any>>(page, `s.target('cot:${f.uid}')`);
+      expect(tg.frame, f.uid).to.include({ shape: f.shape, affiliation: f.affiliation, open: f.open });
+      expect(tg.color, f.uid).to.equal(FRAME_FILL[f.affiliation]);
+      const px = (dx: number, dy: number) => pixel(page, 'overlay', tg.x + dx * S, tg.y + dy * S);
+      const fill = FRAME_FILL[f.affiliation];
+      expect(near(await px(0, 0), fill), `${f.uid} centre`).to.equal(true);
+      const inside: Record<string, [number, number][]> = { rectangle: [[1.3, 0]], square: [[0.8, 0.8]], diamond: [[0, -1.05]], quatrefoil: [[0, -1]], tent: [[0, -1]], circle: [[0.8, 0.6]] };
+      const outside: Record<string, [number, number][]> = { rectangle: [[0, 1.35]], square: [[1.35, 0]], diamond: [[0.9, 0.9]], quatrefoil: [[0.8, 0.8]], tent: [[0, 1.2]], circle: [[1.35, 0]] };
+      for (const [dx, dy] of inside[f.shape]!) {
+        const p = await px(dx, dy);
+        expect(mostly(p, fill), `${f.uid} filled at ${dx},${dy}: ${p}`).to.equal(true);
+      }
+      for (const [dx, dy] of outside[f.shape]!) expect((await px(dx, dy))[3], `${f.uid} empty at ${dx},${dy}`).to.equal(0);
+      if (f.open === 'bottom') {
+        // no outline along the open base (y = 0.7 units): just above it the fill is untouched, while
+        // the side walls at the same height are outlined
+        expect(near(await px(0, 0.7 - 1 / S), fill), `${f.uid} open base`).to.equal(true);
+        expect(near(await px(1.1, 0.5), fill), `${f.uid} side wall`).to.equal(false);
+      }
+    }
+    // the legend shows the frames it uses, and the details panel names the frame
+    expect(await page.locator('#legend-cot li').count()).to.equal(5);
+    await page.check('#opt-labels');
+    await page.locator('#targets-body tr[data-key="cot:ui-h-a"]').click();
+    expect(await page.textContent('#details-fields dd[data-field="frame"]')).to.match(/^hostile · air · tent \(open at the bottom\)/);
   });
 
   it('verdicts posted through the API appear within one second, coloured and shaped by decision', async () => {

@@ -19,7 +19,8 @@ import { View } from '../../src/ui/client/globe/view.js';
 import { SERIES_LINES } from '../../src/shared/energy-chart.js';
 import { geoDistance, geoOrthographic } from 'd3-geo';
 import { adsbChip, type AdsbDoc, cotChip, ledgerText, vesselChip, verdictChip } from '../../src/ui/client/common/honesty.js';
-import { ALTITUDE_STOPS, altitudeColor, contrast, DECISION_STYLE, glyphFor, GROUND_COLOR, LAND, MUTED, OCEAN, PAGE_BG, PANEL, STALE, TEXT, UNKNOWN_ALT_COLOR, VESSEL_COLOR, COT_COLOR } from '../../src/ui/client/common/palette.js';
+import { ALTITUDE_STOPS, altitudeColor, contrast, DECISION_STYLE, glyphFor, GROUND_COLOR, LAND, MUTED, OCEAN, PAGE_BG, PANEL, STALE, TEXT, UNKNOWN_ALT_COLOR, VESSEL_COLOR } from '../../src/ui/client/common/palette.js';
+import { cotFrame, FRAME_FILL, frameOutline } from '../../src/ui/client/globe/cot-frame.js';
 
 // The UI routes alone, behind the real middleware chain (the browser tests use the full app).
 const eventLoop = new EventLoopMonitor();
@@ -271,7 +272,7 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
 
   describe('palette, glyphs and honesty chips (pure browser modules)', () => {
     it('every altitude, ground, unknown and stale colour keeps ≥ 3:1 against ocean and land', () => {
-      for (const c of [...ALTITUDE_STOPS.map((s) => s.color), GROUND_COLOR, UNKNOWN_ALT_COLOR, STALE, VESSEL_COLOR, COT_COLOR, ...Object.values(DECISION_STYLE).map((d) => d.color)]) {
+      for (const c of [...ALTITUDE_STOPS.map((s) => s.color), GROUND_COLOR, UNKNOWN_ALT_COLOR, STALE, VESSEL_COLOR, ...Object.values(FRAME_FILL), ...Object.values(DECISION_STYLE).map((d) => d.color)]) {
         expect(contrast(c, OCEAN), `${c} on ocean`).to.be.at.least(3);
         expect(contrast(c, LAND), `${c} on land`).to.be.at.least(3);
       }
@@ -323,6 +324,39 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
       expect(glyphFor(null, 'C130')).to.equal('turboprop');
       expect(glyphFor('A3', 'c17')).to.equal('heavy');
       expect(glyphFor(null, null)).to.equal('unknown');
+    });
+
+    it('CoT frames follow MIL-STD-2525D / APP-6(D): shape by affiliation, opened by dimension, light identity fills', () => {
+      const f = (type: string) => {
+        const { affiliation, dimension, shape, open, fill } = cotFrame(type);
+        return { affiliation, dimension, shape, open, fill };
+      };
+      expect(f('a-f-G-U-C')).to.deep.equal({ affiliation: 'friend', dimension: 'ground', shape: 'rectangle', open: null, fill: '#80e0ff' });
+      expect(f('a-h-G-U-C-I')).to.deep.equal({ affiliation: 'hostile', dimension: 'ground', shape: 'diamond', open: null, fill: '#ff8080' });
+      expect(f('a-n-G')).to.deep.equal({ affiliation: 'neutral', dimension: 'ground', shape: 'square', open: null, fill: '#aaffaa' });
+      expect(f('a-u-G')).to.deep.equal({ affiliation: 'unknown', dimension: 'ground', shape: 'quatrefoil', open: null, fill: '#ffff80' });
+      // air (and space) frames keep the upper half and are open below; subsurface the mirror image
+      expect(f('a-f-A-M-F')).to.include({ dimension: 'air', shape: 'arch', open: 'bottom' });
+      expect(f('a-h-A-M-F-Q')).to.include({ shape: 'tent', open: 'bottom' });
+      expect(f('a-n-A-C')).to.include({ shape: 'open-square', open: 'bottom' });
+      expect(f('a-u-A-M-F-Q')).to.include({ shape: 'trefoil', open: 'bottom' });
+      expect(f('a-f-P')).to.include({ dimension: 'space', open: 'bottom' });
+      expect(f('a-h-U-S')).to.include({ dimension: 'subsurface', shape: 'tent', open: 'top' });
+      // sea surface: a friend is a circle; the others keep their land shape
+      expect(f('a-f-S-C-P')).to.include({ dimension: 'sea', shape: 'circle', open: null });
+      expect(f('a-n-S-X-M-C')).to.include({ dimension: 'sea', shape: 'square' });
+      // assumed friend, suspect, joker, faker, pending and non-atoms fall in with their standard identity
+      expect(['a-a-G', 'a-s-G', 'a-j-G', 'a-k-G', 'a-p-G', 'a-o-G', 'b-m-p-s-p-i'].map((t) => cotFrame(t).affiliation)).to.deep.equal(['friend', 'hostile', 'hostile', 'hostile', 'unknown', 'unknown', 'unknown']);
+      // an open frame's outline ends where the open side is: air at the bottom (largest y), subsurface at the top
+      for (const [shape, open] of [['tent', 'bottom'], ['trefoil', 'bottom'], ['arch', 'top']] as const) {
+        const pts = frameOutline(shape, open);
+        const [first, last] = [pts[0]!, pts.at(-1)!];
+        const ys = pts.map((p) => p[1]);
+        const edge = open === 'bottom' ? Math.max(...ys) : Math.min(...ys);
+        expect(first[1], `${shape} starts on the open side`).to.be.closeTo(edge, 1e-9);
+        expect(last[1], `${shape} ends on the open side`).to.be.closeTo(edge, 1e-9);
+        expect(first[0]).to.be.below(0).and.to.be.closeTo(-last[0], 1e-9);
+      }
     });
 
     it('ADS-B chips come from live/reason/age_s/source and the page clock', () => {

@@ -7,10 +7,13 @@
 import { geoGraticule10, geoPath, type GeoPermissibleObjects } from 'd3-geo';
 import { DECISION_STYLE, GLYPH_SIZE, LAND, OCEAN, STALE, ZONE_COLOR, type Decision, type Glyph } from '../common/palette.js';
 import type { View } from './view.js';
+import { frameOutline, type CotFrame } from './cot-frame.js';
 
 /** Visible aircraft above which glyphs become heading arrows, and arrows 3-px squares. */
 export const LOD_ARROWS = 1000;
 export const LOD_DOTS = 3000;
+/** Pixels per unit of a CoT frame (cot-frame.ts): a land friend's rectangle is 18 x 12 px. */
+export const COT_FRAME_PX = 6;
 export type Lod = 'glyphs' | 'arrows' | 'dots';
 const RAD = Math.PI / 180;
 
@@ -28,6 +31,8 @@ export interface Target {
   /** Degrees clockwise from true north; null: unknown (drawn unrotated). */
   trackDeg: number | null;
   altFt: number | null;
+  /** CoT tracks: the 2525-style frame their type gives them (cot-frame.ts). */
+  frame?: CotFrame;
   stale: boolean;
   trail: [number, number][];
   search: string;
@@ -151,6 +156,22 @@ function decisionShape(ctx: CanvasRenderingContext2D, d: Decision | null, x: num
   } else {
     ctx.arc(x, y, r, 0, Math.PI * 2);
   }
+}
+
+/** Draws a frame at (x, y), `size` px per unit: filled (closed along an open side), outlined except there. */
+export function drawFrame(ctx: CanvasRenderingContext2D, f: Pick<CotFrame, 'shape' | 'open'>, x: number, y: number, size: number, fill: string): void {
+  const pts = frameOutline(f.shape, f.open);
+  ctx.beginPath();
+  pts.forEach(([px, py], i) => (i ? ctx.lineTo(x + px * size, y + py * size) : ctx.moveTo(x + px * size, y + py * size)));
+  ctx.closePath();
+  ctx.fillStyle = fill;
+  ctx.fill();
+  ctx.beginPath();
+  pts.forEach(([px, py], i) => (i ? ctx.lineTo(x + px * size, y + py * size) : ctx.moveTo(x + px * size, y + py * size)));
+  if (!f.open) ctx.closePath();
+  ctx.strokeStyle = '#000000';
+  ctx.lineWidth = 1.5;
+  ctx.stroke();
 }
 
 let IDX = new Int32Array(0);
@@ -297,15 +318,8 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
       ctx.closePath();
       ctx.fill();
       ctx.stroke();
-    } else if (t.kind === 'cot') {
-      ctx.beginPath();
-      ctx.moveTo(x, y - 7);
-      ctx.lineTo(x + 7, y);
-      ctx.lineTo(x, y + 7);
-      ctx.lineTo(x - 7, y);
-      ctx.closePath();
-      ctx.fill();
-      ctx.stroke();
+    } else if (t.kind === 'cot' && t.frame) {
+      drawFrame(ctx, t.frame, x, y, COT_FRAME_PX, t.stale ? STALE : t.color);
     } else {
       decisionShape(ctx, t.decision, x, y, 6);
       if (t.stale) {
@@ -341,9 +355,11 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
     const text = t.kind === 'aircraft' && t.altFt !== null ? `${t.label} ${Math.round(t.altFt / 100)}` : t.label;
     ctx.lineWidth = 3;
     ctx.strokeStyle = 'rgba(4, 12, 20, 0.9)';
-    ctx.strokeText(text, out.xs[j]! + 10, out.ys[j]!);
+    // right of the symbol: CoT frames are the widest (1.5 units)
+    const dx = t.kind === 'cot' ? COT_FRAME_PX * 1.5 + 5 : 10;
+    ctx.strokeText(text, out.xs[j]! + dx, out.ys[j]!);
     ctx.fillStyle = t.stale ? '#b9bec3' : '#e8f0f7';
-    ctx.fillText(text, out.xs[j]! + 10, out.ys[j]!);
+    ctx.fillText(text, out.xs[j]! + dx, out.ys[j]!);
   }
   if (opts.selected) {
     const j = out.keys.indexOf(opts.selected);

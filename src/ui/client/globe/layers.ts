@@ -3,9 +3,10 @@
  * or interpolated (spec honesty rule 1): an aircraft moves only when a new report arrives, and its
  * trail is the list of positions actually received.
  */
-import { altitudeColor, altitudeFt, COT_COLOR, DECISION_STYLE, glyphFor, VESSEL_COLOR, type Decision } from '../common/palette.js';
+import { altitudeColor, altitudeFt, DECISION_STYLE, glyphFor, VESSEL_COLOR, type Decision } from '../common/palette.js';
 import { fmtAge, fmtLatLon, fmtNum } from '../common/format.js';
 import type { Target } from './draw.js';
+import { cotFrame } from './cot-frame.js';
 import type { AdsbAircraft, AdsbAnswer } from '../../../shared/wire/adsb.js';
 
 export const TRAIL_POINTS = 30;
@@ -195,24 +196,20 @@ export function parseCot(xml: string): CotEvent[] {
   return out;
 }
 
-/** MIL-STD-2525 frame fill by CoT affiliation (the second atom of `a-?-…`). */
-export function cotColor(type: string): string {
-  const aff = type.split('-')[1];
-  return aff === 'f' || aff === 'a' ? '#80e0ff' : aff === 'h' || aff === 's' || aff === 'j' || aff === 'k' ? '#ff8080' : aff === 'n' ? '#aaffaa' : COT_COLOR;
-}
-
 export function cotTarget(e: CotEvent, trail: [number, number][], now: number): Target | null {
   const stale = Date.parse(e.stale);
   // a stale time before start means "drop track"; past stale by 5 min: removed (ui note 3.3)
   if (Number.isFinite(stale) && (stale < Date.parse(e.start) || now - stale > 300_000)) return null;
   const src = '/cot/export (sample tracks)';
+  const frame = cotFrame(e.type);
   return {
     key: `cot:${e.uid}`,
     kind: 'cot',
     label: e.callsign ?? e.uid,
     lon: e.lon,
     lat: e.lat,
-    color: cotColor(e.type),
+    color: frame.fill,
+    frame,
     glyph: null,
     decision: null,
     trackDeg: e.course,
@@ -223,6 +220,7 @@ export function cotTarget(e: CotEvent, trail: [number, number][], now: number): 
     details: () => [
       ['uid', e.uid, src],
       ['type', e.type, src],
+      ['frame', `${frame.affiliation} · ${frame.dimension} · ${frame.shape}${frame.open ? ` (open at the ${frame.open})` : ''}`, 'this page, from the type (MIL-STD-2525D / APP-6(D) frames)'],
       ['callsign', v(e.callsign), src],
       ['how', v(e.how), src],
       ['position', fmtLatLon(e.lat, e.lon), src],

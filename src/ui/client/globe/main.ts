@@ -12,9 +12,10 @@ import { fmtAge, fmtLatLon, fmtNum } from '../common/format.js';
 import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../common/honesty.js';
 import { ALTITUDE_STOPS, DECISION_STYLE, DECISIONS, GLYPHS, GROUND_COLOR, STALE, UNKNOWN_ALT_COLOR, VESSEL_COLOR, ZONE_COLOR, type Decision } from '../common/palette.js';
 import { VerdictStream, type StreamStatus } from '../common/sse.js';
-import { drawBase, drawOverlay, hitTest, pathOf, type Drawn, type Kind, type Lod, type Target } from './draw.js';
+import { drawBase, drawFrame, drawOverlay, hitTest, pathOf, type Drawn, type Kind, type Lod, type Target } from './draw.js';
 import { aircraftAgeS, aircraftTarget, cotTarget, FADE_S, HIDE_S, droneTarget, parseCot, pushTrail, vesselTarget, type CotEvent, type SceneTrack, type Vessel } from './layers.js';
 import { View } from './view.js';
+import { cotFrame } from './cot-frame.js';
 import type { AdsbAnswer } from '../../../shared/wire/adsb.js';
 
 const API = '/api/svc/v1';
@@ -117,6 +118,7 @@ const svcUi: SvcUi = {
       glyph: t.glyph,
       decision: t.decision,
       trackDeg: t.trackDeg,
+      frame: t.frame ?? null,
       stale: t.stale,
       drawn: j >= 0,
       shown: shown.includes(t),
@@ -780,7 +782,17 @@ function legend(): void {
     }),
   );
   $('legend-decisions').replaceChildren(...DECISIONS.map((d) => el('li', {}, el('span', { class: `tag ${d.toLowerCase()}`, text: `${SHAPE_CHAR[d]} ${d}` }), ` ${DECISION_STYLE[d].shape}`)));
-  $('legend-other').replaceChildren(el('li', {}, swatch(VESSEL_COLOR), 'vessel (dataset)'), el('li', {}, swatch('#cc79a7'), 'CoT track (◆)'), el('li', {}, swatch(ZONE_COLOR), 'no-fly zone'));
+  $('legend-other').replaceChildren(el('li', {}, swatch(VESSEL_COLOR), 'vessel (dataset)'), el('li', {}, swatch(ZONE_COLOR), 'no-fly zone'));
+  // CoT frames: one per affiliation (land), plus the air frame, open at the bottom
+  const frames: [string, string][] = [['a-f-G', 'friend'], ['a-h-G', 'hostile'], ['a-n-G', 'neutral'], ['a-u-G', 'unknown'], ['a-h-A', 'air (open below)']];
+  $('legend-cot').replaceChildren(
+    ...frames.map(([type, label]) => {
+      const c = el('canvas', { width: 22, height: 22, 'aria-hidden': 'true', class: 'glyph' });
+      const f = cotFrame(type);
+      drawFrame(c.getContext('2d')!, f, 11, 11, 6, f.fill);
+      return el('li', { 'data-cot-type': type }, c, label);
+    }),
+  );
   // colours set through the CSSOM: no inline style attribute in the markup
   for (const s of Array.from(document.querySelectorAll<HTMLElement>('[data-color]'))) s.style.background = s.dataset.color!;
   for (const g of GLYPHS) filterInputs.glyph.append(el('option', { value: g, text: g }));
