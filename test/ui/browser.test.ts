@@ -184,6 +184,26 @@ describe('src/ui pages in headless Chromium', function () {
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'globe-details.png') });
   });
 
+  it('labels never overlap: of two aircraft a pixel apart one is labelled, and a selected one always is', async () => {
+    const ac = (hex: string, flight: string, lat: number, lon: number) => ({ hex, type: 'adsb_icao', flight, dbFlags: 1, alt_baro: 20000, track: 90, category: 'A3', lat, lon, seen_pos: 1, seen: 1 });
+    fake.aircraft = [ac('ae0a01', 'CLOSE1', 38.0, -90.0), ac('ae0a02', 'CLOSE2', 38.1, -90.1), ac('ae0a03', 'FAR3', 45.0, -110.0)];
+    const page = await open('/elite/globe');
+    await ready(page);
+    // labels are placed when the overlay is drawn: wait for a frame that drew all three
+    await page.waitForFunction(() => (globalThis as any).svcUi.layers.aircraft?.drawn === 3 && (globalThis as any).svcUi.target('ac:ae0a03')?.labelled);
+    const labelled = async () => Object.fromEntries(await Promise.all(['ae0a01', 'ae0a02', 'ae0a03'].map(async (h) => [h, (await svc<{ labelled: boolean }>(page, `s.target('ac:${h}')`)).labelled])));
+    const before = await labelled();
+    expect(before.ae0a03).to.equal(true);
+    expect(Number(before.ae0a01) + Number(before.ae0a02), JSON.stringify(before)).to.equal(1);
+    const hidden = before.ae0a01 ? 'ae0a02' : 'ae0a01';
+    const frame = await svc<number>(page, 's.frame');
+    await page.locator(`#targets-body tr[data-key="ac:${hidden}"]`).click();
+    await page.waitForFunction((f) => (globalThis as any).svcUi.frame > f, frame);
+    const after = await labelled();
+    expect(after[hidden], 'the selected one').to.equal(true);
+    expect(Number(after.ae0a01) + Number(after.ae0a02)).to.equal(1);
+  });
+
   it('keyboard only: focus the globe, rotate, zoom, select in the target table, clear with Esc', async () => {
     fake.aircraft = [...GOOD_AIRCRAFT];
     const page = await open('/elite/globe');
@@ -569,7 +589,8 @@ describe('src/ui pages in headless Chromium', function () {
     const box = (await page.locator('svg.chart').boundingBox())!;
     for (const l of chart.lines) {
       const v = l.vertices.at(-1)!;
-      const hit = await page.evaluate(([x, y]) => (globalThis as any).document.elementFromPoint(x, y)?.getAttribute('data-field'), [box.x + v.x, box.y + v.y]);
+      const k = box.width / chart.width; // the drawing scales to the width of the page
+      const hit = await page.evaluate(([x, y]) => (globalThis as any).document.elementFromPoint(x, y)?.getAttribute('data-field'), [box.x + v.x * k, box.y + v.y * k]);
       expect(hit, `${l.field} at its newest vertex`).to.equal(l.field);
     }
     expect(await page.$$('script:not([type="application/json"])')).to.have.length(0);

@@ -48,6 +48,8 @@ export interface Drawn {
   rot: Float32Array;
   n: number;
   lod: Lod;
+  /** Keys of the targets whose label was drawn (labels that would overlap a placed one are left out). */
+  labels: string[];
 }
 
 /** Each glyph as closed polygons in unit space, nose towards -y, all wound the same way. */
@@ -345,21 +347,31 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
   }
   ctx.globalAlpha = 1;
 
-  // labels: all when few are visible, else only the selection
+  // labels: all when few are visible, else only the selection; the selection's first, then each
+  // label only where it overlaps none already placed (a crowded coast stays readable)
   ctx.font = '11px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
-  for (let j = 0; j < n; j++) {
+  out.labels.length = 0;
+  const placed: number[] = [];
+  const sel = opts.selected ? out.keys.indexOf(opts.selected) : -1;
+  const everyLabel = opts.labels && n <= 300;
+  const rest = everyLabel ? Array.from({ length: n }, (_, j) => j).filter((j) => j !== sel) : [];
+  for (const j of sel >= 0 ? [sel, ...rest] : rest) {
     const t = targets[idx[j]!]!;
-    const show = t.key === opts.selected || (opts.labels && n <= 300);
-    if (!show || !t.label) continue;
+    if (!t.label) continue;
     const text = t.kind === 'aircraft' && t.altFt !== null ? `${t.label} ${Math.round(t.altFt / 100)}` : t.label;
+    // right of the symbol: CoT frames are the widest (1.5 units)
+    const x = out.xs[j]! + (t.kind === 'cot' ? COT_FRAME_PX * 1.5 + 5 : 10);
+    const y = out.ys[j]!;
+    const w = ctx.measureText(text).width;
+    if (j !== sel && overlapsAny(placed, x - 2, y - 7, w + 4, 14)) continue;
+    placed.push(x - 2, y - 7, w + 4, 14);
+    out.labels.push(t.key);
     ctx.lineWidth = 3;
     ctx.strokeStyle = 'rgba(4, 12, 20, 0.9)';
-    // right of the symbol: CoT frames are the widest (1.5 units)
-    const dx = t.kind === 'cot' ? COT_FRAME_PX * 1.5 + 5 : 10;
-    ctx.strokeText(text, out.xs[j]! + dx, out.ys[j]!);
+    ctx.strokeText(text, x, y);
     ctx.fillStyle = t.stale ? '#b9bec3' : '#e8f0f7';
-    ctx.fillText(text, out.xs[j]! + dx, out.ys[j]!);
+    ctx.fillText(text, x, y);
   }
   if (opts.selected) {
     const j = out.keys.indexOf(opts.selected);
@@ -371,6 +383,14 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
       ctx.stroke();
     }
   }
+}
+
+/** True when the box (x, y, w, h) overlaps one of the boxes in `boxes` (flat x, y, w, h quadruples). */
+function overlapsAny(boxes: number[], x: number, y: number, w: number, h: number): boolean {
+  for (let i = 0; i < boxes.length; i += 4) {
+    if (x < boxes[i]! + boxes[i + 2]! && boxes[i]! < x + w && y < boxes[i + 1]! + boxes[i + 3]! && boxes[i + 1]! < y + h) return true;
+  }
+  return false;
 }
 
 /** Nearest drawn target within `radius` px of (x, y): a linear scan (0.4 ms for 5,000, note M3). */

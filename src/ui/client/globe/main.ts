@@ -57,7 +57,7 @@ let selected: string | null = null;
 const feed: Record<string, unknown>[] = [];
 const queue: Record<string, unknown>[] = [];
 let dropped = 0;
-const drawn: Drawn = { keys: [], xs: new Float32Array(0), ys: new Float32Array(0), rot: new Float32Array(0), n: 0, lod: 'glyphs' };
+const drawn: Drawn = { keys: [], xs: new Float32Array(0), ys: new Float32Array(0), rot: new Float32Array(0), n: 0, lod: 'glyphs', labels: [] };
 const loaded = { land: false, adsb: false, scene: false, vessels: false, cot: false };
 const overlayMs: number[] = [];
 const baseMs: number[] = [];
@@ -121,6 +121,7 @@ const svcUi: SvcUi = {
       frame: t.frame ?? null,
       stale: t.stale,
       drawn: j >= 0,
+      labelled: drawn.labels.includes(t.key),
       shown: shown.includes(t),
       x: j >= 0 ? drawn.xs[j] : null,
       y: j >= 0 ? drawn.ys[j] : null,
