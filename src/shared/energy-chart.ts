@@ -40,8 +40,8 @@ export interface SeriesChart {
   summary: string;
 }
 
-/** Candidate tops of the percent axis: small values stay readable instead of hugging zero. */
-const STEPS = [0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 0.75, 1];
+/** Candidate tops of the percent axis (small values stay readable instead of hugging zero); each half is a round number too. */
+const STEPS = [0.02, 0.04, 0.1, 0.2, 0.4, 0.6, 0.8, 1];
 
 export const SERIES_LINES: Omit<ChartLine, 'vertices' | 'points'>[] = [
   // Okabe–Ito sky blue and orange: distinguishable with colour-blindness, ≥ 3:1 on the dark panel
@@ -66,7 +66,7 @@ export function seriesChart(points: readonly SeriesPoint[], width: number, heigh
     const vertices = points.map((p, i) => ({ x: round(xOf(i)), y: round(yOf(p[l.field])), value: p[l.field], at: p.at }));
     return { ...l, vertices, points: vertices.map((v) => `${v.x},${v.y}`).join(' ') };
   });
-  const yTicks = [0, yMax / 2, yMax].map((v) => ({ y: round(yOf(v)), label: pct(v) }));
+  const yTicks = [0, yMax / 2, yMax].map((v) => ({ y: round(yOf(v)), label: `${Math.round(v * 100)} %` }));
   const xLabels: SeriesChart['xLabels'] = points.length ? [{ x: plot.left, label: hms(points[0]!.at), anchor: 'start' }] : [];
   if (points.length > 1) xLabels.push({ x: plot.right, label: hms(points[points.length - 1]!.at), anchor: 'end' });
   const last = points[points.length - 1];

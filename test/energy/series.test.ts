@@ -40,8 +40,9 @@ describe('energy: the measured series (a ring of real samples)', () => {
     const c = seriesChart(points, 400, 120);
     const cpu = c.lines.find((l) => l.field === 'cpu_utilization')!;
     expect(cpu.vertices.map((v) => v.x)).to.deep.equal([c.plot.left, (c.plot.left + c.plot.right) / 2, c.plot.right]);
-    expect(c.yMax).to.equal(0.5); // the smallest step above 0.4 x 1.1
-    expect(cpu.vertices[1]!.y).to.equal(Math.round((c.plot.bottom - (0.4 / 0.5) * (c.plot.bottom - c.plot.top)) * 10) / 10);
+    expect(c.yMax).to.equal(0.6); // the smallest step above 0.4 x 1.1
+    expect(c.yTicks.map((t) => t.label)).to.deep.equal(['0 %', '30 %', '60 %']);
+    expect(cpu.vertices[1]!.y).to.equal(Math.round((c.plot.bottom - (0.4 / 0.6) * (c.plot.bottom - c.plot.top)) * 10) / 10);
     expect(cpu.vertices[1]!.y).to.be.below(cpu.vertices[2]!.y).and.below(cpu.vertices[0]!.y);
     expect(cpu.points.split(' ')).to.have.length(3);
     expect(c.lines.find((l) => l.field === 'event_loop_utilization')!.dash).to.be.a('string');
