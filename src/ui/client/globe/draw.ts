@@ -301,7 +301,9 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
   }
   ctx.globalAlpha = 1;
 
-  // vessels, CoT and drone tracks: few, each drawn on its own
+  // vessels, CoT and drone tracks: few, each drawn on its own; drone tracks last, so a verdict's
+  // shape stays readable where the simulated flight's CoT export puts a frame at the same spot
+  others.sort((a, b) => Number(targets[idx[a]!]!.kind === 'drone') - Number(targets[idx[b]!]!.kind === 'drone'));
   for (const j of others) {
     const t = targets[idx[j]!]!;
     const x = out.xs[j]!;

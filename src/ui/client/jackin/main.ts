@@ -95,7 +95,7 @@ function showEnergy(series: EnergySeries | null, error: string | null): void {
   drawSeries($('energy-chart'), series, 460, 130, 'energy-chart-title');
   const last = series.points.at(-1);
   const every = `one sample every ${(series.interval_ms.value ?? 0) / 1000} s`;
-  setText('energy-detail', last ? `${every}; latest interval: CPU ${fmtNum(last.cpu_utilization * 100, 1)} %, event loop ${fmtNum(last.event_loop_utilization * 100, 1)} %, ${last.requests} requests, model ${fmtNum(last.avg_power_w, 2)} W` : `${every}; the first point appears after one interval`);
+  setText('energy-detail', last ? `${every}; latest interval: CPU ${fmtNum(last.cpu_utilization * 100, 1)} %, event loop ${fmtNum(last.event_loop_utilization * 100, 1)} %, ${last.requests} request${last.requests === 1 ? '' : 's'}, model ${fmtNum(last.avg_power_w, 2)} W` : `${every}; the first point appears after one interval`);
 }
 
 const stream = new VerdictStream({
