@@ -189,8 +189,12 @@ describe('src/ui pages in headless Chromium', function () {
     fake.aircraft = [ac('ae0a01', 'CLOSE1', 38.0, -90.0), ac('ae0a02', 'CLOSE2', 38.1, -90.1), ac('ae0a03', 'FAR3', 45.0, -110.0)];
     const page = await open('/elite/globe');
     await ready(page);
-    // labels are placed when the overlay is drawn: wait for a frame that drew all three
-    await page.waitForFunction(() => (globalThis as any).svcUi.layers.aircraft?.drawn === 3 && (globalThis as any).svcUi.target('ac:ae0a03')?.labelled);
+    // the aircraft alone (the simulated flight's drones, started by the stream of earlier pages, have
+    // labels of their own), and labels are placed when the overlay is drawn: wait for such a frame
+    await page.waitForFunction(() => (globalThis as any).svcUi.layers.aircraft?.drawn === 3);
+    for (const id of ['#layer-vessel', '#layer-cot', '#layer-drone']) await page.uncheck(id);
+    const f0 = await svc<number>(page, 's.frame');
+    await page.waitForFunction((f) => (globalThis as any).svcUi.frame > f, f0);
     const labelled = async () => Object.fromEntries(await Promise.all(['ae0a01', 'ae0a02', 'ae0a03'].map(async (h) => [h, (await svc<{ labelled: boolean }>(page, `s.target('ac:${h}')`)).labelled])));
     const before = await labelled();
     expect(before.ae0a03).to.equal(true);
