@@ -16,8 +16,11 @@ import { catalogue } from '../../src/ui/assets.js';
 import { buildUiSync, fillTemplate, readUiBuild, sourcesDigest, writeUiBuild, type UiBuild } from '../../src/ui/build.js';
 import { uiFeature } from '../../src/ui/ui.feature.js';
 import { View } from '../../src/ui/client/globe/view.js';
+import { landParts, visibleLand } from '../../src/ui/client/globe/land.js';
+import { feature as topoFeature } from 'topojson-client';
+import type { MultiPolygon, Polygon } from 'geojson';
 import { SERIES_LINES } from '../../src/shared/energy-chart.js';
-import { geoDistance, geoOrthographic } from 'd3-geo';
+import { geoContains, geoDistance, geoOrthographic } from 'd3-geo';
 import { adsbChip, type AdsbDoc, cotChip, ledgerText, vesselChip, verdictChip } from '../../src/ui/client/common/honesty.js';
 import { ALTITUDE_STOPS, altitudeColor, contrast, DECISION_STYLE, glyphFor, GROUND_COLOR, LAND, MUTED, OCEAN, PAGE_BG, PANEL, STALE, TEXT, UNKNOWN_ALT_COLOR, VESSEL_COLOR } from '../../src/ui/client/common/palette.js';
 import { cotFrame, FRAME_FILL, frameOutline } from '../../src/ui/client/globe/cot-frame.js';
@@ -313,6 +316,37 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
       expect(view.project(-100, 38)).to.deep.equal([480, 300]);
       expect(view.project(80, -38)).to.equal(null);
       expect(view.northAngle(-100, 38)).to.be.closeTo(0, 1e-12);
+    });
+
+    it('land culling keeps every polygon that reaches the canvas and leaves out the others', () => {
+      const topo = JSON.parse(readFileSync('node_modules/world-atlas/land-50m.json', 'utf8'));
+      const geoms = (topoFeature(topo, topo.objects.land) as unknown as { features: { geometry: Polygon | MultiPolygon }[] }).features.map((f) => f.geometry);
+      const parts = landParts(geoms);
+      expect(parts.length).to.be.above(1000);
+      const key = (ring: number[][]) => `${ring[0]}|${ring.length}`;
+      for (const [lon, lat, zoom] of [[-100, 38, 1], [20, 50, 1], [170, -10, 1], [0, 89, 1], [-60, -85, 1], [-115.2, 36.2, 20], [135, 35, 4], [-179.9, 60, 8], [10, 0, 0.8]] as const) {
+        const view = new View({ lon, lat, zoom });
+        view.resize(1200, 700);
+        const kept = new Set(visibleLand(parts, lon, lat, view.radius, view.width, view.height).coordinates.map((p) => key(p[0]!)));
+        let onScreen = 0;
+        for (const p of parts) {
+          const shows = p.coordinates[0]!.some(([x, y]) => {
+            const q = view.project(x!, y!);
+            return q !== null && q[0] >= 0 && q[0] <= 1200 && q[1] >= 0 && q[1] <= 700;
+          });
+          if (!shows) continue;
+          onScreen++;
+          expect(kept.has(key(p.coordinates[0]!)), `${lon},${lat} x${zoom}: a polygon on screen was culled`).to.equal(true);
+        }
+        // a polygon can cover the canvas with no vertex on it (zoomed into a continent): the one under
+        // the centre must be kept too
+        const under = parts.filter((p) => geoContains({ type: 'Polygon', coordinates: p.coordinates }, [lon, lat]));
+        if (lon === -115.2) expect(under, 'Nevada lies on land').to.have.length(1);
+        for (const p of under) expect(kept.has(key(p.coordinates[0]!)), `${lon},${lat} x${zoom}: the polygon under the centre was culled`).to.equal(true);
+        // and it culls: about half the polygons lie on the far side; zoomed in, most are off screen
+        expect(kept.size, `${lon},${lat} x${zoom}`).to.be.below(parts.length * (zoom >= 4 ? 0.35 : 0.85));
+        expect(kept.size).to.be.at.least(onScreen);
+      }
     });
 
     it('glyphs follow the readsb emitter category, then a short type list', () => {

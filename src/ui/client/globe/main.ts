@@ -5,7 +5,6 @@
  */
 import { feature } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
-import type { GeoPermissibleObjects } from 'd3-geo';
 import { getJson, getText, whileVisible } from '../common/api.js';
 import { $, chipInto, el, setText } from '../common/dom.js';
 import { fmtAge, fmtLatLon, fmtNum } from '../common/format.js';
@@ -15,6 +14,8 @@ import { VerdictStream, type StreamStatus } from '../common/sse.js';
 import { drawBase, drawFrame, drawOverlay, hitTest, pathOf, type Drawn, type Kind, type Lod, type Target } from './draw.js';
 import { aircraftAgeS, aircraftTarget, cotTarget, FADE_S, HIDE_S, droneTarget, parseCot, pushTrail, vesselTarget, type CotEvent, type SceneTrack, type Vessel } from './layers.js';
 import { View } from './view.js';
+import { landParts, visibleLand, type LandPart } from './land.js';
+import type { MultiPolygon, Polygon } from 'geojson';
 import { cotFrame } from './cot-frame.js';
 import type { AdsbAnswer } from '../../../shared/wire/adsb.js';
 
@@ -30,8 +31,8 @@ const view = new View({ ...HOME });
 const layerOn: Record<Kind | 'zones', boolean> = { aircraft: true, vessel: true, drone: true, cot: true, zones: true };
 const opts = { labels: true, trails: true };
 /** Land at 1:110m (drawn while the view moves) and 1:50m (drawn at rest, once loaded): ui note 0.3. */
-let land: GeoPermissibleObjects | null = null;
-let landFine: GeoPermissibleObjects | null = null;
+let land: LandPart[] | null = null;
+let landFine: LandPart[] | null = null;
 /** The view counts as moving until this long after its last change, and while a pointer is down. */
 const SETTLE_MS = 250;
 let movedAt = -Infinity;
@@ -182,7 +183,9 @@ function frame(): void {
     const moving = isMoving();
     // 50m costs several times 110m per draw (ui note M2): only when the view rests
     const res = landFine && !moving ? '50m' : land ? '110m' : null;
-    drawBase(baseCtx, view, res === '50m' ? landFine : land);
+    const parts = res === '50m' ? landFine : land;
+    // only the polygons that can reach the canvas go through d3's projection and clipping
+    drawBase(baseCtx, view, parts && visibleLand(parts, view.state.lon, view.state.lat, view.radius, view.width, view.height));
     const ms = performance.now() - t0;
     record(baseMs, ms);
     if (res) record(baseMsBy[res], ms);
@@ -381,7 +384,7 @@ async function loadLand(): Promise<void> {
   const r = await getJson<Topology>(url, 15_000);
   if (r.data) {
     const topo = r.data;
-    land = feature(topo, topo.objects.land as GeometryCollection) as unknown as GeoPermissibleObjects;
+    land = partsOf(topo);
     svcUi.land.loaded = [...svcUi.land.loaded, '110m'];
   } else svcUi.errors.push(`land: ${r.error}`);
   loaded.land = true;
@@ -390,13 +393,19 @@ async function loadLand(): Promise<void> {
   void loadLandFine();
 }
 
+/** world-atlas `land` (a GeometryCollection of one MultiPolygon) → polygons with their bounding caps. */
+function partsOf(topo: Topology): LandPart[] {
+  const fc = feature(topo, topo.objects.land as GeometryCollection);
+  return landParts(fc.features.map((f) => f.geometry).filter((g): g is Polygon | MultiPolygon => g?.type === 'Polygon' || g?.type === 'MultiPolygon'));
+}
+
 async function loadLandFine(): Promise<void> {
   const r = await getJson<Topology>(document.body.dataset.landFine!, 60_000);
   if (!r.data) {
     svcUi.errors.push(`land 50m: ${r.error}`);
     return;
   }
-  landFine = feature(r.data, r.data.objects.land as GeometryCollection) as unknown as GeoPermissibleObjects;
+  landFine = partsOf(r.data);
   svcUi.land.loaded = [...svcUi.land.loaded, '50m'];
   if (!isMoving()) invalidate(true);
 }
