@@ -8,7 +8,7 @@ import { defineRoute, type RouteDef } from '../http/route.js';
 import { Joi as QJoi, num } from '../../workers/lib/params.js';
 import type { AdsbFeed } from './feed.js';
 import { inBox, type BBox } from './normalise.js';
-import type { AdsbAnswer } from '../shared/wire/adsb.js';
+import type { AdsbAnswer } from '../isomorphic/wire/adsb.js';
 
 const bboxQuery = QJoi.object({
   lat_min: num(-90, 90, 24.0),

@@ -4,7 +4,7 @@
  * a row with a doubling cool-down. After the cool-down one half-open trial decides. The clock is
  * passed in, so tests move time instead of sleeping.
  */
-import type { AdsbOutcome } from '../shared/wire/adsb.js';
+import type { AdsbOutcome } from '../isomorphic/wire/adsb.js';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 

@@ -13,7 +13,7 @@
 import type { AdsbStatus } from '../services.js';
 import type { AdsbConfig, AdsbProvider } from './adsb.config.js';
 import { Breaker } from './breaker.js';
-import type { AdsbAircraft, AdsbAttempt, AdsbDropped, AdsbReason, AdsbUpstreamState } from '../shared/wire/adsb.js';
+import type { AdsbAircraft, AdsbAttempt, AdsbDropped, AdsbReason, AdsbUpstreamState } from '../isomorphic/wire/adsb.js';
 import { attemptProvider, type AttemptResult } from './upstream.js';
 
 export interface Snapshot {

@@ -3,7 +3,7 @@
  * from one upstream entry with a current position; nothing is inferred, interpolated or filled in.
  * `rr_lat`/`rr_lon` (a receiver-location guess) and `lastPosition` (an old fix) are never read.
  */
-import type { AdsbAircraft, AdsbDropped } from '../shared/wire/adsb.js';
+import type { AdsbAircraft, AdsbDropped } from '../isomorphic/wire/adsb.js';
 
 export interface ParsedSnapshot {
   /** Upstream clock, epoch ms (null when absent). */

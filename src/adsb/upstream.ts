@@ -3,7 +3,7 @@
  * headers and body; the body is streamed and cut past a byte cap; every way it can go wrong maps
  * to one bounded `AdsbOutcome`. Never throws.
  */
-import type { AdsbOutcome } from '../shared/wire/adsb.js';
+import type { AdsbOutcome } from '../isomorphic/wire/adsb.js';
 import { parseRetryAfter } from './breaker.js';
 import { BadPayload, parseSnapshot, type ParsedSnapshot } from './normalise.js';
 

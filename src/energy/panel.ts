@@ -1,14 +1,14 @@
 /**
  * The /energy-sovereign HTML panel: the same object /energy/sovereign returns (one snapshot, one
  * chain link, and the measured series). The series is drawn as an inline SVG line chart (geometry
- * from src/shared/energy-chart.ts, the one the /jackin card draws too); the snapshot is a table of
+ * from src/isomorphic/energy-chart.ts, the one the /jackin card draws too); the snapshot is a table of
  * every value with its unit and basis; the JSON is embedded as an inert data block so a reader or a
  * test can check that the page shows exactly these numbers. No script runs, and nothing is inline
  * but the SVG's presentation attributes: the page runs under the strict UI policy (src/http/csp.ts)
  * with its styles in /shared/energy.css.
  */
-import { seriesChart } from '../shared/energy-chart.js';
-import type { EnergySeries } from '../shared/wire/energy.js';
+import { seriesChart } from '../isomorphic/energy-chart.js';
+import type { EnergySeries } from '../isomorphic/wire/energy.js';
 import type { Quantity } from './quantity.js';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

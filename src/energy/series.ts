@@ -8,7 +8,7 @@
 import type { EnergyConfig } from './energy.config.js';
 import { powerModel, type EnergyMeter, type Reading } from './meter.js';
 import { q } from './quantity.js';
-import type { EnergySeries, SeriesPoint } from '../shared/wire/energy.js';
+import type { EnergySeries, SeriesPoint } from '../isomorphic/wire/energy.js';
 
 type Raw = Pick<Reading, 'at' | 'uptimeS' | 'cpuUserS' | 'cpuSystemS' | 'vcpus' | 'eluActiveS' | 'requestsTotal'>;
 

@@ -1,6 +1,6 @@
 /**
  * The UI build (ui note 5.3): esbuild bundles the browser code under src/ui/client (and the
- * server/browser wire types and pure helpers under src/shared it imports) into one
+ * server/browser wire types and pure helpers under src/isomorphic it imports) into one
  * module per page plus shared chunks, content-hashed, and the page templates get the hashed names.
  * `npm run build` writes the result to dist/ui (with manifest.json); the service reads it back
  * into memory at start. When dist/ui is missing or was built from other sources (a fresh clone, a
@@ -78,7 +78,7 @@ function listFiles(dir: string): string[] {
 /** Hash of every build input: a changed source, template or package version changes it. */
 export function sourcesDigest(root = projectRoot()): string {
   const h = createHash('sha256');
-  for (const file of [...listFiles(join(root, 'src/ui/client')), ...listFiles(join(root, 'src/shared')), ...listFiles(join(root, 'src/ui/pages')), join(root, 'src/ui/build.ts')]) {
+  for (const file of [...listFiles(join(root, 'src/ui/client')), ...listFiles(join(root, 'src/isomorphic')), ...listFiles(join(root, 'src/ui/pages')), join(root, 'src/ui/build.ts')]) {
     h.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   for (const p of BUNDLED) h.update(`${p}@${pkgVersion(p, root)}\0`);

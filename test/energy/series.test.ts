@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { intervalPoint } from '../../src/energy/series.js';
-import { seriesChart } from '../../src/shared/energy-chart.js';
-import { SERIES_FIELDS, type EnergySeries } from '../../src/shared/wire/energy.js';
+import { seriesChart } from '../../src/isomorphic/energy-chart.js';
+import { SERIES_FIELDS, type EnergySeries } from '../../src/isomorphic/wire/energy.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
 const API = '/api/svc/v1/energy';

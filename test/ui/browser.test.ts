@@ -15,9 +15,9 @@ import { guardedPage, launchBrowser, type Guarded, type TestBrowser } from '../h
 import { GOOD_AIRCRAFT, BAD_AIRCRAFT, startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
 import { openSse } from '../helpers/sse.js';
 import { DECISION_STYLE, GLYPH_SIZE, GROUND_COLOR, hexToRgb, LAND, OCEAN } from '../../src/ui/client/common/palette.js';
-import { seriesChart } from '../../src/shared/energy-chart.js';
+import { seriesChart } from '../../src/isomorphic/energy-chart.js';
 import { FRAME_FILL } from '../../src/ui/client/globe/cot-frame.js';
-import type { EnergySeries } from '../../src/shared/wire/energy.js';
+import type { EnergySeries } from '../../src/isomorphic/wire/energy.js';
 
 const SHOTS = process.env.SVC_UI_SCREENSHOTS;
 

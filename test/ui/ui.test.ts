@@ -19,7 +19,7 @@ import { View } from '../../src/ui/client/globe/view.js';
 import { landParts, visibleLand } from '../../src/ui/client/globe/land.js';
 import { feature as topoFeature } from 'topojson-client';
 import type { MultiPolygon, Polygon } from 'geojson';
-import { SERIES_LINES } from '../../src/shared/energy-chart.js';
+import { SERIES_LINES } from '../../src/isomorphic/energy-chart.js';
 import { geoContains, geoDistance, geoOrthographic } from 'd3-geo';
 import { adsbChip, type AdsbDoc, cotChip, ledgerText, vesselChip, verdictChip } from '../../src/ui/client/common/honesty.js';
 import { ALTITUDE_STOPS, altitudeColor, contrast, DECISION_STYLE, glyphFor, GROUND_COLOR, LAND, MUTED, OCEAN, PAGE_BG, PANEL, STALE, TEXT, UNKNOWN_ALT_COLOR, VESSEL_COLOR } from '../../src/ui/client/common/palette.js';
@@ -453,12 +453,12 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
     }
   });
 
-  it('the /adsb record type is declared once, in src/shared/wire, and both the server and the browser code import it', () => {
+  it('the /adsb record type is declared once, in src/isomorphic/wire, and both the server and the browser code import it', () => {
     const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => join(e.parentPath, e.name));
     // a field only the aircraft record has: any other declaration of it is a restated copy
     const declaring = [...files('src'), ...files('workers')].filter((f) => /^\s+position_age_s\??:\s*(number|null)\b/m.test(readFileSync(f, 'utf8')));
-    expect(declaring).to.deep.equal(['src/shared/wire/adsb.ts']);
-    const importers = [...files('src')].filter((f) => /from '[./]+shared\/wire\/adsb\.js'/.test(readFileSync(f, 'utf8')));
+    expect(declaring).to.deep.equal(['src/isomorphic/wire/adsb.ts']);
+    const importers = [...files('src')].filter((f) => /from '[./]+isomorphic\/wire\/adsb\.js'/.test(readFileSync(f, 'utf8')));
     expect(importers).to.include.members(['src/adsb/adsb.routes.ts', 'src/adsb/normalise.ts', 'src/ui/client/globe/layers.ts', 'src/ui/client/common/honesty.ts']);
   });
 

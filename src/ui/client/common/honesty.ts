@@ -3,7 +3,7 @@
  * never a hard-coded claim. `tone` drives the styling: ok, warn (amber), bad (red), info.
  */
 import { fmtAge } from './format.js';
-import type { AdsbAnswer } from '../../../shared/wire/adsb.js';
+import type { AdsbAnswer } from '../../../isomorphic/wire/adsb.js';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'info';
 export interface Chip {

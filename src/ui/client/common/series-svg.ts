@@ -1,10 +1,10 @@
 /**
  * Draws the measured energy series into an element as SVG nodes (createElementNS and attributes:
  * nothing is parsed from strings, and no style attribute is written, so the strict CSP holds). The
- * geometry is src/shared/energy-chart.ts, the same the server-rendered panel uses.
+ * geometry is src/isomorphic/energy-chart.ts, the same the server-rendered panel uses.
  */
-import { seriesChart } from '../../../shared/energy-chart.js';
-import type { EnergySeries } from '../../../shared/wire/energy.js';
+import { seriesChart } from '../../../isomorphic/energy-chart.js';
+import type { EnergySeries } from '../../../isomorphic/wire/energy.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 

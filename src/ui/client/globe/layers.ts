@@ -7,7 +7,7 @@ import { altitudeColor, altitudeFt, DECISION_STYLE, glyphFor, VESSEL_COLOR, type
 import { fmtAge, fmtLatLon, fmtNum } from '../common/format.js';
 import type { Target } from './draw.js';
 import { cotFrame } from './cot-frame.js';
-import type { AdsbAircraft, AdsbAnswer } from '../../../shared/wire/adsb.js';
+import type { AdsbAircraft, AdsbAnswer } from '../../../isomorphic/wire/adsb.js';
 
 export const TRAIL_POINTS = 30;
 /** Per-target age (s) after which an aircraft greys out, and after which it is dropped (ui note 3.3). */

@@ -17,7 +17,7 @@ import { View } from './view.js';
 import { landParts, visibleLand, type LandPart } from './land.js';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { cotFrame } from './cot-frame.js';
-import type { AdsbAnswer } from '../../../shared/wire/adsb.js';
+import type { AdsbAnswer } from '../../../isomorphic/wire/adsb.js';
 
 const API = '/api/svc/v1';
 const ADSB_POLL_MS = 10_000;

@@ -7,11 +7,11 @@ import { getJson, getText, whileVisible } from '../common/api.js';
 import { $, chipInto, el, setText } from '../common/dom.js';
 import { fmtNum, fmtTime } from '../common/format.js';
 import { adsbChip, ledgerText } from '../common/honesty.js';
-import type { AdsbAnswer } from '../../../shared/wire/adsb.js';
+import type { AdsbAnswer } from '../../../isomorphic/wire/adsb.js';
 import type { Decision } from '../common/palette.js';
 import { drawSeries } from '../common/series-svg.js';
 import { VerdictStream } from '../common/sse.js';
-import type { EnergySeries } from '../../../shared/wire/energy.js';
+import type { EnergySeries } from '../../../isomorphic/wire/energy.js';
 
 const API = '/api/svc/v1';
 const KEEP = 10;
