@@ -4,11 +4,9 @@
  * a row with a doubling cool-down. After the cool-down one half-open trial decides. The clock is
  * passed in, so tests move time instead of sleeping.
  */
+import type { AdsbOutcome } from '../isomorphic/wire/adsb.js';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
-
-/** Bounded set: used as a metric label. */
-export type Outcome = 'ok' | 'rate_limited' | 'forbidden' | 'client_error' | 'server_error' | 'timeout' | 'network' | 'bad_payload' | 'truncated' | 'too_large';
 
 export interface BreakerPolicy {
   breakerFailures: number;
@@ -19,7 +17,7 @@ export interface BreakerPolicy {
   blockedMs: number;
 }
 
-const TRANSIENT: ReadonlySet<Outcome> = new Set(['server_error', 'timeout', 'network', 'bad_payload', 'truncated', 'too_large']);
+const TRANSIENT: ReadonlySet<AdsbOutcome> = new Set(['server_error', 'timeout', 'network', 'bad_payload', 'truncated', 'too_large']);
 
 /** `Retry-After` as delay-seconds or an HTTP-date (RFC 9110 §10.2.3) → ms from now; null if unusable. */
 export function parseRetryAfter(value: string | null, nowMs: number): number | null {
@@ -66,7 +64,7 @@ export class Breaker {
     if (untilMs > nowMs && (this.openUntil === null || untilMs > this.openUntil)) this.openUntil = untilMs;
   }
 
-  onFailure(outcome: Outcome, nowMs: number, retryAfterMs: number | null = null): void {
+  onFailure(outcome: AdsbOutcome, nowMs: number, retryAfterMs: number | null = null): void {
     const halfOpen = this.state(nowMs) === 'half-open';
     this.consecutiveFailures++;
     const p = this.policy;

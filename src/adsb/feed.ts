@@ -12,8 +12,8 @@
  */
 import type { AdsbStatus } from '../services.js';
 import type { AdsbConfig, AdsbProvider } from './adsb.config.js';
-import { Breaker, type Outcome } from './breaker.js';
-import type { Aircraft, Dropped } from './normalise.js';
+import { Breaker } from './breaker.js';
+import type { AdsbAircraft, AdsbAnswer, AdsbAttempt, AdsbDropped, AdsbReason, AdsbUpstreamState } from '../isomorphic/wire/adsb.js';
 import { SingleFlight } from '../lib/single-flight.js';
 import type { SharedRefresh, SharedState } from './shared-refresh.js';
 import { attemptProvider, type AttemptResult } from './upstream.js';
@@ -25,36 +25,18 @@ export interface Snapshot {
   fetchedAtMs: number;
   upstreamNowMs: number | null;
   upstreamTotal: number;
-  aircraft: Aircraft[];
-  dropped: Dropped;
+  aircraft: AdsbAircraft[];
+  dropped: AdsbDropped;
 }
-
-export interface AttemptRecord {
-  upstream: string;
-  outcome: Outcome | 'skipped_breaker_open' | 'skipped_min_interval';
-  http_status: number | null;
-  ms: number | null;
-  at: string;
-  error: string | null;
-}
-
-export type Reason =
-  | 'fresh'
-  | 'upstream_failed_serving_last_snapshot'
-  | 'refresh_pending_serving_last_snapshot'
-  | 'snapshot_expired'
-  | 'no_snapshot'
-  | 'refresh_pending'
-  | 'disabled';
 
 export interface FeedAnswer {
   live: boolean;
-  reason: Reason;
+  reason: AdsbReason;
   /** The snapshot whose aircraft may be served; null when none may be. */
   snapshot: Snapshot | null;
   ageS: number | null;
   /** Attempts of the most recent completed refresh. */
-  attempts: AttemptRecord[];
+  attempts: AdsbAttempt[];
 }
 
 interface ProviderState {
@@ -78,12 +60,8 @@ export interface FeedOptions {
 }
 
 /** How refreshes are coordinated, for the response and readiness: shared, or this process alone. */
-export interface RefreshScope {
-  scope: 'LOCAL' | 'POSTGRES';
-  /** POSTGRES only: UNAVAILABLE while the shared cache cannot be reached (this replica refreshes alone). */
-  state: 'OK' | 'UNAVAILABLE' | null;
-  error: string | null;
-}
+/** POSTGRES only: state UNAVAILABLE while the shared cache cannot be reached (this replica refreshes alone). */
+export type RefreshScope = AdsbAnswer['refresh'];
 
 export class AdsbFeed {
   private snapshot: Snapshot | null = null;
@@ -93,7 +71,7 @@ export class AdsbFeed {
   private lastRefreshAt: number | null = null;
   private sharedError: string | null = null;
   private sharedUsed = false;
-  private lastAttempts: AttemptRecord[] = [];
+  private lastAttempts: AdsbAttempt[] = [];
   readonly providers: ProviderState[];
   private readonly now: () => number;
   /** Real upstream calls made since start (tests count them). */
@@ -143,7 +121,7 @@ export class AdsbFeed {
   }
 
   /** Per-provider breaker detail for the response body. */
-  upstreams(): { name: string; url: string; breaker: string; open_until: string | null; consecutive_failures: number; last_ok_at: string | null; last_status: number | null; last_error: string | null }[] {
+  upstreams(): AdsbUpstreamState[] {
     const now = this.now();
     return this.providers.map((p) => ({
       name: p.cfg.name,
@@ -271,11 +249,11 @@ export class AdsbFeed {
 
   /** One provider at a time: parallel calls are what trips the public aggregators' limits. */
   private async walk(): Promise<void> {
-    const attempts: AttemptRecord[] = [];
+    const attempts: AdsbAttempt[] = [];
     for (const p of this.providers) {
       const now = this.now();
       const at = new Date(now).toISOString();
-      const skip = (outcome: AttemptRecord['outcome']) => attempts.push({ upstream: p.cfg.name, outcome, http_status: null, ms: null, at, error: null });
+      const skip = (outcome: AdsbAttempt['outcome']) => attempts.push({ upstream: p.cfg.name, outcome, http_status: null, ms: null, at, error: null });
       if (!p.breaker.canAttempt(now)) {
         skip('skipped_breaker_open');
         continue;

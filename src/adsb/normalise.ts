@@ -3,49 +3,14 @@
  * from one upstream entry with a current position; nothing is inferred, interpolated or filled in.
  * `rr_lat`/`rr_lon` (a receiver-location guess) and `lastPosition` (an old fix) are never read.
  */
-
-export interface Aircraft {
-  hex: string;
-  non_icao: boolean;
-  callsign: string | null;
-  registration: string | null;
-  type_code: string | null;
-  type_desc: string | null;
-  military: true;
-  lat: number;
-  lon: number;
-  /** Seconds between the position and the upstream's `now`; null when the upstream did not say. */
-  position_age_s: number | null;
-  position_time: string | null;
-  on_ground: boolean;
-  alt_baro_ft: number | null;
-  alt_geom_ft: number | null;
-  ground_speed_kt: number | null;
-  track_deg: number | null;
-  vertical_rate_fpm: number | null;
-  squawk: string | null;
-  emergency: string | null;
-  category: string | null;
-  position_source: string | null;
-  nac_p: number | null;
-  seen_s: number | null;
-  /** The provider this record came from (snapshots never mix providers). */
-  provider: string;
-}
-
-export interface Dropped {
-  no_position: number;
-  stale_position: number;
-  not_military: number;
-  duplicate: number;
-}
+import type { AdsbAircraft, AdsbDropped } from '../isomorphic/wire/adsb.js';
 
 export interface ParsedSnapshot {
   /** Upstream clock, epoch ms (null when absent). */
   upstreamNowMs: number | null;
   upstreamTotal: number;
-  aircraft: Aircraft[];
-  dropped: Dropped;
+  aircraft: AdsbAircraft[];
+  dropped: AdsbDropped;
 }
 
 export class BadPayload extends Error {}
@@ -84,8 +49,8 @@ export function parseSnapshot(body: unknown, provider: string, maxPositionAgeS: 
   }
   const nowMs = upstreamNow(body.now);
   const reference = nowMs ?? fetchedAtMs;
-  const dropped: Dropped = { no_position: 0, stale_position: 0, not_military: 0, duplicate: 0 };
-  const byHex = new Map<string, Aircraft>();
+  const dropped: AdsbDropped = { no_position: 0, stale_position: 0, not_military: 0, duplicate: 0 };
+  const byHex = new Map<string, AdsbAircraft>();
   for (const e of list as Raw[]) {
     const flags = num(e.dbFlags);
     // defence in depth: an upstream that ignored the military filter must not leak civil aircraft

@@ -16,7 +16,8 @@
  * payload that some replica fetched; nothing here can create one.
  */
 import pg from 'pg';
-import type { AttemptRecord, Snapshot } from './feed.js';
+import type { AdsbAttempt as AttemptRecord } from '../isomorphic/wire/adsb.js';
+import type { Snapshot } from './feed.js';
 
 /** What every replica sees of the last refresh made by any of them. */
 export interface SharedState {

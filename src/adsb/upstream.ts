@@ -1,14 +1,14 @@
 /**
  * One attempt against one provider: global fetch with AbortSignal.timeout covering connect,
  * headers and body; the body is streamed and cut past a byte cap; every way it can go wrong maps
- * to one bounded `Outcome`. Never throws.
+ * to one bounded `AdsbOutcome`. Never throws.
  */
-import type { Outcome } from './breaker.js';
+import type { AdsbOutcome } from '../isomorphic/wire/adsb.js';
 import { parseRetryAfter } from './breaker.js';
 import { BadPayload, parseSnapshot, type ParsedSnapshot } from './normalise.js';
 
 export interface AttemptResult {
-  outcome: Outcome;
+  outcome: AdsbOutcome;
   httpStatus: number | null;
   ms: number;
   /** Short, safe description (never the upstream body). */
@@ -47,7 +47,7 @@ async function readCapped(res: Response, maxBytes: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function statusOutcome(status: number): Outcome {
+function statusOutcome(status: number): AdsbOutcome {
   if (status === 429 || status === 420) return 'rate_limited';
   if (status === 403) return 'forbidden';
   if (status >= 500) return 'server_error';
@@ -55,7 +55,7 @@ function statusOutcome(status: number): Outcome {
 }
 
 /** undici reports DNS, refused and reset connections as TypeError("fetch failed") with a coded cause. */
-function errorOutcome(err: unknown, phase: 'connect' | 'body'): { outcome: Outcome; error: string } {
+function errorOutcome(err: unknown, phase: 'connect' | 'body'): { outcome: AdsbOutcome; error: string } {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return { outcome: 'timeout', error: `no complete answer within the timeout (${phase})` };
   const detail = e.cause?.code ?? e.cause?.message ?? e.message ?? 'unknown error';

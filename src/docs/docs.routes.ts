@@ -45,7 +45,7 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
       summary: 'Interactive API documentation (Swagger UI, served locally)',
       tag: 'docs',
       produces: 'text/html',
-      html: true,
+      html: 'docs',
       handler({ ctx }) {
         ctx.type = 'text/html; charset=utf-8';
         return PAGE;

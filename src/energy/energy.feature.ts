@@ -1,7 +1,7 @@
 /**
  * The energy feature: one meter (baselines taken now, when the app is built), request windows,
- * a server tap, the snapshot chain, and two model gauges published on the app's registry so
- * /metrics carries the energy estimate too.
+ * a server tap, the sampler of the measured series, the snapshot chain, and two model gauges
+ * published on the app's registry so /metrics carries the energy estimate too.
  */
 import { Gauge } from 'prom-client';
 import { definePlugin, type Built } from '../plugin.js';
@@ -10,6 +10,7 @@ import { SnapshotChain } from './chain.js';
 import { energyRoutes } from './energy.routes.js';
 import { EnergyMeter, powerModel } from './meter.js';
 import { receiptDefaultsExample } from './reference-views.js';
+import { SeriesSampler } from './series.js';
 import { RequestWindows, ServerTap } from './traffic.js';
 
 export const energyPlugin = definePlugin({ name: 'energy', needs: [], build: buildEnergy });
@@ -19,6 +20,7 @@ function buildEnergy(s: Services): Built<'energy'> {
   const meter = new EnergyMeter(s.metrics.registry, cfg.raplPath);
   const windows = new RequestWindows(s.metrics.registry);
   const tap = new ServerTap();
+  const series = new SeriesSampler(meter, cfg);
   let example: ReturnType<typeof receiptDefaultsExample> | null = null;
   const registers = [s.metrics.registry];
   new Gauge({
@@ -41,12 +43,26 @@ function buildEnergy(s: Services): Built<'energy'> {
     },
   });
   return {
-    routes: energyRoutes({ s, meter, windows, tap, chain: new SnapshotChain(), example: () => (example ??= receiptDefaultsExample(s.pool).catch((err: unknown) => {
-      example = null; // a shed or failed run is retried by the next request
-      throw err;
-    })) }),
+    routes: energyRoutes({
+      s,
+      meter,
+      windows,
+      tap,
+      series,
+      chain: new SnapshotChain(),
+      example: () =>
+        (example ??= receiptDefaultsExample(s.pool).catch((err: unknown) => {
+          example = null; // a shed or failed run is retried by the next request
+          throw err;
+        })),
+    }),
     provides: {},
+    // sampling starts once the app is built (building blocks the loop on purpose)
+    ready() {
+      series.start();
+    },
     close() {
+      series.close();
       windows.close();
       tap.detach();
     },

@@ -12,6 +12,7 @@ import type { SnapshotChain } from './chain.js';
 import type { EnergyMeter, Reading } from './meter.js';
 import { metricsBody } from './metrics-view.js';
 import { renderPanel } from './panel.js';
+import type { SeriesSampler } from './series.js';
 import { jtokenBody, kvcacheBody, type receiptDefaultsExample } from './reference-views.js';
 import { carbonBody, sovereignBody } from './sovereign.js';
 import { gatewayBody, routerBody, throughputBody } from './traffic-views.js';
@@ -24,6 +25,7 @@ export interface EnergyDeps {
   meter: EnergyMeter;
   windows: RequestWindows;
   tap: ServerTap;
+  series: SeriesSampler;
   chain: SnapshotChain;
   example: () => ReturnType<typeof receiptDefaultsExample>;
 }
@@ -31,7 +33,9 @@ export interface EnergyDeps {
 type Builder = (r: Reading, now: CounterSnapshot) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 export function energyRoutes(deps: EnergyDeps): RouteDef[] {
-  const { s, meter, windows, tap, chain } = deps;
+  const { s, meter, windows, tap, series, chain } = deps;
+  /** The snapshot plus the measured series it is the latest point of (one body for the JSON and the panel). */
+  const sovereign = (r: Reading) => ({ ...sovereignBody(r, s.config.energy, s.startedAt), series: series.document() });
   const noParams = Joi.object({});
   /** One reading, one chain link; doctrine right after the schema id, as on every body. */
   const snapshot = async (ctx: Context, build: Builder): Promise<Record<string, unknown>> => {
@@ -46,7 +50,7 @@ export function energyRoutes(deps: EnergyDeps): RouteDef[] {
     defineRoute({ method: 'GET', path: `${ENERGY_PREFIX}/${name}`, summary, tag: 'energy', query: noParams, handler: ({ ctx }) => snapshot(ctx, build) });
 
   return [
-    view('sovereign', 'Process CPU time, requests and event-loop use through the stated CPU power model; energy and carbon in-process', (r) => sovereignBody(r, s.config.energy, s.startedAt)),
+    view('sovereign', 'Process CPU time, requests and event-loop use through the stated CPU power model; energy and carbon in-process; `series`: the same readings sampled on a fixed interval (bounded ring)', sovereign),
     view('jtoken', 'Energy per token: published references kept apart, the receipt formula, and this service per request', async (r) => {
       const router = await routerBody(s, r);
       const top = [...router.routes].sort((a, b) => (b.energy_j_marginal.value ?? 0) - (a.energy_j_marginal.value ?? 0)).slice(0, 5).map((x) => ({ method: x.method, template: x.template, energy_j_marginal: x.energy_j_marginal }));
@@ -62,13 +66,13 @@ export function energyRoutes(deps: EnergyDeps): RouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/energy-sovereign',
-      summary: 'HTML panel of /energy/sovereign (same snapshot object, embedded as JSON)',
+      summary: 'HTML panel of /energy/sovereign: the measured series as a chart, the snapshot as a table (same object, embedded as JSON)',
       tag: 'energy',
       query: noParams,
       produces: 'text/html',
-      html: true,
+      html: 'ui',
       async handler({ ctx }) {
-        const snap = await snapshot(ctx, (r) => sovereignBody(r, s.config.energy, s.startedAt));
+        const snap = await snapshot(ctx, sovereign);
         ctx.type = 'text/html; charset=utf-8';
         return renderPanel(snap as Parameters<typeof renderPanel>[0]);
       },

@@ -1,9 +1,14 @@
 /**
  * The /energy-sovereign HTML panel: the same object /energy/sovereign returns (one snapshot, one
- * chain link), rendered as a table, with the JSON embedded as an inert data block so a reader or
- * a test can check that the page shows exactly the numbers of that snapshot, plus a small inline
- * SVG bar chart of the same fields. No script runs.
+ * chain link, and the measured series). The series is drawn as an inline SVG line chart (geometry
+ * from src/isomorphic/energy-chart.ts, the one the /jackin card draws too); the snapshot is a table of
+ * every value with its unit and basis; the JSON is embedded as an inert data block so a reader or a
+ * test can check that the page shows exactly these numbers. No script runs, and nothing is inline
+ * but the SVG's presentation attributes: the page runs under the strict UI policy (src/http/csp.ts)
+ * with its styles in /shared/energy.css.
  */
+import { seriesChart } from '../isomorphic/energy-chart.js';
+import type { EnergySeries } from '../isomorphic/wire/energy.js';
 import type { Quantity } from './quantity.js';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -20,74 +25,70 @@ function rows(prefix: string, node: Record<string, unknown>): string[] {
   return out;
 }
 
-const num = (q: unknown): number | null => {
-  const v = (q as Quantity | undefined)?.value;
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
-};
-const fmt = (v: number): string => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3));
+export const CHART_SIZE = { width: 640, height: 200 };
 
-/**
- * A small inline SVG of the snapshot (no script): measured CPU seconds (user, system) against the
- * window's capacity (uptime x vCPUs), event-loop utilisation, and the modelled energy split into
- * its CPU-proportional part and the rest. Bars are drawn only from numbers the snapshot holds.
- */
-function chart(snapshot: Record<string, any>): string {
-  const m = snapshot.measured ?? {};
-  const model = snapshot.model ?? {};
-  const uptime = num(snapshot.window?.uptime_s);
-  const vcpus = num(m.vcpus);
-  const user = num(m.cpu_user_s);
-  const sys = num(m.cpu_system_s);
-  const elu = num(m.event_loop_utilization);
-  const total = num(model.energy_j_total);
-  const marginal = num(model.energy_j_marginal);
-  const W = 420;
-  const L = 180; // label column
-  const bars: string[] = [];
-  let y = 0;
-  const bar = (label: string, segments: { v: number; color: string; name: string }[], max: number, note: string) => {
-    let x = 0;
-    const parts = segments.map((sg) => {
-      const w = max > 0 ? Math.max(0, Math.min(W - x, (sg.v / max) * W)) : 0;
-      const r = `<rect x="${(L + x).toFixed(1)}" y="${y + 4}" width="${w.toFixed(1)}" height="16" fill="${sg.color}"><title>${esc(`${sg.name}: ${fmt(sg.v)}`)}</title></rect>`;
-      x += w;
-      return r;
-    });
-    bars.push(`<g data-bar="${esc(label)}"><text x="0" y="${y + 16}">${esc(label)}</text><rect x="${L}" y="${y + 4}" width="${W}" height="16" fill="none" stroke="#767676"/>${parts.join('')}<text x="${L}" y="${y + 36}" class="note">${esc(note)}</text></g>`);
-    y += 46;
-  };
-  if (uptime !== null && vcpus !== null && user !== null && sys !== null) {
-    bar('CPU time (measured)', [{ v: user, color: '#0072b2', name: 'user s' }, { v: sys, color: '#d55e00', name: 'system s' }], uptime * vcpus, `user ${fmt(user)} s + system ${fmt(sys)} s of ${fmt(uptime * vcpus)} vCPU·s`);
+/** A short stroke sample of a line's colour and dash, for the legend. */
+const sample = (color: string, dash: string | null): string =>
+  `<svg width="28" height="10" aria-hidden="true"><line x1="1" y1="5" x2="27" y2="5" stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/></svg>`;
+
+/** The measured series as an SVG line chart: one polyline per measured field, vertices at the real samples. */
+export function seriesFigure(series: EnergySeries): string {
+  const c = seriesChart(series.points, CHART_SIZE.width, CHART_SIZE.height);
+  const { plot } = c;
+  const parts: string[] = [];
+  for (const t of c.yTicks) parts.push(`<line class="grid" x1="${plot.left}" x2="${plot.right}" y1="${t.y}" y2="${t.y}"/><text x="${plot.left - 6}" y="${t.y + 4}" text-anchor="end">${esc(t.label)}</text>`);
+  parts.push(`<line class="axis" x1="${plot.left}" x2="${plot.left}" y1="${plot.top}" y2="${plot.bottom}"/>`);
+  for (const x of c.xLabels) parts.push(`<text x="${x.x}" y="${c.height - 4}" text-anchor="${x.anchor}">${esc(x.label)}</text>`);
+  if (series.points.length === 0) parts.push(`<text class="empty" x="${(plot.left + plot.right) / 2}" y="${(plot.top + plot.bottom) / 2}" text-anchor="middle">${esc(c.summary)}</text>`);
+  for (const l of c.lines) {
+    if (!l.vertices.length) continue;
+    parts.push(`<polyline class="line" data-field="${l.field}" points="${l.points}" stroke="${l.color}"${l.dash ? ` stroke-dasharray="${l.dash}"` : ''}><title>${esc(l.label)}</title></polyline>`);
   }
-  if (elu !== null) bar('Event loop busy (measured)', [{ v: elu, color: '#009e73', name: 'utilisation' }], 1, `${(elu * 100).toFixed(1)} % of the window`);
-  if (total !== null && marginal !== null) {
-    bar('Energy (model)', [{ v: marginal, color: '#cc79a7', name: 'CPU-proportional J' }, { v: Math.max(0, total - marginal), color: '#8c8c8c', name: 'idle share J' }], total, `${fmt(total)} J total, ${fmt(marginal)} J CPU-proportional`);
-  }
-  if (!bars.length) return '';
-  return `<figure><svg role="img" aria-labelledby="chart-title" viewBox="0 0 ${L + W + 10} ${y}" width="${L + W + 10}" height="${y}" font-size="12" font-family="system-ui, sans-serif"><title id="chart-title">This snapshot: CPU time, event-loop use and modelled energy</title>${bars.join('')}</svg><figcaption>Bars from this snapshot's fields; the table below lists every value with its unit and basis.</figcaption></figure>`;
+  const intervalS = (series.interval_ms.value ?? 0) / 1000;
+  const last = series.points[series.points.length - 1];
+  const legend = c.lines.map((l) => `<li>${sample(l.color, l.dash)}${esc(l.label)} (${esc(series.fields[l.field].basis)})</li>`).join('');
+  return `<figure class="series">
+<svg class="chart" role="img" aria-labelledby="series-title series-desc" viewBox="0 0 ${c.width} ${c.height}" width="${c.width}" height="${c.height}" data-points="${series.points.length}"><title id="series-title">Measured series: CPU and event-loop use per ${intervalS} s interval</title><desc id="series-desc">${esc(c.summary)}</desc>${parts.join('')}</svg>
+<ul class="chart-legend">${legend}</ul>
+<figcaption>One sample every ${intervalS} s, the last ${series.points.length} interval${series.points.length === 1 ? '' : 's'} (at most ${series.max_points.value}). ${last ? `Latest interval: ${last.requests} request${last.requests === 1 ? '' : 's'}, ${last.cpu_s.toFixed(3)} CPU s, model ${last.avg_power_w.toFixed(2)} W.` : ''} ${esc(series.honesty)}</figcaption>
+</figure>`;
 }
 
-export function renderPanel(snapshot: Record<string, unknown> & { honesty: string; generated_at: string }): string {
+export function renderPanel(snapshot: Record<string, unknown> & { honesty: string; generated_at: string; series: EnergySeries }): string {
   const data = JSON.stringify(snapshot).replace(/</g, '\\u003c');
   const table = rows('', { window: snapshot.window, measured: snapshot.measured, model: snapshot.model, carbon: snapshot.carbon, per_request: snapshot.per_request } as Record<string, unknown>).join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>Sovereign energy</title>
-<style>body{font:14px system-ui,sans-serif;margin:2rem;max-width:60rem}table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left}td.value{font-variant-numeric:tabular-nums}figure{margin:1rem 0}.note{fill:#555}figcaption{color:#555;font-size:12px}</style>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="dark">
+<title>Sovereign energy · Drone Intelligence Service</title>
+<link rel="icon" href="/jackin/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/shared/energy.css">
 </head>
-<body>
+<body class="energy-page">
+<header>
+<a href="/jackin">&larr; jackin</a>
 <h1>Sovereign energy</h1>
-<p>${esc(snapshot.honesty)}</p>
-<p>Snapshot at ${esc(snapshot.generated_at)} &middot; JSON: <a href="/api/svc/v1/energy/sovereign">/api/svc/v1/energy/sovereign</a></p>
-${chart(snapshot)}
+</header>
+<main>
+<p class="honesty">${esc(snapshot.honesty)}</p>
+<section aria-labelledby="series-h">
+<h2 id="series-h">Measured over time</h2>
+${seriesFigure(snapshot.series)}
+</section>
+<section aria-labelledby="snapshot-h">
+<h2 id="snapshot-h">This snapshot</h2>
+<p>Taken at ${esc(snapshot.generated_at)} &middot; JSON: <a href="/api/svc/v1/energy/sovereign">/api/svc/v1/energy/sovereign</a></p>
 <table>
 <thead><tr><th>field</th><th>value</th><th>unit</th><th>basis</th></tr></thead>
 <tbody>
 ${table}
 </tbody>
 </table>
+</section>
+</main>
 <script type="application/json" id="sovereign-snapshot">${data}</script>
 </body>
 </html>

@@ -3,6 +3,7 @@
  * then the error mapper, the one place where errors become HTTP.
  */
 import type { Context, Next } from 'koa';
+import { API_CSP, HTML_CSP, type HtmlPolicy } from './csp.js';
 import { AppError, Errors } from './errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -11,8 +12,6 @@ import { continueTrace, type TraceRecord } from '../observability/traces.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-const API_CSP = "default-src 'none'; frame-ancestors 'none'";
-const HTML_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'";
 
 export interface ContextDeps {
   log: Logger;
@@ -43,7 +42,7 @@ export function requestContext({ log, metrics, traces }: ContextDeps) {
     try {
       await next();
     } finally {
-      if (!res.headersSent) res.setHeader('Content-Security-Policy', ctx.state.html ? HTML_CSP : API_CSP);
+      if (!res.headersSent) res.setHeader('Content-Security-Policy', ctx.state.html ? HTML_CSP[ctx.state.html as HtmlPolicy] : API_CSP);
       const ms = performance.now() - started;
       const route = ctx._matchedRoute ? String(ctx._matchedRoute) : 'unmatched';
       const status = ctx.status;

@@ -11,6 +11,7 @@ import { Errors, type ValidationIssue } from './errors.js';
 import { parseJsonBody, readBody, utf8Text } from './body.js';
 import { throwIfIssues, validatePart } from './validation.js';
 import type { Logger } from '../observability/logger.js';
+import type { HtmlPolicy } from './csp.js';
 
 export type Method = 'GET' | 'POST';
 
@@ -43,8 +44,8 @@ export interface RouteDef<Q = any, P = any, B = any> {
   errors?: readonly number[];
   /** The kernel this route runs in the pool (its id), for per-kernel accounting. */
   kernel?: string;
-  /** Served HTML: allows same-origin scripts and styles in the CSP. */
-  html?: boolean;
+  /** Served HTML, and the CSP it runs under (csp.ts): `ui` for our pages, `docs` for Swagger UI. */
+  html?: HtmlPolicy;
   /** A write (appends, stores or refreshes state): needs the write token when configured, and is rate limited per client. */
   write?: boolean;
   handler(input: RouteInput<Q, P, B>): unknown;
@@ -98,7 +99,7 @@ function compile(def: RouteDef, opts: MountOptions): Handler {
     }
     throwIfIssues(issues);
 
-    if (def.html) ctx.state.html = true;
+    if (def.html) ctx.state.html = def.html;
     let controller: AbortController | undefined;
     const result = await def.handler({
       query: query.value,

@@ -1,5 +1,6 @@
 /**
- * The UI build (ui note 5.3): esbuild bundles the browser code under src/ui/client into one
+ * The UI build (ui note 5.3): esbuild bundles the browser code under src/ui/client (and the
+ * server/browser wire types and pure helpers under src/isomorphic it imports) into one
  * module per page plus shared chunks, content-hashed, and the page templates get the hashed names.
  * `npm run build` writes the result to dist/ui (with manifest.json); the service reads it back
  * into memory at start. When dist/ui is missing or was built from other sources (a fresh clone, a
@@ -36,11 +37,23 @@ export interface UiBuild {
 /** Third-party packages that end up in a bundle or as a data asset. */
 const BUNDLED = ['d3-geo', 'd3-array', 'internmap', 'topojson-client', 'world-atlas', 'esbuild'] as const;
 
-/** Data copied verbatim from world-atlas (Natural Earth 1:110m land, public domain). */
-const DATA_ASSETS = [{ pkg: 'world-atlas', file: 'land-110m.json', licence: 'ISC (world-atlas); data public domain (Natural Earth 4.1.0)' }];
+/**
+ * Data copied verbatim from world-atlas (Natural Earth land, public domain): 1:110m (55 KB) drawn
+ * while the globe moves, 1:50m (546 KB, fetched after the page is ready) drawn once it rests.
+ */
+const NATURAL_EARTH = 'ISC (world-atlas); data public domain (Natural Earth 4.1.0)';
+const DATA_ASSETS = [
+  { pkg: 'world-atlas', file: 'land-110m.json', licence: NATURAL_EARTH },
+  { pkg: 'world-atlas', file: 'land-50m.json', licence: NATURAL_EARTH },
+];
 
 const ENTRIES = { globe: 'src/ui/client/globe/main.ts', jackin: 'src/ui/client/jackin/main.ts' };
 const STYLES = { ui: 'src/ui/client/styles/ui.css' };
+/**
+ * Style sheets under a stable name: the /energy-sovereign panel is rendered by the energy feature,
+ * which links its sheet by name rather than through this build's hashed names (5-minute cache).
+ */
+const STABLE_STYLES = { energy: 'src/ui/client/styles/energy.css' };
 const TEMPLATES = { 'globe.html': 'src/ui/pages/globe.html', 'jackin.html': 'src/ui/pages/jackin.html' };
 const FIXED = [{ dir: 'jackin' as const, src: 'src/ui/pages/favicon.svg' }];
 
@@ -65,7 +78,7 @@ function listFiles(dir: string): string[] {
 /** Hash of every build input: a changed source, template or package version changes it. */
 export function sourcesDigest(root = projectRoot()): string {
   const h = createHash('sha256');
-  for (const file of [...listFiles(join(root, 'src/ui/client')), ...listFiles(join(root, 'src/ui/pages')), join(root, 'src/ui/build.ts')]) {
+  for (const file of [...listFiles(join(root, 'src/ui/client')), ...listFiles(join(root, 'src/isomorphic')), ...listFiles(join(root, 'src/ui/pages')), join(root, 'src/ui/build.ts')]) {
     h.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   for (const p of BUNDLED) h.update(`${p}@${pkgVersion(p, root)}\0`);
@@ -100,9 +113,10 @@ export function buildUiSync(root = projectRoot()): UiBuild {
   } as const;
   const js = esbuild.buildSync({ ...common, entryPoints: ENTRIES, format: 'esm', splitting: true, entryNames: 'jackin/[name]-[hash]', chunkNames: 'shared/[name]-[hash]' });
   const css = esbuild.buildSync({ ...common, entryPoints: STYLES, entryNames: 'shared/[name]-[hash]' });
+  const stableCss = esbuild.buildSync({ ...common, entryPoints: STABLE_STYLES, entryNames: 'shared/[name]' });
   const files: BuiltFile[] = [];
   const paths: Record<string, string> = {};
-  for (const result of [js, css]) {
+  for (const result of [js, css, stableCss]) {
     for (const out of result.outputFiles) {
       const rel = relative(join(root, 'out'), out.path);
       const dir = rel.split('/')[0] as 'jackin' | 'shared';
@@ -111,7 +125,7 @@ export function buildUiSync(root = projectRoot()): UiBuild {
       const isLegal = key.endsWith('.LEGAL.txt');
       files.push({ key, dir, bytes, origin: isLegal ? 'bundled packages (their licence comments)' : 'project (bundled with esbuild)', licence: isLegal ? 'see file' : 'project' });
       const meta = result.metafile.outputs[`out/${rel}`];
-      const entry = meta?.entryPoint ? Object.entries({ ...ENTRIES, ...STYLES }).find(([, src]) => src === meta.entryPoint)?.[0] : undefined;
+      const entry = meta?.entryPoint ? Object.entries({ ...ENTRIES, ...STYLES, ...STABLE_STYLES }).find(([, src]) => src === meta.entryPoint)?.[0] : undefined;
       if (entry) paths[`${entry}${key.endsWith('.css') ? '.css' : '.js'}`] = `/${dir}/${key}`;
     }
   }

@@ -60,7 +60,7 @@ export function uiRoutes(cat: AssetCatalogue): RouteDef[] {
         summary: page.key === 'globe.html' ? 'Operational globe page: land, no-fly zones, ADS-B aircraft, drone tracks by verdict, CoT tracks and vessels on a canvas globe' : 'Entry page: status of health, pool, ledger, ADS-B feed and stream; latest verdicts; links',
         tag: 'ui',
         produces: 'text/html',
-        html: true,
+        html: 'ui',
         errors: [304],
         handler: ({ ctx }) => sendAsset(ctx, page, PAGE_CACHE),
       }),

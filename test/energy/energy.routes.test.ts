@@ -58,6 +58,7 @@ const NOT_QUANTITIES: Record<string, string> = {
   '$.metrics[].values[].labels.minor': 'a Prometheus label (Node version), not a value',
   '$.metrics[].values[].labels.patch': 'a Prometheus label (Node version), not a value',
   '$.metrics[].values[].value': 'a sample of a metric whose basis is stated once on the metric (checked below)',
+  ...Object.fromEntries(['interval_s', 'cpu_s', 'cpu_utilization', 'event_loop_utilization', 'requests', 'avg_power_w'].map((f) => [`$.series.points[].${f}`, 'a point of the measured series; its unit and basis are stated once in series.fields (checked in series.test.ts)'])),
 };
 
 describe('energy routes', () => {

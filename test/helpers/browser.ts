@@ -69,18 +69,42 @@ export interface Guarded {
   failed: string[];
   /** Uncaught page errors and console errors. */
   errors: string[];
+  /** Content-Security-Policy violations reported by any page of the context (directive, blocked URI, sample). */
+  csp: string[];
 }
 
 /**
  * A context whose every request is checked against `origin` (ui note 4.5): foreign requests are
- * aborted and recorded, failures and page errors are recorded; service workers are blocked so no
- * request can bypass the router.
+ * aborted and recorded, failures, page errors and CSP violations are recorded; service workers are
+ * blocked so no request can bypass the router.
  */
-export async function guardedPage(browser: Browser, origin: string, opts: { reducedMotion?: 'reduce' | 'no-preference'; viewport?: { width: number; height: number } } = {}): Promise<Guarded> {
-  const context = await browser.newContext({ serviceWorkers: 'block', viewport: opts.viewport ?? { width: 1200, height: 720 }, reducedMotion: opts.reducedMotion ?? 'reduce', colorScheme: 'dark' });
+export interface PageOptions {
+  reducedMotion?: 'reduce' | 'no-preference';
+  viewport?: { width: number; height: number };
+  /** A phone: touch events, the mobile viewport meta honoured (ui note 5.5, "Browser: mobile"). */
+  touch?: boolean;
+}
+
+export async function guardedPage(browser: Browser, origin: string, opts: PageOptions = {}): Promise<Guarded> {
+  const context = await browser.newContext({
+    serviceWorkers: 'block',
+    viewport: opts.viewport ?? (opts.touch ? { width: 390, height: 844 } : { width: 1200, height: 720 }),
+    reducedMotion: opts.reducedMotion ?? 'reduce',
+    colorScheme: 'dark',
+    ...(opts.touch ? { hasTouch: true, isMobile: true } : {}),
+  });
   const foreign: string[] = [];
   const failed: string[] = [];
   const errors: string[] = [];
+  const csp: string[] = [];
+  // every page reports its CSP violations here, whether or not it has a svcUi hook of its own (a
+  // fetch blocked by CSP never reaches the router or the failure log, ui note 4.5); init scripts
+  // are injected by the browser, not loaded by the page, so the policy does not block them
+  await context.exposeBinding('__svcCspViolation', (_source, v: string) => void csp.push(v));
+  await context.addInitScript(() => {
+    const g = globalThis as any;
+    g.document.addEventListener('securitypolicyviolation', (e: any) => g.__svcCspViolation(`${e.effectiveDirective} ${e.blockedURI} ${e.sample}`.trim()));
+  });
   await context.route('**/*', (route) => {
     const url = route.request().url();
     if (new URL(url).origin === origin) return route.continue();
@@ -97,5 +121,5 @@ export async function guardedPage(browser: Browser, origin: string, opts: { redu
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(`console: ${m.text()}`);
   });
-  return { context, page, foreign, failed, errors };
+  return { context, page, foreign, failed, errors, csp };
 }

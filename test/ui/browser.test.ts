@@ -5,7 +5,9 @@
  * SVC_UI_SCREENSHOTS=<dir> saves a PNG of each page there.
  */
 import { expect } from 'chai';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { geoContains, type GeoPermissibleObjects } from 'd3-geo';
+import { feature } from 'topojson-client';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -13,6 +15,9 @@ import { guardedPage, launchBrowser, type Guarded, type TestBrowser } from '../h
 import { GOOD_AIRCRAFT, BAD_AIRCRAFT, startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
 import { openSse } from '../helpers/sse.js';
 import { DECISION_STYLE, GLYPH_SIZE, GROUND_COLOR, hexToRgb, LAND, OCEAN } from '../../src/ui/client/common/palette.js';
+import { seriesChart } from '../../src/isomorphic/energy-chart.js';
+import { FRAME_FILL } from '../../src/ui/client/globe/cot-frame.js';
+import type { EnergySeries } from '../../src/isomorphic/wire/energy.js';
 
 const SHOTS = process.env.SVC_UI_SCREENSHOTS;
 
@@ -74,7 +79,9 @@ describe('src/ui pages in headless Chromium', function () {
 
   before(async () => {
     [browser, fake] = await Promise.all([launchBrowser(), startFakeUpstream()]);
-    t = await buildTestApp({ adsb: { providers: [{ name: 'fake', url: fake.url }], minIntervalMs: 0, freshMs: 200, maxBodyBytes: 16 * 1024 * 1024 } });
+    // the energy series samples every 200 ms here (a ring that does not fill during this file), so the
+    // charts have points within a second and visibly grow between two refreshes of the entry page
+    t = await buildTestApp({ adsb: { providers: [{ name: 'fake', url: fake.url }], minIntervalMs: 0, freshMs: 200, maxBodyBytes: 16 * 1024 * 1024 }, energy: { seriesIntervalMs: 200, seriesPoints: 3000 } });
     console.log(`      chromium ${browser.executablePath}: ready in ${browser.startMs.toFixed(0)} ms`);
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   });
@@ -84,23 +91,26 @@ describe('src/ui pages in headless Chromium', function () {
     await fake?.close();
   });
 
-  async function open(path: string, opts: Parameters<typeof guardedPage>[2] = {}): Promise<Page> {
+  async function open(path: string, opts: Parameters<typeof guardedPage>[2] = {}, before?: (page: Page) => void): Promise<Page> {
     g = await guardedPage(browser.browser, t.baseUrl, opts);
+    before?.(g.page);
     await g.page.goto(t.baseUrl + path);
     return g.page;
   }
 
   afterEach(async function () {
     if (!g) return;
-    const { page, foreign, failed, errors, context } = g;
+    const { page, foreign, failed, errors, csp, context } = g;
     g = null;
     const cspErrors = (await page.evaluate(() => (globalThis as any).svcUi?.errors ?? []).catch(() => [] as string[])).filter((e: string) => e.startsWith('csp'));
     await context.close();
     if (this.currentTest?.state === 'failed') return;
-    // nothing may leave 127.0.0.1: the router, the failure log and the CSP report all stay empty
+    // nothing may leave 127.0.0.1 and nothing may break the strict policy: the router, the failure
+    // log, the page's own CSP report and the context's CSP report all stay empty
     expect(foreign, 'requests to other origins').to.deep.equal([]);
     expect(failed, 'failed requests').to.deep.equal([]);
-    expect(cspErrors, 'CSP violations').to.deep.equal([]);
+    expect(cspErrors, 'CSP violations (svcUi)').to.deep.equal([]);
+    expect(csp, 'CSP violations').to.deep.equal([]);
     // readiness/health answer 503 while the ledger is not ready; that is data, not a page error
     expect(errors.filter((e) => !/status of 503/.test(e)), 'page errors').to.deep.equal([]);
   });
@@ -174,6 +184,30 @@ describe('src/ui pages in headless Chromium', function () {
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'globe-details.png') });
   });
 
+  it('labels never overlap: of two aircraft a pixel apart one is labelled, and a selected one always is', async () => {
+    const ac = (hex: string, flight: string, lat: number, lon: number) => ({ hex, type: 'adsb_icao', flight, dbFlags: 1, alt_baro: 20000, track: 90, category: 'A3', lat, lon, seen_pos: 1, seen: 1 });
+    fake.aircraft = [ac('ae0a01', 'CLOSE1', 38.0, -90.0), ac('ae0a02', 'CLOSE2', 38.1, -90.1), ac('ae0a03', 'FAR3', 45.0, -110.0)];
+    const page = await open('/elite/globe');
+    await ready(page);
+    // the aircraft alone (the simulated flight's drones, started by the stream of earlier pages, have
+    // labels of their own), and labels are placed when the overlay is drawn: wait for such a frame
+    await page.waitForFunction(() => (globalThis as any).svcUi.layers.aircraft?.drawn === 3);
+    for (const id of ['#layer-vessel', '#layer-cot', '#layer-drone']) await page.uncheck(id);
+    const f0 = await svc<number>(page, 's.frame');
+    await page.waitForFunction((f) => (globalThis as any).svcUi.frame > f, f0);
+    const labelled = async () => Object.fromEntries(await Promise.all(['ae0a01', 'ae0a02', 'ae0a03'].map(async (h) => [h, (await svc<{ labelled: boolean }>(page, `s.target('ac:${h}')`)).labelled])));
+    const before = await labelled();
+    expect(before.ae0a03).to.equal(true);
+    expect(Number(before.ae0a01) + Number(before.ae0a02), JSON.stringify(before)).to.equal(1);
+    const hidden = before.ae0a01 ? 'ae0a02' : 'ae0a01';
+    const frame = await svc<number>(page, 's.frame');
+    await page.locator(`#targets-body tr[data-key="ac:${hidden}"]`).click();
+    await page.waitForFunction((f) => (globalThis as any).svcUi.frame > f, frame);
+    const after = await labelled();
+    expect(after[hidden], 'the selected one').to.equal(true);
+    expect(Number(after.ae0a01) + Number(after.ae0a02)).to.equal(1);
+  });
+
   it('keyboard only: focus the globe, rotate, zoom, select in the target table, clear with Esc', async () => {
     fake.aircraft = [...GOOD_AIRCRAFT];
     const page = await open('/elite/globe');
@@ -208,6 +242,135 @@ describe('src/ui pages in headless Chromium', function () {
     await page.keyboard.press('Escape');
     expect(await svc<string | null>(page, 's.selected')).to.equal(null);
     expect(await page.isHidden('#details')).to.equal(true);
+  });
+
+  it('land: 1:50m drawn at rest, 1:110m while the globe is dragged, 1:50m again once it rests', async () => {
+    // The Belcher Islands (Hudson Bay) are land at 1:50m and sea at 1:110m: one pixel tells which
+    // set is on the canvas. Checked here against both world-atlas files, so the fixture cannot rot.
+    const island: [number, number] = [-79.377, 56.174];
+    const load = (f: string) => {
+      const topo = JSON.parse(readFileSync(join('node_modules/world-atlas', f), 'utf8'));
+      return feature(topo, topo.objects.land) as unknown as GeoPermissibleObjects;
+    };
+    expect(geoContains(load('land-50m.json'), island), 'land at 1:50m').to.equal(true);
+    expect(geoContains(load('land-110m.json'), island), 'sea at 1:110m').to.equal(false);
+    fake.aircraft = [];
+    const page = await open('/elite/globe');
+    await ready(page);
+    await page.focus('#globe');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('+'); // zoom 1.95: the island is a few pixels across
+    await page.waitForFunction(() => (globalThis as any).svcUi.land.drawn === '50m' && (globalThis as any).svcUi.view.zoom > 1.9, null, { timeout: 20_000 });
+    expect(await svc<string[]>(page, 's.land.loaded')).to.deep.equal(['110m', '50m']);
+    const at = (await svc<[number, number]>(page, `s.project(${island[0]}, ${island[1]})`))!;
+    const isLand = (px: Rgba) => Math.hypot(...hexToRgb(LAND).map((c, i) => c - px[i]!)) < Math.hypot(...hexToRgb(OCEAN).map((c, i) => c - px[i]!));
+    expect(isLand(await pixel(page, 'base', ...at)), 'island at rest').to.equal(true);
+    // drag 6 px right and back, button held: the same view, redrawn while moving
+    const box = (await page.locator('#globe').boundingBox())!;
+    const [cx, cy] = [box.x + box.width / 2, box.y + box.height / 2];
+    const view = await svc<{ lon: number; lat: number }>(page, 's.view');
+    const frame = await svc<number>(page, 's.baseFrame');
+    await page.mouse.move(cx, cy);
+    await page.mouse.down();
+    await page.mouse.move(cx + 6, cy);
+    await page.mouse.move(cx, cy);
+    await page.waitForFunction((f) => (globalThis as any).svcUi.baseFrame >= f + 2, frame);
+    const during = await svc<{ drawn: string; moving: boolean }>(page, 's.land');
+    expect(during).to.include({ drawn: '110m', moving: true });
+    expect(await svc<{ lon: number; lat: number }>(page, 's.view')).to.deep.include({ lat: view.lat }).and.have.property('lon').closeTo(view.lon, 1e-9);
+    expect(isLand(await pixel(page, 'base', ...at)), 'island while dragging').to.equal(false);
+    // still held past the settle time: still 110m (a held button is a drag in progress)
+    await page.waitForTimeout(400);
+    expect(await svc<string>(page, 's.land.drawn')).to.equal('110m');
+    await page.mouse.up();
+    await page.waitForFunction(() => (globalThis as any).svcUi.land.drawn === '50m');
+    expect(isLand(await pixel(page, 'base', ...at)), 'island at rest again').to.equal(true);
+    const cost = await svc<Record<string, number[]>>(page, 's.perf.baseMsBy');
+    console.log(`      base draw: 110m ${JSON.stringify(cost['110m'])} ms, 50m ${JSON.stringify(cost['50m'])} ms`);
+  });
+
+  it('pinch zoom on a touch screen: two fingers apart zoom in by their distance ratio, together zoom out', async () => {
+    fake.aircraft = [...GOOD_AIRCRAFT];
+    const page = await open('/elite/globe', { touch: true });
+    await ready(page);
+    const box = (await page.locator('#globe').boundingBox())!;
+    const [cx, cy] = [Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2)];
+    const cdp = await g!.context.newCDPSession(page);
+    const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', half: number) =>
+      cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x: cx - half, y: cy, id: 1 }, { x: cx + half, y: cy, id: 2 }] });
+    const pinch = async (from: number, to: number) => {
+      await touch('touchStart', from);
+      for (let i = 1; i <= 6; i++) await touch('touchMove', Math.round(from + ((to - from) * i) / 6));
+      await touch('touchEnd', to);
+    };
+    const z0 = await svc<number>(page, 's.view.zoom');
+    await pinch(40, 100); // fingers 80 px apart, then 200
+    await page.waitForFunction((z) => (globalThis as any).svcUi.view.zoom > z, z0);
+    const z1 = await svc<number>(page, 's.view.zoom');
+    expect(z1 / z0).to.be.closeTo(200 / 80, 0.02);
+    expect(await svc<number>(page, 's.view.scale')).to.be.above(0);
+    // the view's centre did not move and nothing was selected (a pinch is not a tap)
+    expect(await svc<string | null>(page, 's.selected')).to.equal(null);
+    await pinch(100, 50); // 200 px apart, then 100
+    await page.waitForFunction((z) => (globalThis as any).svcUi.view.zoom < z, z1);
+    expect((await svc<number>(page, 's.view.zoom')) / z1).to.be.closeTo(0.5, 0.02);
+    // a one-finger tap still selects: the C-17 fixture
+    await page.waitForFunction(() => (globalThis as any).svcUi.target('ac:ae01c5')?.drawn);
+    const c17 = await svc<{ x: number; y: number }>(page, "s.target('ac:ae01c5')");
+    await page.touchscreen.tap(box.x + c17.x, box.y + c17.y);
+    await page.waitForFunction(() => (globalThis as any).svcUi.selected === 'ac:ae01c5');
+  });
+
+  it('CoT tracks get MIL-STD-2525 / APP-6 frames from their type: shape and fill by affiliation, air open below', async () => {
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const fixtures = [
+      { uid: 'ui-f-g', type: 'a-f-G-U-C', lon: -108, lat: 42, shape: 'rectangle', affiliation: 'friend', open: null },
+      { uid: 'ui-h-g', type: 'a-h-G-U-C', lon: -100, lat: 42, shape: 'diamond', affiliation: 'hostile', open: null },
+      { uid: 'ui-n-g', type: 'a-n-G', lon: -92, lat: 42, shape: 'square', affiliation: 'neutral', open: null },
+      { uid: 'ui-u-g', type: 'a-u-G', lon: -108, lat: 34, shape: 'quatrefoil', affiliation: 'unknown', open: null },
+      { uid: 'ui-h-a', type: 'a-h-A-M-F', lon: -100, lat: 34, shape: 'tent', affiliation: 'hostile', open: 'bottom' },
+      { uid: 'ui-f-s', type: 'a-f-S-C', lon: -92, lat: 34, shape: 'circle', affiliation: 'friend', open: null },
+    ] as const;
+    for (const f of fixtures) {
+      const xml = `<event version="2.0" uid="${f.uid}" type="${f.type}" how="h-e" time="${iso(now)}" start="${iso(now)}" stale="${iso(now + 600_000)}"><point lat="${f.lat}" lon="${f.lon}" hae="9999999.0" ce="9999999.0" le="9999999.0"/><detail><contact callsign="${f.uid.toUpperCase()}"/></detail></event>`;
+      const res = await t.http.post('/api/svc/v1/cot/ingest').set('content-type', 'application/xml').send(xml).expect(200);
+      expect(res.body.stored, f.uid).to.equal(true);
+    }
+    fake.aircraft = [];
+    const page = await open('/elite/globe');
+    await ready(page);
+    await page.waitForFunction((k) => (globalThis as any).svcUi.target(k)?.drawn, `cot:${fixtures.at(-1)!.uid}`);
+    // the CoT layer alone: no labels, trails, zones or other symbols near the frames
+    const frame0 = await svc<number>(page, 's.frame');
+    for (const id of ['#layer-vessel', '#layer-drone', '#layer-aircraft', '#layer-zones', '#opt-labels', '#opt-trails']) await page.uncheck(id);
+    await page.waitForFunction((f) => (globalThis as any).svcUi.frame > f, frame0);
+    const S = 6; // px per frame unit (draw.ts COT_FRAME_PX)
+    for (const f of fixtures) {
+      const tg = await svc<Record<string, any>>(page, `s.target('cot:${f.uid}')`);
+      expect(tg.frame, f.uid).to.include({ shape: f.shape, affiliation: f.affiliation, open: f.open });
+      expect(tg.color, f.uid).to.equal(FRAME_FILL[f.affiliation]);
+      const px = (dx: number, dy: number) => pixel(page, 'overlay', tg.x + dx * S, tg.y + dy * S);
+      const fill = FRAME_FILL[f.affiliation];
+      expect(near(await px(0, 0), fill), `${f.uid} centre`).to.equal(true);
+      const inside: Record<string, [number, number][]> = { rectangle: [[1.3, 0]], square: [[0.8, 0.8]], diamond: [[0, -1.05]], quatrefoil: [[0, -1]], tent: [[0, -1]], circle: [[0.8, 0.6]] };
+      const outside: Record<string, [number, number][]> = { rectangle: [[0, 1.35]], square: [[1.35, 0]], diamond: [[0.9, 0.9]], quatrefoil: [[0.8, 0.8]], tent: [[0, 1.2]], circle: [[1.35, 0]] };
+      for (const [dx, dy] of inside[f.shape]!) {
+        const p = await px(dx, dy);
+        expect(mostly(p, fill), `${f.uid} filled at ${dx},${dy}: ${p}`).to.equal(true);
+      }
+      for (const [dx, dy] of outside[f.shape]!) expect((await px(dx, dy))[3], `${f.uid} empty at ${dx},${dy}`).to.equal(0);
+      if (f.open === 'bottom') {
+        // no outline along the open base (y = 0.7 units): just above it the fill is untouched, while
+        // the side walls at the same height are outlined
+        expect(near(await px(0, 0.7 - 1 / S), fill), `${f.uid} open base`).to.equal(true);
+        expect(near(await px(1.1, 0.5), fill), `${f.uid} side wall`).to.equal(false);
+      }
+    }
+    // the legend shows the frames it uses, and the details panel names the frame
+    expect(await page.locator('#legend-cot li').count()).to.equal(5);
+    await page.check('#opt-labels');
+    await page.locator('#targets-body tr[data-key="cot:ui-h-a"]').click();
+    expect(await page.textContent('#details-fields dd[data-field="frame"]')).to.match(/^hostile · air · tent \(open at the bottom\)/);
   });
 
   it('verdicts posted through the API appear within one second, coloured and shaped by decision', async () => {
@@ -351,11 +514,21 @@ describe('src/ui pages in headless Chromium', function () {
     await ready(page);
     await page.evaluate(() => fetch('http://198.51.100.7/tiles/0/0/0.png').catch(() => null));
     await page.waitForFunction(() => (globalThis as any).svcUi.errors.some((e: string) => e.startsWith('csp: connect-src')));
+    // an inline style attribute is refused too (style-src without 'unsafe-inline'), and reported
+    await page.evaluate(() => {
+      const d = (globalThis as any).document.createElement('p');
+      d.setAttribute('style', 'color: red');
+      (globalThis as any).document.body.append(d);
+    });
+    await page.waitForFunction(() => (globalThis as any).svcUi.errors.some((e: string) => e.startsWith('csp: style-src')));
+    expect(g!.csp.some((v) => v.startsWith('connect-src http://198.51.100.7/tiles/0/0/0.png')), g!.csp.join('; ')).to.equal(true);
+    expect(g!.csp.some((v) => v.startsWith('style-src-attr inline')), g!.csp.join('; ')).to.equal(true);
     await page.goto('http://198.51.100.7/').catch(() => null);
     expect(g!.foreign).to.deep.equal(['http://198.51.100.7/']);
     // checked: now clear them so the after-each isolation check judges only the page
     g!.foreign.length = 0;
     g!.failed.length = 0;
+    g!.csp.length = 0;
     await g!.context.close();
     g = null;
   });
@@ -372,24 +545,71 @@ describe('src/ui pages in headless Chromium', function () {
     expect(await page.textContent('#adsb')).to.match(/^LIVE · fake · \d+ s$/);
     expect(await page.textContent('#stream')).to.match(/^\d+ viewers?$/);
     expect(await page.locator('#verdicts li', { hasText: 'UI-ENTRY' }).count()).to.equal(1);
-    for (const href of ['/elite/globe', '/energy-sovereign', '/docs', '/api/svc/v1/receipt/export']) expect(await page.locator(`a[href="${href}"]`).count(), href).to.equal(1);
+    for (const href of ['/elite/globe', '/docs', '/api/svc/v1/receipt/export']) expect(await page.locator(`a[href="${href}"]`).count(), href).to.equal(1);
+    expect(await page.locator('a[href="/energy-sovereign"]').count()).to.be.at.least(1);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'jackin.png'), fullPage: true });
   });
 
-  it('the energy panel draws its snapshot as a small chart, with no script and nothing fetched elsewhere', async () => {
+  it('the entry page charts the measured energy series, and the chart grows with the samples', async () => {
+    const served: EnergySeries[] = [];
+    const page = await open('/jackin', {}, (p) =>
+      p.on('response', (r) => {
+        if (r.url().endsWith('/api/svc/v1/energy/sovereign')) void r.json().then((b: { series: EnergySeries }) => served.push(b.series));
+      }),
+    );
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForFunction(() => Number((globalThis as any).document.querySelector('#energy-chart svg')?.getAttribute('data-points')) >= 1);
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#energy-chart polyline').length === 2);
+    const drawn = async () => ({
+      n: Number(await page.getAttribute('#energy-chart svg', 'data-points')),
+      cpu: (await page.getAttribute('#energy-chart polyline[data-field="cpu_utilization"]', 'points'))!,
+    });
+    const first = await drawn();
+    // exactly the points the page was served, through the shared geometry
+    const s1 = served.at(-1)!;
+    expect(first.n).to.equal(s1.points.length);
+    expect(first.cpu).to.equal(seriesChart(s1.points, 460, 130).lines[0]!.points);
+    expect(first.cpu.split(' ')).to.have.length(first.n);
+    expect(await page.textContent('#energy-detail')).to.match(/^one sample every 0\.2 s; latest interval: CPU [\d.]+ %, event loop [\d.]+ %, \d+ requests?, model [\d.]+ W$/);
+    // the page refreshes every 5 s; by then the 200 ms sampler has added points
+    await page.waitForFunction((n) => Number((globalThis as any).document.querySelector('#energy-chart svg')?.getAttribute('data-points')) > n, first.n, { timeout: 12_000 });
+    const second = await drawn();
+    expect(second.n).to.be.above(first.n);
+    expect(second.cpu.split(' ')).to.have.length(second.n);
+    expect(served.at(-1)!.points.map((p) => p.at)).to.include(s1.points.at(-1)!.at);
+  });
+
+  it('the energy panel charts the measured series (a vertex per sample), with no script, under the strict CSP', async () => {
     const page = await open('/energy-sovereign');
-    await page.waitForSelector('svg[role="img"]');
-    const bars = await page.$$eval('svg g[data-bar]', (gs) => gs.map((g: any) => g.getAttribute('data-bar')));
-    expect(bars).to.deep.equal(['CPU time (measured)', 'Event loop busy (measured)', 'Energy (model)']);
-    const snap = JSON.parse((await page.textContent('#sovereign-snapshot'))!) as { measured: Record<string, { value: number }>; window: { uptime_s: { value: number } } };
-    const note = await page.textContent('svg g[data-bar="CPU time (measured)"] text.note');
-    expect(note).to.contain(`of ${(snap.window.uptime_s.value * snap.measured.vcpus!.value).toFixed(2)} vCPU·s`);
-    // bar widths follow the numbers: user + system CPU over capacity
-    const widths = await page.$$eval('svg g[data-bar="CPU time (measured)"] rect[fill]:not([fill="none"])', (rs) => rs.map((r: any) => Number(r.getAttribute('width'))));
-    const cap = snap.window.uptime_s.value * snap.measured.vcpus!.value;
-    expect(widths[0]).to.be.closeTo((snap.measured.cpu_user_s!.value / cap) * 420, 0.1);
+    await page.waitForSelector('svg.chart polyline[data-field="cpu_utilization"]');
+    const snap = JSON.parse((await page.textContent('#sovereign-snapshot'))!) as { series: EnergySeries };
+    const n = snap.series.points.length;
+    expect(n, 'samples taken since the app was built').to.be.at.least(2);
+    expect(await page.getAttribute('svg.chart', 'data-points')).to.equal(String(n));
+    // the drawn lines are the series of this very snapshot, point for point
+    const chart = seriesChart(snap.series.points, 640, 200);
+    for (const l of chart.lines) expect(await page.getAttribute(`svg.chart polyline[data-field="${l.field}"]`, 'points'), l.field).to.equal(l.points);
+    // and they are painted: at each line's newest vertex the browser's hit test finds that line's stroke
+    const box = (await page.locator('svg.chart').boundingBox())!;
+    for (const l of chart.lines) {
+      const v = l.vertices.at(-1)!;
+      const k = box.width / chart.width; // the drawing scales to the width of the page
+      const hit = await page.evaluate(([x, y]) => (globalThis as any).document.elementFromPoint(x, y)?.getAttribute('data-field'), [box.x + v.x * k, box.y + v.y * k]);
+      expect(hit, `${l.field} at its newest vertex`).to.equal(l.field);
+    }
     expect(await page.$$('script:not([type="application/json"])')).to.have.length(0);
+    expect(await page.$$('style, [style]')).to.have.length(0);
+    // the stylesheet applied: the page is dark (var(--bg)), not the browser's white default
+    expect(await page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor)).to.equal('rgb(7, 18, 28)');
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'energy.png'), fullPage: true });
+  });
+
+  it('/docs keeps working under its own policy (Swagger UI): operations render and expand, no CSP violation, nothing leaves', async () => {
+    const page = await open('/docs');
+    await page.waitForSelector('.opblock-summary', { timeout: 20_000 });
+    await page.click('.opblock-summary >> nth=0');
+    await page.waitForSelector('.opblock.is-open .opblock-body');
+    expect(await page.locator('.opblock').count()).to.be.above(20);
   });
 
   // last: it leaves the ADS-B feed with failures on record

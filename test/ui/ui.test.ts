@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import supertest from 'supertest';
@@ -18,9 +18,14 @@ import { buildUiSync, fillTemplate, readUiBuild, sourcesDigest, writeUiBuild, ty
 import { uiPlugin } from '../../src/ui/ui.feature.js';
 import type { RouteDef } from '../../src/http/route.js';
 import { View } from '../../src/ui/client/globe/view.js';
-import { geoDistance, geoOrthographic } from 'd3-geo';
-import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../../src/ui/client/common/honesty.js';
-import { ALTITUDE_STOPS, altitudeColor, contrast, DECISION_STYLE, glyphFor, GROUND_COLOR, LAND, MUTED, OCEAN, PAGE_BG, PANEL, STALE, TEXT, UNKNOWN_ALT_COLOR, VESSEL_COLOR, COT_COLOR } from '../../src/ui/client/common/palette.js';
+import { landParts, visibleLand } from '../../src/ui/client/globe/land.js';
+import { feature as topoFeature } from 'topojson-client';
+import type { MultiPolygon, Polygon } from 'geojson';
+import { SERIES_LINES } from '../../src/isomorphic/energy-chart.js';
+import { geoContains, geoDistance, geoOrthographic } from 'd3-geo';
+import { adsbChip, type AdsbDoc, cotChip, ledgerText, vesselChip, verdictChip } from '../../src/ui/client/common/honesty.js';
+import { ALTITUDE_STOPS, altitudeColor, contrast, DECISION_STYLE, glyphFor, GROUND_COLOR, LAND, MUTED, OCEAN, PAGE_BG, PANEL, STALE, TEXT, UNKNOWN_ALT_COLOR, VESSEL_COLOR } from '../../src/ui/client/common/palette.js';
+import { cotFrame, FRAME_FILL, frameOutline } from '../../src/ui/client/globe/cot-frame.js';
 
 // The UI routes alone, behind the real middleware chain (the browser tests use the full app).
 const eventLoop = new EventLoopMonitor();
@@ -61,15 +66,13 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
 
   const key = (re: RegExp) => manifest.assets.find((a) => re.test(a.key))!;
 
-  it('pages answer HTML under every alias, same bytes, no-cache, with the same-origin HTML CSP', async () => {
+  it('pages answer HTML under every alias, same bytes, no-cache, with a CSP that allows nothing inline', async () => {
     for (const [path, name] of Object.entries(PAGES)) {
       const res = await http.get(path);
       expect(res.status, path).to.equal(200);
       expect(res.headers['content-type'], path).to.equal('text/html; charset=utf-8');
       expect(res.headers['cache-control']).to.equal('no-cache');
-      const csp = String(res.headers['content-security-policy']);
-      expect(csp).to.contain("default-src 'self'").and.contain("connect-src 'self'");
-      expect(csp).to.not.match(/script-src[^;]*(unsafe-inline|unsafe-eval)/);
+      expect(String(res.headers['content-security-policy'])).to.not.match(/unsafe-inline|unsafe-eval/);
       expect(sha256(Buffer.from(res.text)), path).to.equal(manifest.assets.find((a) => a.key === name)!.sha256);
     }
   });
@@ -84,9 +87,10 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
     expect(keys.some((k) => /^chunk-[A-Z0-9]{8}\.js$/.test(k))).to.equal(true);
     expect(keys).to.include.members(['globe.html', 'jackin.html', 'favicon.svg']);
     expect(manifest.count).to.equal(keys.length);
-    const land = key(/^land-110m-/);
-    expect(land.origin).to.match(/^world-atlas@2\./);
-    expect(land.licence).to.contain('public domain');
+    for (const land of [key(/^land-110m-/), key(/^land-50m-/)]) {
+      expect(land.origin).to.match(/^world-atlas@2\./);
+      expect(land.licence).to.contain('public domain');
+    }
     for (const a of manifest.assets) {
       expect(a.sha256).to.match(/^[0-9a-f]{64}$/);
       expect(a.url).to.equal(`/api/svc/v1/assets/${a.key}`);
@@ -131,14 +135,14 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
       expect(text, path).to.not.match(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline scripts (CSP)
       expect(text, path).to.not.match(/\son[a-z]+=/); // no inline handlers
       const isJs = String(res.headers['content-type']).startsWith('application/javascript');
-      const refs = (isJs ? [...text.matchAll(/(?:from|import)\s*["']([^"']+)["']/g)] : [...text.matchAll(/(?:src|href|data-land)="([^"]+)"/g)]).map((m) => m[1]!);
+      const refs = (isJs ? [...text.matchAll(/(?:from|import)\s*["']([^"']+)["']/g)] : [...text.matchAll(/(?:src|href|data-land|data-land-fine)="([^"]+)"/g)]).map((m) => m[1]!);
       for (const ref of refs.filter((r) => !r.startsWith('#'))) {
         expect(ref, `${path} → ${ref}`).to.match(/^(\/|\.\.?\/)/);
         const abs = new URL(ref, `http://x${path}`).pathname;
         if (/^\/(shared|jackin|elite|api\/svc\/v1\/assets)\b/.test(abs)) queue.push(abs);
       }
     }
-    expect([...seen]).to.include.members([key(/^globe-/).path, key(/^jackin-/).path, key(/^ui-/).path, key(/^land-110m/).path, '/jackin/favicon.svg']);
+    expect([...seen]).to.include.members([key(/^globe-/).path, key(/^jackin-/).path, key(/^ui-/).path, key(/^land-110m/).path, key(/^land-50m/).path, '/jackin/favicon.svg']);
     for (const c of manifest.assets.filter((a) => a.key.startsWith('chunk-'))) expect([...seen]).to.include(c.path);
   });
 
@@ -273,11 +277,13 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
 
   describe('palette, glyphs and honesty chips (pure browser modules)', () => {
     it('every altitude, ground, unknown and stale colour keeps ≥ 3:1 against ocean and land', () => {
-      for (const c of [...ALTITUDE_STOPS.map((s) => s.color), GROUND_COLOR, UNKNOWN_ALT_COLOR, STALE, VESSEL_COLOR, COT_COLOR, ...Object.values(DECISION_STYLE).map((d) => d.color)]) {
+      for (const c of [...ALTITUDE_STOPS.map((s) => s.color), GROUND_COLOR, UNKNOWN_ALT_COLOR, STALE, VESSEL_COLOR, ...Object.values(FRAME_FILL), ...Object.values(DECISION_STYLE).map((d) => d.color)]) {
         expect(contrast(c, OCEAN), `${c} on ocean`).to.be.at.least(3);
         expect(contrast(c, LAND), `${c} on land`).to.be.at.least(3);
       }
       for (const t of [TEXT, MUTED]) for (const bg of [PAGE_BG, PANEL]) expect(contrast(t, bg), `${t} on ${bg}`).to.be.at.least(4.5);
+      // the energy chart's lines (dark panel of /energy-sovereign and of the /jackin card)
+      for (const l of SERIES_LINES) for (const bg of [PAGE_BG, PANEL]) expect(contrast(l.color, bg), `${l.field} on ${bg}`).to.be.at.least(3);
       expect(contrast('#000000', '#ffffff')).to.be.closeTo(21, 1e-9);
     });
 
@@ -314,6 +320,37 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
       expect(view.northAngle(-100, 38)).to.be.closeTo(0, 1e-12);
     });
 
+    it('land culling keeps every polygon that reaches the canvas and leaves out the others', () => {
+      const topo = JSON.parse(readFileSync('node_modules/world-atlas/land-50m.json', 'utf8'));
+      const geoms = (topoFeature(topo, topo.objects.land) as unknown as { features: { geometry: Polygon | MultiPolygon }[] }).features.map((f) => f.geometry);
+      const parts = landParts(geoms);
+      expect(parts.length).to.be.above(1000);
+      const key = (ring: number[][]) => `${ring[0]}|${ring.length}`;
+      for (const [lon, lat, zoom] of [[-100, 38, 1], [20, 50, 1], [170, -10, 1], [0, 89, 1], [-60, -85, 1], [-115.2, 36.2, 20], [135, 35, 4], [-179.9, 60, 8], [10, 0, 0.8]] as const) {
+        const view = new View({ lon, lat, zoom });
+        view.resize(1200, 700);
+        const kept = new Set(visibleLand(parts, lon, lat, view.radius, view.width, view.height).coordinates.map((p) => key(p[0]!)));
+        let onScreen = 0;
+        for (const p of parts) {
+          const shows = p.coordinates[0]!.some(([x, y]) => {
+            const q = view.project(x!, y!);
+            return q !== null && q[0] >= 0 && q[0] <= 1200 && q[1] >= 0 && q[1] <= 700;
+          });
+          if (!shows) continue;
+          onScreen++;
+          expect(kept.has(key(p.coordinates[0]!)), `${lon},${lat} x${zoom}: a polygon on screen was culled`).to.equal(true);
+        }
+        // a polygon can cover the canvas with no vertex on it (zoomed into a continent): the one under
+        // the centre must be kept too
+        const under = parts.filter((p) => geoContains({ type: 'Polygon', coordinates: p.coordinates }, [lon, lat]));
+        if (lon === -115.2) expect(under, 'Nevada lies on land').to.have.length(1);
+        for (const p of under) expect(kept.has(key(p.coordinates[0]!)), `${lon},${lat} x${zoom}: the polygon under the centre was culled`).to.equal(true);
+        // and it culls: about half the polygons lie on the far side; zoomed in, most are off screen
+        expect(kept.size, `${lon},${lat} x${zoom}`).to.be.below(parts.length * (zoom >= 4 ? 0.35 : 0.85));
+        expect(kept.size).to.be.at.least(onScreen);
+      }
+    });
+
     it('glyphs follow the readsb emitter category, then a short type list', () => {
       expect(glyphFor('A5', null)).to.equal('heavy');
       expect(glyphFor('A6', null)).to.equal('fighter');
@@ -325,10 +362,42 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
       expect(glyphFor(null, null)).to.equal('unknown');
     });
 
+    it('CoT frames follow MIL-STD-2525D / APP-6(D): shape by affiliation, opened by dimension, light identity fills', () => {
+      const f = (type: string) => {
+        const { affiliation, dimension, shape, open, fill } = cotFrame(type);
+        return { affiliation, dimension, shape, open, fill };
+      };
+      expect(f('a-f-G-U-C')).to.deep.equal({ affiliation: 'friend', dimension: 'ground', shape: 'rectangle', open: null, fill: '#80e0ff' });
+      expect(f('a-h-G-U-C-I')).to.deep.equal({ affiliation: 'hostile', dimension: 'ground', shape: 'diamond', open: null, fill: '#ff8080' });
+      expect(f('a-n-G')).to.deep.equal({ affiliation: 'neutral', dimension: 'ground', shape: 'square', open: null, fill: '#aaffaa' });
+      expect(f('a-u-G')).to.deep.equal({ affiliation: 'unknown', dimension: 'ground', shape: 'quatrefoil', open: null, fill: '#ffff80' });
+      // air (and space) frames keep the upper half and are open below; subsurface the mirror image
+      expect(f('a-f-A-M-F')).to.include({ dimension: 'air', shape: 'arch', open: 'bottom' });
+      expect(f('a-h-A-M-F-Q')).to.include({ shape: 'tent', open: 'bottom' });
+      expect(f('a-n-A-C')).to.include({ shape: 'open-square', open: 'bottom' });
+      expect(f('a-u-A-M-F-Q')).to.include({ shape: 'trefoil', open: 'bottom' });
+      expect(f('a-f-P')).to.include({ dimension: 'space', open: 'bottom' });
+      expect(f('a-h-U-S')).to.include({ dimension: 'subsurface', shape: 'tent', open: 'top' });
+      // sea surface: a friend is a circle; the others keep their land shape
+      expect(f('a-f-S-C-P')).to.include({ dimension: 'sea', shape: 'circle', open: null });
+      expect(f('a-n-S-X-M-C')).to.include({ dimension: 'sea', shape: 'square' });
+      // assumed friend, suspect, joker, faker, pending and non-atoms fall in with their standard identity
+      expect(['a-a-G', 'a-s-G', 'a-j-G', 'a-k-G', 'a-p-G', 'a-o-G', 'b-m-p-s-p-i'].map((t) => cotFrame(t).affiliation)).to.deep.equal(['friend', 'hostile', 'hostile', 'hostile', 'unknown', 'unknown', 'unknown']);
+      // an open frame's outline ends where the open side is: air at the bottom (largest y), subsurface at the top
+      for (const [shape, open] of [['tent', 'bottom'], ['trefoil', 'bottom'], ['arch', 'top']] as const) {
+        const pts = frameOutline(shape, open);
+        const [first, last] = [pts[0]!, pts.at(-1)!];
+        const ys = pts.map((p) => p[1]);
+        const edge = open === 'bottom' ? Math.max(...ys) : Math.min(...ys);
+        expect(first[1], `${shape} starts on the open side`).to.be.closeTo(edge, 1e-9);
+        expect(last[1], `${shape} ends on the open side`).to.be.closeTo(edge, 1e-9);
+        expect(first[0]).to.be.below(0).and.to.be.closeTo(-last[0], 1e-9);
+      }
+    });
+
     it('ADS-B chips come from live/reason/age_s/source and the page clock', () => {
-      const doc = { live: true, reason: 'fresh', source: 'adsblol', attribution: 'Aircraft data: adsb.lol (ODbL 1.0)', age_s: 4, count: 12 };
+      const doc: AdsbDoc = { live: true, reason: 'fresh', source: 'adsblol', attribution: 'Aircraft data: adsb.lol (ODbL 1.0)', age_s: 4, count: 12 };
       expect(adsbChip(doc, null, 1000, 2000, 10_000)).to.include({ text: 'LIVE · adsblol · 4 s', tone: 'ok' });
-      expect(adsbChip({ ...doc, reason: 'revalidating' }, null, 1000, 2000, 10_000).text).to.equal('LIVE · adsblol · 4 s · revalidating');
       expect(adsbChip({ ...doc, count: 0 }, null, 1000, 2000, 10_000).text).to.equal('LIVE · adsblol · 4 s · 0 aircraft');
       expect(adsbChip({ ...doc, live: false, reason: 'upstream_failed_serving_last_snapshot', age_s: 180 }, null, 1000, 2000, 10_000)).to.include({ text: 'CACHED · live=false · 3 min old · upstream_failed_serving_last_snapshot', tone: 'warn' });
       expect(adsbChip({ ...doc, live: false, reason: 'no_snapshot', count: 0 }, null, 1000, 2000, 10_000)).to.include({ text: 'NO DATA · no_snapshot', tone: 'bad' });
@@ -364,6 +433,35 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('our pages get the strict policy, exactly (no inline script or style anywhere); /docs keeps its own; API answers load nothing', async () => {
+    const strict =
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+    const t = await buildTestApp();
+    try {
+      for (const path of [...Object.keys(PAGES), '/energy-sovereign']) {
+        const res = await t.http.get(path).expect(200);
+        expect(res.headers['content-security-policy'], path).to.equal(strict);
+        // nothing in the markup would need 'unsafe-inline': no style element, no style attribute, no inline script
+        expect(res.text, path).to.not.match(/<style|\sstyle=|<script(?![^>]*\b(src=|type="application\/json"))[^>]*>/);
+      }
+      expect((await t.http.get('/docs').expect(200)).headers['content-security-policy']).to.equal(
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'",
+      );
+      expect((await t.http.get('/api/svc/v1/health')).headers['content-security-policy']).to.equal("default-src 'none'; frame-ancestors 'none'");
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('the /adsb record type is declared once, in src/isomorphic/wire, and both the server and the browser code import it', () => {
+    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => join(e.parentPath, e.name));
+    // a field only the aircraft record has: any other declaration of it is a restated copy
+    const declaring = [...files('src'), ...files('workers')].filter((f) => /^\s+position_age_s\??:\s*(number|null)\b/m.test(readFileSync(f, 'utf8')));
+    expect(declaring).to.deep.equal(['src/isomorphic/wire/adsb.ts']);
+    const importers = [...files('src')].filter((f) => /from '[./]+isomorphic\/wire\/adsb\.js'/.test(readFileSync(f, 'utf8')));
+    expect(importers).to.include.members(['src/adsb/adsb.routes.ts', 'src/adsb/normalise.ts', 'src/ui/client/globe/layers.ts', 'src/ui/client/common/honesty.ts']);
   });
 
   async function readAsset(a: ManifestEntry): Promise<string> {

@@ -3,6 +3,7 @@
  * never a hard-coded claim. `tone` drives the styling: ok, warn (amber), bad (red), info.
  */
 import { fmtAge } from './format.js';
+import type { AdsbAnswer } from '../../../isomorphic/wire/adsb.js';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'info';
 export interface Chip {
@@ -11,14 +12,8 @@ export interface Chip {
   title: string;
 }
 
-export interface AdsbDoc {
-  live: boolean;
-  reason: string | null;
-  source: string | null;
-  attribution: string | null;
-  age_s: number | null;
-  count: number;
-}
+/** The /adsb fields a chip is computed from. */
+export type AdsbDoc = Pick<AdsbAnswer, 'live' | 'reason' | 'source' | 'attribution' | 'age_s' | 'count'>;
 
 /**
  * `lastPollOkAt`: when the page last got an answer; older than two poll intervals means the page
@@ -31,9 +26,9 @@ export function adsbChip(doc: AdsbDoc | null, error: string | null, lastPollOkAt
     return { text: `STALE (page) · last poll ${fmtAge((now - lastPollOkAt) / 1000)} ago`, tone: 'warn', title: `The page has not heard from /adsb for more than two poll intervals. ${attribution}` };
   }
   if (doc.live) {
-    const extra = doc.reason && doc.reason !== 'fresh' ? ` · ${doc.reason}` : '';
+    // live is only ever sent with reason 'fresh' (the feed has no stale-while-revalidate window)
     const count = doc.count === 0 ? ' · 0 aircraft' : '';
-    return { text: `LIVE · ${doc.source ?? 'unknown source'} · ${fmtAge(doc.age_s)}${extra}${count}`, tone: 'ok', title: attribution };
+    return { text: `LIVE · ${doc.source ?? 'unknown source'} · ${fmtAge(doc.age_s)}${count}`, tone: 'ok', title: attribution };
   }
   if (doc.count > 0) return { text: `CACHED · live=false · ${fmtAge(doc.age_s)} old · ${doc.reason ?? 'no reason given'}`, tone: 'warn', title: attribution };
   return { text: `NO DATA · ${doc.reason ?? 'live=false'}`, tone: 'bad', title: attribution };

@@ -53,7 +53,6 @@ export const DECISION_STYLE: Record<Decision, { color: string; shape: 'circle' |
   DENY: { color: '#ff5a1f', shape: 'crossed-square' },
 };
 export const VESSEL_COLOR = '#56b4e9';
-export const COT_COLOR = '#cc79a7';
 export const ZONE_COLOR = '#ff5a1f';
 
 export type Glyph = 'jet' | 'heavy' | 'turboprop' | 'rotorcraft' | 'uav' | 'fighter' | 'unknown';

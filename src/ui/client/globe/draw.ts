@@ -7,10 +7,13 @@
 import { geoGraticule10, geoPath, type GeoPermissibleObjects } from 'd3-geo';
 import { DECISION_STYLE, GLYPH_SIZE, LAND, OCEAN, STALE, ZONE_COLOR, type Decision, type Glyph } from '../common/palette.js';
 import type { View } from './view.js';
+import { frameOutline, type CotFrame } from './cot-frame.js';
 
 /** Visible aircraft above which glyphs become heading arrows, and arrows 3-px squares. */
 export const LOD_ARROWS = 1000;
 export const LOD_DOTS = 3000;
+/** Pixels per unit of a CoT frame (cot-frame.ts): a land friend's rectangle is 18 x 12 px. */
+export const COT_FRAME_PX = 6;
 export type Lod = 'glyphs' | 'arrows' | 'dots';
 const RAD = Math.PI / 180;
 
@@ -28,6 +31,8 @@ export interface Target {
   /** Degrees clockwise from true north; null: unknown (drawn unrotated). */
   trackDeg: number | null;
   altFt: number | null;
+  /** CoT tracks: the 2525-style frame their type gives them (cot-frame.ts). */
+  frame?: CotFrame;
   stale: boolean;
   trail: [number, number][];
   search: string;
@@ -43,6 +48,8 @@ export interface Drawn {
   rot: Float32Array;
   n: number;
   lod: Lod;
+  /** Keys of the targets whose label was drawn (labels that would overlap a placed one are left out). */
+  labels: string[];
 }
 
 /** Each glyph as closed polygons in unit space, nose towards -y, all wound the same way. */
@@ -151,6 +158,22 @@ function decisionShape(ctx: CanvasRenderingContext2D, d: Decision | null, x: num
   } else {
     ctx.arc(x, y, r, 0, Math.PI * 2);
   }
+}
+
+/** Draws a frame at (x, y), `size` px per unit: filled (closed along an open side), outlined except there. */
+export function drawFrame(ctx: CanvasRenderingContext2D, f: Pick<CotFrame, 'shape' | 'open'>, x: number, y: number, size: number, fill: string): void {
+  const pts = frameOutline(f.shape, f.open);
+  ctx.beginPath();
+  pts.forEach(([px, py], i) => (i ? ctx.lineTo(x + px * size, y + py * size) : ctx.moveTo(x + px * size, y + py * size)));
+  ctx.closePath();
+  ctx.fillStyle = fill;
+  ctx.fill();
+  ctx.beginPath();
+  pts.forEach(([px, py], i) => (i ? ctx.lineTo(x + px * size, y + py * size) : ctx.moveTo(x + px * size, y + py * size)));
+  if (!f.open) ctx.closePath();
+  ctx.strokeStyle = '#000000';
+  ctx.lineWidth = 1.5;
+  ctx.stroke();
 }
 
 let IDX = new Int32Array(0);
@@ -278,7 +301,9 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
   }
   ctx.globalAlpha = 1;
 
-  // vessels, CoT and drone tracks: few, each drawn on its own
+  // vessels, CoT and drone tracks: few, each drawn on its own; drone tracks last, so a verdict's
+  // shape stays readable where the simulated flight's CoT export puts a frame at the same spot
+  others.sort((a, b) => Number(targets[idx[a]!]!.kind === 'drone') - Number(targets[idx[b]!]!.kind === 'drone'));
   for (const j of others) {
     const t = targets[idx[j]!]!;
     const x = out.xs[j]!;
@@ -297,15 +322,8 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
       ctx.closePath();
       ctx.fill();
       ctx.stroke();
-    } else if (t.kind === 'cot') {
-      ctx.beginPath();
-      ctx.moveTo(x, y - 7);
-      ctx.lineTo(x + 7, y);
-      ctx.lineTo(x, y + 7);
-      ctx.lineTo(x - 7, y);
-      ctx.closePath();
-      ctx.fill();
-      ctx.stroke();
+    } else if (t.kind === 'cot' && t.frame) {
+      drawFrame(ctx, t.frame, x, y, COT_FRAME_PX, t.stale ? STALE : t.color);
     } else {
       decisionShape(ctx, t.decision, x, y, 6);
       if (t.stale) {
@@ -331,19 +349,31 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
   }
   ctx.globalAlpha = 1;
 
-  // labels: all when few are visible, else only the selection
+  // labels: all when few are visible, else only the selection; the selection's first, then each
+  // label only where it overlaps none already placed (a crowded coast stays readable)
   ctx.font = '11px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
-  for (let j = 0; j < n; j++) {
+  out.labels.length = 0;
+  const placed: number[] = [];
+  const sel = opts.selected ? out.keys.indexOf(opts.selected) : -1;
+  const everyLabel = opts.labels && n <= 300;
+  const rest = everyLabel ? Array.from({ length: n }, (_, j) => j).filter((j) => j !== sel) : [];
+  for (const j of sel >= 0 ? [sel, ...rest] : rest) {
     const t = targets[idx[j]!]!;
-    const show = t.key === opts.selected || (opts.labels && n <= 300);
-    if (!show || !t.label) continue;
+    if (!t.label) continue;
     const text = t.kind === 'aircraft' && t.altFt !== null ? `${t.label} ${Math.round(t.altFt / 100)}` : t.label;
+    // right of the symbol: CoT frames are the widest (1.5 units)
+    const x = out.xs[j]! + (t.kind === 'cot' ? COT_FRAME_PX * 1.5 + 5 : 10);
+    const y = out.ys[j]!;
+    const w = ctx.measureText(text).width;
+    if (j !== sel && overlapsAny(placed, x - 2, y - 7, w + 4, 14)) continue;
+    placed.push(x - 2, y - 7, w + 4, 14);
+    out.labels.push(t.key);
     ctx.lineWidth = 3;
     ctx.strokeStyle = 'rgba(4, 12, 20, 0.9)';
-    ctx.strokeText(text, out.xs[j]! + 10, out.ys[j]!);
+    ctx.strokeText(text, x, y);
     ctx.fillStyle = t.stale ? '#b9bec3' : '#e8f0f7';
-    ctx.fillText(text, out.xs[j]! + 10, out.ys[j]!);
+    ctx.fillText(text, x, y);
   }
   if (opts.selected) {
     const j = out.keys.indexOf(opts.selected);
@@ -355,6 +385,14 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
       ctx.stroke();
     }
   }
+}
+
+/** True when the box (x, y, w, h) overlaps one of the boxes in `boxes` (flat x, y, w, h quadruples). */
+function overlapsAny(boxes: number[], x: number, y: number, w: number, h: number): boolean {
+  for (let i = 0; i < boxes.length; i += 4) {
+    if (x < boxes[i]! + boxes[i + 2]! && boxes[i]! < x + w && y < boxes[i + 1]! + boxes[i + 3]! && boxes[i + 1]! < y + h) return true;
+  }
+  return false;
 }
 
 /** Nearest drawn target within `radius` px of (x, y): a linear scan (0.4 ms for 5,000, note M3). */

@@ -3,49 +3,16 @@
  * or interpolated (spec honesty rule 1): an aircraft moves only when a new report arrives, and its
  * trail is the list of positions actually received.
  */
-import { altitudeColor, altitudeFt, COT_COLOR, DECISION_STYLE, glyphFor, VESSEL_COLOR, type Decision } from '../common/palette.js';
+import { altitudeColor, altitudeFt, DECISION_STYLE, glyphFor, VESSEL_COLOR, type Decision } from '../common/palette.js';
 import { fmtAge, fmtLatLon, fmtNum } from '../common/format.js';
 import type { Target } from './draw.js';
+import { cotFrame } from './cot-frame.js';
+import type { AdsbAircraft, AdsbAnswer } from '../../../isomorphic/wire/adsb.js';
 
 export const TRAIL_POINTS = 30;
 /** Per-target age (s) after which an aircraft greys out, and after which it is dropped (ui note 3.3). */
 export const FADE_S = 30;
 export const HIDE_S = 60;
-
-export interface AdsbAircraft {
-  hex: string;
-  callsign: string | null;
-  registration: string | null;
-  type_code: string | null;
-  type_desc: string | null;
-  lat: number;
-  lon: number;
-  position_age_s: number | null;
-  position_time: string | null;
-  on_ground: boolean;
-  alt_baro_ft: number | null;
-  alt_geom_ft: number | null;
-  ground_speed_kt: number | null;
-  track_deg: number | null;
-  vertical_rate_fpm: number | null;
-  squawk: string | null;
-  emergency: string | null;
-  category: string | null;
-  position_source: string | null;
-  nac_p: number | null;
-  provider: string;
-}
-
-export interface AdsbDocument {
-  live: boolean;
-  reason: string | null;
-  source: string | null;
-  attribution: string | null;
-  fetched_at: string | null;
-  age_s: number | null;
-  count: number;
-  aircraft: AdsbAircraft[];
-}
 
 const v = (x: unknown): string => (x === null || x === undefined || x === '' ? '–' : String(x));
 
@@ -55,7 +22,7 @@ export function aircraftAgeS(a: AdsbAircraft, fetchedAtMs: number | null, now: n
   return a.position_age_s + Math.max(0, (now - fetchedAtMs) / 1000);
 }
 
-export function aircraftTarget(a: AdsbAircraft, doc: AdsbDocument, trail: [number, number][], now: number): Target | null {
+export function aircraftTarget(a: AdsbAircraft, doc: AdsbAnswer, trail: [number, number][], now: number): Target | null {
   const fetchedAtMs = doc.fetched_at ? Date.parse(doc.fetched_at) : null;
   const age = aircraftAgeS(a, fetchedAtMs, now);
   if (age !== null && age > HIDE_S) return null;
@@ -229,24 +196,20 @@ export function parseCot(xml: string): CotEvent[] {
   return out;
 }
 
-/** MIL-STD-2525 frame fill by CoT affiliation (the second atom of `a-?-…`). */
-export function cotColor(type: string): string {
-  const aff = type.split('-')[1];
-  return aff === 'f' || aff === 'a' ? '#80e0ff' : aff === 'h' || aff === 's' || aff === 'j' || aff === 'k' ? '#ff8080' : aff === 'n' ? '#aaffaa' : COT_COLOR;
-}
-
 export function cotTarget(e: CotEvent, trail: [number, number][], now: number): Target | null {
   const stale = Date.parse(e.stale);
   // a stale time before start means "drop track"; past stale by 5 min: removed (ui note 3.3)
   if (Number.isFinite(stale) && (stale < Date.parse(e.start) || now - stale > 300_000)) return null;
   const src = '/cot/export (sample tracks)';
+  const frame = cotFrame(e.type);
   return {
     key: `cot:${e.uid}`,
     kind: 'cot',
     label: e.callsign ?? e.uid,
     lon: e.lon,
     lat: e.lat,
-    color: cotColor(e.type),
+    color: frame.fill,
+    frame,
     glyph: null,
     decision: null,
     trackDeg: e.course,
@@ -257,6 +220,7 @@ export function cotTarget(e: CotEvent, trail: [number, number][], now: number): 
     details: () => [
       ['uid', e.uid, src],
       ['type', e.type, src],
+      ['frame', `${frame.affiliation} · ${frame.dimension} · ${frame.shape}${frame.open ? ` (open at the ${frame.open})` : ''}`, 'this page, from the type (MIL-STD-2525D / APP-6(D) frames)'],
       ['callsign', v(e.callsign), src],
       ['how', v(e.how), src],
       ['position', fmtLatLon(e.lat, e.lon), src],

@@ -5,16 +5,19 @@
  */
 import { feature } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
-import type { GeoPermissibleObjects } from 'd3-geo';
 import { getJson, getText, whileVisible } from '../common/api.js';
 import { $, chipInto, el, setText } from '../common/dom.js';
 import { fmtAge, fmtLatLon, fmtNum } from '../common/format.js';
 import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../common/honesty.js';
 import { ALTITUDE_STOPS, DECISION_STYLE, DECISIONS, GLYPHS, GROUND_COLOR, STALE, UNKNOWN_ALT_COLOR, VESSEL_COLOR, ZONE_COLOR, type Decision } from '../common/palette.js';
 import { VerdictStream, type StreamStatus } from '../common/sse.js';
-import { drawBase, drawOverlay, hitTest, pathOf, type Drawn, type Kind, type Lod, type Target } from './draw.js';
-import { aircraftAgeS, aircraftTarget, cotTarget, FADE_S, HIDE_S, droneTarget, parseCot, pushTrail, vesselTarget, type AdsbDocument, type CotEvent, type SceneTrack, type Vessel } from './layers.js';
+import { drawBase, drawFrame, drawOverlay, hitTest, pathOf, type Drawn, type Kind, type Lod, type Target } from './draw.js';
+import { aircraftAgeS, aircraftTarget, cotTarget, FADE_S, HIDE_S, droneTarget, parseCot, pushTrail, vesselTarget, type CotEvent, type SceneTrack, type Vessel } from './layers.js';
 import { View } from './view.js';
+import { landParts, visibleLand, type LandPart } from './land.js';
+import type { MultiPolygon, Polygon } from 'geojson';
+import { cotFrame } from './cot-frame.js';
+import type { AdsbAnswer } from '../../../isomorphic/wire/adsb.js';
 
 const API = '/api/svc/v1';
 const ADSB_POLL_MS = 10_000;
@@ -27,12 +30,17 @@ const FEED_ROWS = 50;
 const view = new View({ ...HOME });
 const layerOn: Record<Kind | 'zones', boolean> = { aircraft: true, vessel: true, drone: true, cot: true, zones: true };
 const opts = { labels: true, trails: true };
-let land: GeoPermissibleObjects | null = null;
-let adsb: AdsbDocument | null = null;
+/** Land at 1:110m (drawn while the view moves) and 1:50m (drawn at rest, once loaded): ui note 0.3. */
+let land: LandPart[] | null = null;
+let landFine: LandPart[] | null = null;
+/** The view counts as moving until this long after its last change, and while a pointer is down. */
+const SETTLE_MS = 250;
+let movedAt = -Infinity;
+let adsb: AdsbAnswer | null = null;
 let adsbError: string | null = null;
 let adsbOkAt: number | null = null;
 const aircraftTrails = new Map<string, [number, number][]>();
-let aircraftRaw: AdsbDocument['aircraft'] = [];
+let aircraftRaw: AdsbAnswer['aircraft'] = [];
 let aircraftTargets: (Target | null)[] = [];
 let vessels: Vessel[] = [];
 let vesselsAsOf: string | null = null;
@@ -50,10 +58,12 @@ let selected: string | null = null;
 const feed: Record<string, unknown>[] = [];
 const queue: Record<string, unknown>[] = [];
 let dropped = 0;
-const drawn: Drawn = { keys: [], xs: new Float32Array(0), ys: new Float32Array(0), rot: new Float32Array(0), n: 0, lod: 'glyphs' };
+const drawn: Drawn = { keys: [], xs: new Float32Array(0), ys: new Float32Array(0), rot: new Float32Array(0), n: 0, lod: 'glyphs', labels: [] };
 const loaded = { land: false, adsb: false, scene: false, vessels: false, cot: false };
 const overlayMs: number[] = [];
 const baseMs: number[] = [];
+/** Base draws by land resolution: what each costs on this client. */
+const baseMsBy: Record<'110m' | '50m', number[]> = { '110m': [], '50m': [] };
 /** Targets rebuilt from the layers, filters applied and the table patched (data changes, every 5 s). */
 const rebuildMs: number[] = [];
 
@@ -69,7 +79,9 @@ interface SvcUi {
   selected: string | null;
   errors: string[];
   longTasks: number[];
-  perf: { overlayMs: number[]; baseMs: number[]; rebuildMs: number[] };
+  perf: { overlayMs: number[]; baseMs: number[]; rebuildMs: number[]; baseMsBy: Record<'110m' | '50m', number[]> };
+  /** Which land the base canvas shows now, which resolutions are loaded, and whether the view is moving. */
+  land: { drawn: '110m' | '50m' | null; loaded: ('110m' | '50m')[]; moving: boolean };
   lod: Lod;
   reducedMotion: boolean;
   project(lon: number, lat: number): [number, number] | null;
@@ -87,7 +99,8 @@ const svcUi: SvcUi = {
   selected: null,
   errors: [],
   longTasks: [],
-  perf: { overlayMs, baseMs, rebuildMs },
+  perf: { overlayMs, baseMs, rebuildMs, baseMsBy },
+  land: { drawn: null, loaded: [], moving: false },
   lod: 'glyphs',
   reducedMotion: reducedMotion.matches,
   project: (lon, lat) => view.project(lon, lat),
@@ -106,8 +119,10 @@ const svcUi: SvcUi = {
       glyph: t.glyph,
       decision: t.decision,
       trackDeg: t.trackDeg,
+      frame: t.frame ?? null,
       stale: t.stale,
       drawn: j >= 0,
+      labelled: drawn.labels.includes(t.key),
       shown: shown.includes(t),
       x: j >= 0 ? drawn.xs[j] : null,
       y: j >= 0 ? drawn.ys[j] : null,
@@ -165,8 +180,16 @@ function frame(): void {
   if (queue.length) applyQueue();
   if (baseDirty) {
     const t0 = performance.now();
-    drawBase(baseCtx, view, land);
-    record(baseMs, performance.now() - t0);
+    const moving = isMoving();
+    // 50m costs several times 110m per draw (ui note M2): only when the view rests
+    const res = landFine && !moving ? '50m' : land ? '110m' : null;
+    const parts = res === '50m' ? landFine : land;
+    // only the polygons that can reach the canvas go through d3's projection and clipping
+    drawBase(baseCtx, view, parts && visibleLand(parts, view.state.lon, view.state.lat, view.radius, view.width, view.height));
+    const ms = performance.now() - t0;
+    record(baseMs, ms);
+    if (res) record(baseMsBy[res], ms);
+    svcUi.land = { ...svcUi.land, drawn: res, moving };
     baseDirty = false;
     svcUi.baseFrame++;
   }
@@ -361,14 +384,34 @@ async function loadLand(): Promise<void> {
   const r = await getJson<Topology>(url, 15_000);
   if (r.data) {
     const topo = r.data;
-    land = feature(topo, topo.objects.land as GeometryCollection) as unknown as GeoPermissibleObjects;
+    land = partsOf(topo);
+    svcUi.land.loaded = [...svcUi.land.loaded, '110m'];
   } else svcUi.errors.push(`land: ${r.error}`);
   loaded.land = true;
   invalidate(true);
+  // the finer land only after the coarse one: it is ten times the bytes, and the page works without it
+  void loadLandFine();
+}
+
+/** world-atlas `land` (a GeometryCollection of one MultiPolygon) → polygons with their bounding caps. */
+function partsOf(topo: Topology): LandPart[] {
+  const fc = feature(topo, topo.objects.land as GeometryCollection);
+  return landParts(fc.features.map((f) => f.geometry).filter((g): g is Polygon | MultiPolygon => g?.type === 'Polygon' || g?.type === 'MultiPolygon'));
+}
+
+async function loadLandFine(): Promise<void> {
+  const r = await getJson<Topology>(document.body.dataset.landFine!, 60_000);
+  if (!r.data) {
+    svcUi.errors.push(`land 50m: ${r.error}`);
+    return;
+  }
+  landFine = partsOf(r.data);
+  svcUi.land.loaded = [...svcUi.land.loaded, '50m'];
+  if (!isMoving()) invalidate(true);
 }
 
 async function loadAdsb(): Promise<void> {
-  const r = await getJson<AdsbDocument>(`${API}/adsb?lat_min=-90&lat_max=90&lon_min=-180&lon_max=180`);
+  const r = await getJson<AdsbAnswer>(`${API}/adsb?lat_min=-90&lat_max=90&lon_min=-180&lon_max=180`);
   if (r.data && Array.isArray(r.data.aircraft)) {
     adsb = r.data;
     adsbError = null;
@@ -559,7 +602,24 @@ function summarise(): void {
 // ---------------------------------------------------------------- input
 function changeView(fn: () => void): void {
   fn();
+  movedAt = performance.now();
+  settleLater();
   invalidate(true);
+}
+
+function isMoving(): boolean {
+  return pointers.size > 0 || performance.now() - movedAt < SETTLE_MS;
+}
+
+let settleTimer: number | null = null;
+/** Once the view has rested SETTLE_MS, the base is drawn again with the finer land. */
+function settleLater(): void {
+  if (settleTimer !== null) window.clearTimeout(settleTimer);
+  settleTimer = window.setTimeout(() => {
+    settleTimer = null;
+    if (isMoving()) settleLater();
+    else if (landFine && svcUi.land.drawn !== '50m') invalidate(true);
+  }, SETTLE_MS);
 }
 
 const pointers = new Map<number, { x: number; y: number }>();
@@ -601,7 +661,10 @@ const endPointer = (e: PointerEvent) => {
     const key = hitTest(drawn, (e.clientX - r.left) * dpr, (e.clientY - r.top) * dpr, 16 * dpr);
     select(key);
   }
-  if (pointers.size === 0) downAt = null;
+  if (pointers.size === 0) {
+    downAt = null;
+    settleLater();
+  }
 };
 region.addEventListener('pointerup', endPointer);
 region.addEventListener('pointercancel', endPointer);
@@ -729,7 +792,17 @@ function legend(): void {
     }),
   );
   $('legend-decisions').replaceChildren(...DECISIONS.map((d) => el('li', {}, el('span', { class: `tag ${d.toLowerCase()}`, text: `${SHAPE_CHAR[d]} ${d}` }), ` ${DECISION_STYLE[d].shape}`)));
-  $('legend-other').replaceChildren(el('li', {}, swatch(VESSEL_COLOR), 'vessel (dataset)'), el('li', {}, swatch('#cc79a7'), 'CoT track (◆)'), el('li', {}, swatch(ZONE_COLOR), 'no-fly zone'));
+  $('legend-other').replaceChildren(el('li', {}, swatch(VESSEL_COLOR), 'vessel (dataset)'), el('li', {}, swatch(ZONE_COLOR), 'no-fly zone'));
+  // CoT frames: one per affiliation (land), plus the air frame, open at the bottom
+  const frames: [string, string][] = [['a-f-G', 'friend'], ['a-h-G', 'hostile'], ['a-n-G', 'neutral'], ['a-u-G', 'unknown'], ['a-h-A', 'air (open below)']];
+  $('legend-cot').replaceChildren(
+    ...frames.map(([type, label]) => {
+      const c = el('canvas', { width: 22, height: 22, 'aria-hidden': 'true', class: 'glyph' });
+      const f = cotFrame(type);
+      drawFrame(c.getContext('2d')!, f, 11, 11, 6, f.fill);
+      return el('li', { 'data-cot-type': type }, c, label);
+    }),
+  );
   // colours set through the CSSOM: no inline style attribute in the markup
   for (const s of Array.from(document.querySelectorAll<HTMLElement>('[data-color]'))) s.style.background = s.dataset.color!;
   for (const g of GLYPHS) filterInputs.glyph.append(el('option', { value: g, text: g }));

@@ -6,9 +6,12 @@
 import { getJson, getText, whileVisible } from '../common/api.js';
 import { $, chipInto, el, setText } from '../common/dom.js';
 import { fmtNum, fmtTime } from '../common/format.js';
-import { adsbChip, ledgerText, type AdsbDoc } from '../common/honesty.js';
+import { adsbChip, ledgerText } from '../common/honesty.js';
+import type { AdsbAnswer } from '../../../isomorphic/wire/adsb.js';
 import type { Decision } from '../common/palette.js';
+import { drawSeries } from '../common/series-svg.js';
 import { VerdictStream } from '../common/sse.js';
+import type { EnergySeries } from '../../../isomorphic/wire/energy.js';
 
 const API = '/api/svc/v1';
 const KEEP = 10;
@@ -47,12 +50,13 @@ function metric(text: string, name: string): number | null {
 }
 
 async function refresh(): Promise<void> {
-  const [health, ledger, scene, adsb, metrics] = await Promise.all([
+  const [health, ledger, scene, adsb, metrics, energy] = await Promise.all([
     getJson<{ status: string; releaseId: string; uptime_s: number; pool: { threads: number; busy: number; queueSize: number; maxQueue: number; completed: number; crashes: number } }>(`${API}/health`),
     getJson<{ durability_state: string; persistence_scope: string; ready: boolean; reason?: string; integrity?: { nodes: number; state: string; root: string } }>(`${API}/ledger/readiness`),
     getJson<{ tracks: { track_id: string; decision: Decision; lambda: number; ts_utc: string; ledger_index: number; simulated: boolean }[] }>(`${API}/edge/3d`),
-    getJson<AdsbDoc & { fetched_at: string | null }>(`${API}/adsb?lat_min=-90&lat_max=90&lon_min=-180&lon_max=180`),
+    getJson<AdsbAnswer>(`${API}/adsb?lat_min=-90&lat_max=90&lon_min=-180&lon_max=180`),
     getText('/metrics'),
+    getJson<{ series: EnergySeries }>(`${API}/energy/sovereign`),
   ]);
   const h = health.data;
   setText('health', h?.status ?? `no data (${health.error})`);
@@ -77,8 +81,21 @@ async function refresh(): Promise<void> {
       .slice(0, KEEP);
     showVerdicts();
   }
+  showEnergy(energy.data?.series ?? null, energy.error);
   setText('updated', `updated ${new Date().toISOString().slice(11, 19)}Z`);
   document.body.dataset.ready = 'true';
+}
+
+/** The measured series of /energy/sovereign as a small line chart: points are real samples only. */
+function showEnergy(series: EnergySeries | null, error: string | null): void {
+  if (!series) {
+    setText('energy-detail', `no data (${error})`);
+    return;
+  }
+  drawSeries($('energy-chart'), series, 460, 130, 'energy-chart-title');
+  const last = series.points.at(-1);
+  const every = `one sample every ${(series.interval_ms.value ?? 0) / 1000} s`;
+  setText('energy-detail', last ? `${every}; latest interval: CPU ${fmtNum(last.cpu_utilization * 100, 1)} %, event loop ${fmtNum(last.event_loop_utilization * 100, 1)} %, ${last.requests} request${last.requests === 1 ? '' : 's'}, model ${fmtNum(last.avg_power_w, 2)} W` : `${every}; the first point appears after one interval`);
 }
 
 const stream = new VerdictStream({
