@@ -27,6 +27,20 @@ describe('geofence', () => {
     expect(insidePolygon(0.25, 0.8, tri)).to.equal(false);
     expect(insidePolygon(0.7, 0.25, tri)).to.equal(true);
     expect(insidePolygon(0.8, 0.25, tri)).to.equal(false);
+    // a slope other than ±1: the crossing longitude divides by the edge's latitude span (lon < 2 − lat inside)
+    const big: [number, number][] = [[0, 0], [0, 2], [2, 0]];
+    expect(insidePolygon(0.5, 1.4, big)).to.equal(true);
+    expect(insidePolygon(0.5, 1.6, big)).to.equal(false);
+    expect(insidePolygon(1.5, 0.4, big)).to.equal(true);
+    expect(insidePolygon(1.5, 0.6, big)).to.equal(false);
+    // the ray passes exactly through vertices (lat 1 of a diamond): each vertex is counted once (half-open edges)
+    const diamond: [number, number][] = [[0, 1], [1, 2], [2, 1], [1, 0]];
+    expect(insidePolygon(1, 1, diamond)).to.equal(true);
+    expect(insidePolygon(1, -0.5, diamond)).to.equal(false);
+    expect(insidePolygon(1, 2.5, diamond)).to.equal(false);
+    expect(insidePolygon(1, 1.999, diamond)).to.equal(true);
+    // PNPOLY's convention on the boundary of the unit square: south and west edges in, north and east out
+    expect([insidePolygon(0, 0.5, square), insidePolygon(0.5, 0, square), insidePolygon(1, 0.5, square), insidePolygon(0.5, 1, square)]).to.deep.equal([true, true, false, false]);
   });
 
   it('distance to the nearest edge: perpendicular inside an edge, to the vertex beyond its ends', () => {
