@@ -104,6 +104,11 @@ describe('kernel fgbrain/manifest', () => {
   it('include selects artifacts; bad includes are refused', () => {
     const r = runRaw(manifest, { include: ['graph', 'kernels'] }).result as any;
     expect(r.statement.subject.map((s: { name: string }) => s.name)).to.deep.equal(['fgbrain/graph.json', 'fgbrain/kernels.json']);
+    expect(Object.keys(r.artifacts)).to.deep.equal(['fgbrain/graph.json', 'fgbrain/kernels.json']);
+    // two leaves: the root is the node hash of the two leaf hashes, and the counts say 2
+    const leaves = r.statement.subject.map((s: any) => sha(Buffer.concat([Buffer.from([0]), Buffer.from(s.digest.sha256, 'hex')])));
+    expect(r.merkle.root).to.equal(node(leaves[0], leaves[1]).toString('hex'));
+    expect([r.merkle.size, r.statement.predicate.leaf_count]).to.deep.equal([2, 2]);
     expect(runBody(manifest, { seed: 1 })).to.equal(runBody(manifest, { seed: 1 }));
     expect(rejects(manifest, { include: ['graph', 'nope'] })).to.deep.equal(['include.1:any.only']);
     expect(rejects(manifest, { include: [] })).to.deep.equal(['include:array.min']);
