@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { Ledger, LedgerFullError, nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../../src/ledger/ledger.js';
 import { sha256 } from '../../src/ledger/dsse.js';
-import { leafHash, rootFromLeafHashes } from '../../workers/lib/merkle.js';
+import { consistencyProof as refConsistency, inclusionProof as refInclusion, leafHash, rootFromLeafHashes } from '../../workers/lib/merkle.js';
 
 const input = (k: number, extra: Partial<AppendInput> = {}): AppendInput => ({
   kind: 'k',
@@ -113,7 +113,7 @@ describe('ledger chain (Ledger)', () => {
     const ledger = new Ledger(4);
     ledger.reserve(1);
     expect(() => ledger.applyNode(nodes[1]!)).to.throw(/node 1 does not extend a ledger of 0 nodes/);
-    expect(() => ledger.applyNode({ ...nodes[0]!, prev: Buffer.alloc(32, 1) })).to.throw(/node 0: prev does not match/);
+    expect(() => ledger.applyNode({ ...nodes[0]!, prev: Buffer.alloc(32, 1) })).to.throw('node 0: prev does not match node -1');
     expect(() => ledger.applyNode({ ...nodes[0]!, nodeDigest: Buffer.alloc(32, 2) })).to.throw(/node 0: digest does not recompute/);
     // a replayed node is not re-hashed: a wrong digest with replayed = true is taken as the store's word
     expect(ledger.applyNode(nodes[0]!, true).index).to.equal(0);
@@ -129,6 +129,71 @@ describe('ledger chain (Ledger)', () => {
     other.applyNode(nodes[0]!, false);
     expect(() => other.reserve(3)).to.throw(LedgerFullError); // 1 node + 2 still reserved + 3 > 4
     other.reserve(1);
+  });
+
+  it('reservations are consumed exactly once: by append, and by applyNode only when it says so and one is held', () => {
+    const nodes = sequenced(Array.from({ length: 3 }, (_, k) => input(k)));
+    // append takes its slot from a reservation when one is held
+    const a = new Ledger(3);
+    a.reserve(1);
+    a.append(input(0));
+    a.reserve(2); // 1 node + 0 reserved + 2 = 3
+    expect(() => a.reserve(1)).to.throw(LedgerFullError);
+    // applyNode without the flag leaves the reservation held
+    const b = new Ledger(3);
+    b.reserve(1);
+    b.applyNode(nodes[0]!);
+    b.reserve(1);
+    expect(() => b.reserve(1)).to.throw(LedgerFullError);
+    // applyNode from a reservation with none held does not go below zero
+    const c = new Ledger(2);
+    c.applyNode(nodes[0]!, true);
+    c.reserve(1);
+    expect(() => c.reserve(1)).to.throw(LedgerFullError);
+    // and with one held, consumes exactly one
+    const d = new Ledger(4);
+    d.reserve(2);
+    d.applyNode(nodes[0]!, true);
+    d.reserve(1); // 1 + 1 + 1 = 3
+    d.reserve(1);
+    expect(() => d.reserve(1)).to.throw(LedgerFullError);
+  });
+
+  it('nodes replayed by a store count as verified for the incremental probe only when they extend the verified prefix', () => {
+    const nodes = sequenced(Array.from({ length: 4 }, (_, k) => input(k)));
+    const l = new Ledger(10);
+    nodes.forEach((n) => l.applyNode(n, false, true));
+    // all four verified at replay: a change to node 1 is invisible to the incremental probe, not to a full one
+    l.get(1)!.paeSha256[0]! ^= 1;
+    expect(l.verifyIntegrity()).to.deep.include({ verified: true, nodes: 4 });
+    expect(l.verifyIntegrity(true)).to.deep.include({ verified: false, reason: 'node 1: digest does not recompute' });
+    // a node appended normally, then replayed ones: the probe still starts at node 0
+    const m = new Ledger(10);
+    m.applyNode(nodes[0]!);
+    m.applyNode(nodes[1]!, false, true);
+    m.get(0)!.paeSha256[0]! ^= 1;
+    expect(m.verifyIntegrity()).to.deep.include({ verified: false, reason: 'node 0: digest does not recompute' });
+    // replayed after a verified prefix: verifiedUpTo moves to the node after it
+    const r = new Ledger(10);
+    r.applyNode(nodes[0]!, false, true);
+    r.applyNode(nodes[1]!, false, true);
+    r.applyNode(nodes[2]!);
+    r.get(1)!.paeSha256[0]! ^= 1;
+    r.get(2)!.paeSha256[0]! ^= 1;
+    expect(r.verifyIntegrity()).to.deep.include({ verified: false, reason: 'node 2: digest does not recompute' });
+  });
+
+  it('inclusion and consistency proofs for any size equal the RFC 9162 reference (workers/lib/merkle)', () => {
+    const inputs = Array.from({ length: 11 }, (_, k) => input(k));
+    const l = new Ledger(20);
+    inputs.forEach((inp) => l.append(inp));
+    const leaves = chainOf(inputs).map((d) => leafHash(d));
+    for (const size of [1, 5, 8, 11]) {
+      for (let i = 0; i < size; i++) expect(l.inclusionProof(i, size).map((h) => h.toString('hex'))).to.deep.equal(refInclusion(leaves.slice(0, size), i).map((h) => h.toString('hex')));
+      for (let m = 1; m <= size; m++) expect(l.consistencyProof(m, size).map((h) => h.toString('hex'))).to.deep.equal(refConsistency(leaves.slice(0, size), m).map((h) => h.toString('hex')));
+    }
+    expect(l.inclusionProof(3).map((h) => h.toString('hex'))).to.deep.equal(refInclusion(leaves, 3).map((h) => h.toString('hex')));
+    expect(l.consistencyProof(4).map((h) => h.toString('hex'))).to.deep.equal(refConsistency(leaves, 4).map((h) => h.toString('hex')));
   });
 
   it('listeners see every node with own = true for appends and applyNode from a reservation, false for others; unsubscribing stops them', () => {

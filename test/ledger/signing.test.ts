@@ -115,7 +115,8 @@ describe('signing path', () => {
       expect(k.keyid).to.equal(derKeyid(createPublicKey(privateKey)));
       const ed = join(dir, 'ed.pem');
       writeFileSync(ed, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }));
-      expect(() => loadSigningKey(ed)).to.throw(KeyError, /must be EC P-256 \(prime256v1\), got ed25519/);
+      // the curve error is the one thrown, not rewrapped as a parse error
+      expect(() => loadSigningKey(ed)).to.throw(KeyError, /^signing key must be EC P-256 \(prime256v1\), got ed25519\/-$/);
       const p384 = join(dir, 'p384.pem');
       writeFileSync(p384, generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
       expect(() => loadSigningKey(p384)).to.throw(KeyError, /got ec\/secp384r1/);
@@ -141,15 +142,20 @@ describe('signing path', () => {
       expect(resolveSigningKey({ mode: 'file', dataDir: data, signingKeyFile: own }).keyid).to.not.equal(a.keyid);
       expect(resolveSigningKey({ mode: 'memory', dataDir: data, signingKeyFile: null }).ephemeral).to.equal(true);
       expect(() => resolveSigningKey({ mode: 'file', dataDir: join(own, 'sub'), signingKeyFile: null })).to.throw();
+      // a directory that exists but where no file can be created (procfs): the create error is reported
+      expect(() => resolveSigningKey({ mode: 'file', dataDir: '/proc/self', signingKeyFile: null })).to.throw(KeyError, /^cannot create signing key file \/proc\/self\/signing-key.pem/);
     });
   });
 
   it('keyring: the current key first, retired keys by keyid, each once; lookups ignore case', () => {
     const current = loadSigningKey(null);
     const ring = new Keyring(current);
-    const olds = [p256(), p256(), p256()].map((k) => k.publicKey);
+    // added in descending keyid order, so a list that kept insertion order would not be sorted
+    const olds = [p256(), p256(), p256(), p256()].map((k) => k.publicKey).sort((a, b) => derKeyid(b).localeCompare(derKeyid(a)));
     const ids = olds.map((k) => ring.add(k.export({ type: 'spki', format: 'pem' }).toString()));
     expect(ids).to.deep.equal(olds.map(derKeyid));
+    // re-adding the current key's PEM leaves it current
+    expect(ring.add(current.spkiPem)).to.equal(current.keyid);
     expect(ring.add(olds[0]!.export({ type: 'spki', format: 'pem' }).toString())).to.equal(ids[0]);
     expect(ring.list().map((k) => [k.keyid, k.current])).to.deep.equal([[current.keyid, true], ...[...ids].sort().map((id) => [id, false])]);
     const got = ring.get(ids[1]!.toUpperCase())!;
@@ -187,6 +193,15 @@ describe('signing path', () => {
     two[2] = { ...two[2]!, sig: two[5]!.sig };
     two[7] = { ...two[7]!, sig: two[5]!.sig };
     expect((await sweep(two))!.index).to.equal(2);
+    // the first node of a chunk
+    const first = [...nodes.slice(0, 4)];
+    first[0] = { ...first[0]!, sig: first[1]!.sig };
+    expect((await sweep(first))!.index).to.equal(0);
+    // no empty chunk is sent: nothing for [], one task for exactly 2048 nodes
+    const before = tasks.length;
     expect(await sweep([])).to.equal(null);
+    expect(tasks.length).to.equal(before);
+    await sweep(nodes.slice(0, 2048));
+    expect(tasks.length).to.equal(before + 1);
   });
 });
