@@ -77,6 +77,8 @@ describe('ledger chain (Ledger)', () => {
     expect(ledger.findByDigestPrefix('').map((n) => n.index)).to.deep.equal([0, 1]);
     expect(ledger.findByDigestPrefix('', 4).map((n) => n.index)).to.deep.equal([0, 1, 2, 3]);
     expect(ledger.findByDigestPrefix('', 0)).to.deep.equal([]);
+    // a limit past the size lists every node once, nothing beyond the last
+    expect(ledger.findByDigestPrefix('', 100).map((n) => n.index)).to.deep.equal([0, 1, 2, 3, 4, 5, 6]);
   });
 
   it('capacity: reserve, release, full and append count against maxNodes; release never goes below zero', () => {
