@@ -51,7 +51,7 @@ const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).ma
 
 describe('kernel goat/transport', () => {
   it('every reported value recomputed by a plain-domain Sinkhorn on inputs redrawn from the streams', () => {
-    for (const [seed, nq, nk, iters, reg] of [[42, 12, 16, 40, 1], [3, 5, 7, 25, 0.3], [9, 20, 30, 10, 4], [1, 1, 1, 3, 1]] as const) {
+    for (const [seed, nq, nk, iters, reg] of [[42, 12, 16, 40, 1], [3, 5, 7, 25, 0.3], [9, 20, 30, 10, 4], [1, 1, 1, 3, 1], [5, 16, 16, 8, 2], [6, 16, 17, 4, 1]] as const) {
       const r = runRaw(goat, { seed: String(seed), ...q({ n_q: nq, n_k: nk, iters, reg }) }).result as any;
       const ref = reference(seed, nq, nk, iters, reg);
       r.prior.forEach((x: number, j: number) => close(x, ref.prior[j]!, `prior ${j}`));
