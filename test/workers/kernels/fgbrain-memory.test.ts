@@ -22,7 +22,7 @@ function reference(seed: number, n: number, P: number, corruption: number, maxSw
   const E = (s: number[]) => -0.5 * W.reduce((a, row, i) => a + row.reduce((b, w, j) => b + w * s[i]! * s[j]!, 0), 0);
   const flips = Math.round(corruption * n);
   const recalls = pats.map((xi) => {
-    const s = [...xi];
+    const s: number[] = [...xi];
     for (const i of mem.sample(n, flips)) s[i] = -s[i]!;
     const before = s.reduce((a, x, i) => a + x * xi[i]!, 0) / n;
     const energies: number[] = [];

@@ -144,7 +144,12 @@ describe('kernel graphmem/traverse', () => {
       expect(res.best_view_edges).to.deep.equal(best);
       const used: Record<string, number> = { semantic: 0, temporal: 0, causal: 0, entity: 0 };
       let total = 0;
-      for (const id of retrieved) for (const e of beam.path[id] ?? []) (used[e.view]++, total++);
+      for (const id of retrieved) {
+        for (const e of beam.path[id] ?? []) {
+          used[e.view]++;
+          total++;
+        }
+      }
       expect(res.view_contributions).to.deep.equal(Object.fromEntries(Object.entries(used).map(([v, c]) => [v, total ? c / total : 0])));
     }
     // precondition of the last case: it queries the partial story 4 (nodes 20–22)

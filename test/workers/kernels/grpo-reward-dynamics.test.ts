@@ -46,7 +46,7 @@ function replay(seed: number, G: number, steps: number) {
         const a = cum.slice(0, 5).findIndex((c) => u < c);
         return a < 0 ? 5 : a;
       });
-      const rew = ans.map((a) => (a === correct[p] ? 1 : 0));
+      const rew = ans.map((a): number => (a === correct[p] ? 1 : 0));
       const mean = rew.reduce((x, y) => x + y, 0) / G;
       const std = Math.sqrt(rew.reduce((x, r) => x + (r - mean) ** 2, 0) / G);
       const adv = rew.map((r) => (r - mean) / (std + 1e-6));
