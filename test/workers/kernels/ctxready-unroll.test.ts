@@ -120,7 +120,7 @@ describe('kernel ctxready/unroll', () => {
         expect(errs[k]!.slice(0, k + 1).every((x) => x < 1e-13)).to.equal(true);
         expect(errs[k]![k + 1]).to.be.above(1e-12);
         expect(row.exact_prefix).to.equal(k + 1);
-        expect(row.ppl, `ppl ${k}`).to.be.closeTo(pplOf(m, Hs[k]!), 1e-9 * row.ppl);
+        expect(row.ppl, `ppl ${k}`).to.be.closeTo(pplOf(m, Hs[k]!), 1e-9 * pplOf(m, Hs[k]!));
       });
       expect(r.first_exact_k).to.equal(null);
       const logs = errs.slice(1).map((e, k) => Math.log(Math.max(...e) / Math.max(...errs[k]!)));
