@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { createHash, createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { Signer } from '../../src/ledger/signer.js';
 import { sh, withTempDir, write } from '../helpers/shell.js';
 import { leafHash, rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../workers/lib/merkle.js';
 
@@ -66,12 +67,17 @@ describe('ledger routes', () => {
     expect(results.every((r) => r.status === 200)).to.equal(true);
     const indices = results.map((r) => r.body.ledger.index as number).sort((a, b) => a - b);
     expect(indices).to.deep.equal(Array.from({ length: 200 }, (_, i) => before + i));
-    // recompute every digest with the published formula, from the exported nodes
+    // recompute every digest with the published formula, from the exported nodes, and verify every
+    // signature over its own PAE (signed in batches: a batch answered out of order fails here)
+    const pub = createPublicKey((await t.http.get('/api/svc/v1/edge/pubkey.pem')).text);
     const digests: Buffer[] = [];
     let prev = Buffer.alloc(32);
     const size = before + 200;
     for (let i = 0; i < size; i++) {
       const { body } = await t.http.get(`/api/svc/v1/receipt/export?index=${i}`);
+      const payload = Buffer.from(body.dsse.payload, 'base64');
+      const paeBytes = Buffer.concat([Buffer.from(`DSSEv1 32 application/vnd.svc.receipt+json ${payload.length} `), payload]);
+      expect(verify('sha256', paeBytes, pub, Buffer.from(body.dsse.signatures[0].sig, 'base64')), `signature of node ${i}`).to.equal(true);
       const idx = Buffer.alloc(8);
       idx.writeBigUInt64BE(BigInt(i));
       const d = createHash('sha256').update('svc.khipu.node.v1\n').update(idx).update(prev).update(Buffer.from(body.dsse._pae_sha256, 'hex')).digest();
@@ -83,6 +89,15 @@ describe('ledger routes', () => {
     expect(last.khipu_root).to.equal(rootFromLeafHashes(digests.map(leafHash)).toString('hex'));
     const proof = last.inclusion_proof.audit_path.map((h: string) => Buffer.from(h, 'hex'));
     expect(verifyInclusion(leafHash(digests.at(-1)!), size - 1, size, proof, Buffer.from(last.khipu_root, 'hex'))).to.equal(true);
+  });
+
+  it('the signing lane signs a batch in one round trip, each PAE with its own signature under the published key', async () => {
+    const pub = createPublicKey((await t.http.get('/api/svc/v1/edge/pubkey.pem')).text);
+    const signer = new Signer(t.services.pool, 64);
+    const paes = Array.from({ length: 12 }, (_, k) => Buffer.from(`DSSEv1 1 t 1 ${k}`));
+    const sigs = await Promise.all(paes.map((p) => signer.sign(p)));
+    expect(signer.batches).to.equal(1);
+    sigs.forEach((sig, k) => expect(verify('sha256', paes[k]!, pub, sig), `PAE ${k}`).to.equal(true));
   });
 
   it('a readiness probe changes nothing and reports the same root as the export', async () => {

@@ -61,3 +61,55 @@ describe('verdict evaluation', () => {
     expect(bare.breaches.map((b) => b.axis)).to.include('identity');
   });
 });
+
+describe('verdict evaluation, every field', () => {
+  const NOW = Date.parse('2025-06-01T12:00:00.000Z');
+  const r6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+
+  it('reports each axis rounded to 6 digits, the bound and floor for n, and λ = min(empirical, floor) rounded', () => {
+    const f = { ...strong, n_observations: 40, rssi_dbm: -61.2345678 };
+    const e = evaluate(f, [zone], undefined, NOW);
+    expect(e.axes.signal_strength).to.equal(r6((100 - 61.2345678) / 60));
+    const bound = pacBayesBound(40);
+    const floor = klInverseLower(e.lambdaEmpirical, bound);
+    expect(e.pacBayes).to.deep.include({ n: 40, kl_posterior_prior: 0.5, delta: 0.05, bound: r6(bound) });
+    // the floor is computed from the unrounded empirical mean: equal to 6 digits
+    expect(e.pacBayes.certified_floor).to.be.closeTo(r6(floor), 2e-6);
+    expect(e.lambda).to.equal(Math.min(e.lambdaEmpirical, e.pacBayes.certified_floor));
+    expect(e.lambda).to.be.below(e.lambdaEmpirical);
+    expect(e.lambdaFloor).to.equal(0.7);
+    // without n_observations the certificate is for n = 1
+    expect(evaluate({ ...f, n_observations: undefined }, [zone], undefined, NOW).pacBayes.n).to.equal(1);
+  });
+
+  it('lists exactly the breached axes (value < limit) after a geofence breach, with value and limit', () => {
+    // inside the zone, no source, rssi -95 (signal 1/12 < 0.2), altitude 200 m (1/3 < 0.5)
+    const e = evaluate({ track_id: 'zz', lat: 36.1, lon: -115.1, alt_m: 200, rssi_dbm: -95 }, [zone], undefined, NOW);
+    expect(e.breaches).to.deep.equal([
+      { rule: 'geofence', zone: 'nf-test' },
+      { rule: 'axis', axis: 'containment', value: 0, limit: 0.5 },
+      { rule: 'axis', axis: 'identity', value: 0.1, limit: 0.5 },
+      { rule: 'axis', axis: 'source_reliability', value: 0.2, limit: 0.3 },
+      { rule: 'axis', axis: 'signal_strength', value: r6(5 / 60), limit: 0.2 },
+      { rule: 'axis', axis: 'corroboration', value: r6(1 - Math.exp(-0.2)), limit: 0.3 },
+      { rule: 'axis', axis: 'altitude_compliance', value: r6(1 / 3), limit: 0.5 },
+      { rule: 'axis', axis: 'speed_compliance', value: 0.3, limit: 0.5 },
+      { rule: 'axis', axis: 'protocol_conformance', value: 0.2, limit: 0.5 },
+    ]);
+    expect(e.geofence.inside).to.equal(true);
+    expect(e.geofence.zone).to.equal('nf-test');
+    // 0.1° of longitude to the east or west edge at 36.1° N, rounded to 0.1 m
+    expect(e.geofence.distance_m).to.equal(Math.round(0.1 * (Math.PI / 180) * 6_371_008.8 * Math.cos((36.1 * Math.PI) / 180) * 10) / 10);
+    // an axis exactly at its limit is not a breach (signal 0.2 at rssi -88)
+    const atLimit = evaluate({ ...strong, rssi_dbm: -88 }, [zone], undefined, NOW);
+    expect(atLimit.axes.signal_strength).to.equal(0.2);
+    expect(atLimit.breaches.map((b) => b.axis)).to.not.include('signal_strength');
+  });
+
+  it('outside every zone: distance to the nearest one rounded to 0.1 m, inside false, zone null', () => {
+    const e = evaluate(strong, [zone], undefined, NOW);
+    expect(e.geofence).to.deep.equal({ inside: false, zone: null, distance_m: Math.round(distanceToPolygonM(36.5, -115.1, zone.polygon) * 10) / 10 });
+    expect(evaluate(strong, [], undefined, NOW).geofence).to.deep.equal({ inside: null, zone: null, distance_m: null });
+    expect(e.breaches).to.deep.equal([]);
+  });
+});

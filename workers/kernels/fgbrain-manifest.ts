@@ -14,15 +14,17 @@ import { drawPatterns } from './fgbrain-memory.js';
 export const ARTIFACTS = ['params', 'graph', 'spectrum', 'fire', 'memory', 'kernels'] as const;
 type Artifact = (typeof ARTIFACTS)[number];
 
-/** The fgbrain family as listed in the `kernels` artifact (seed-independent). */
+/** The fgbrain family as listed in the `kernels` artifact (seed-independent), in note order. */
 export const FGBRAIN_KERNELS = [
   { kernel: 'fgbrain/graph', version: 1 },
   { kernel: 'fgbrain/fire', version: 1 },
+  { kernel: 'fgbrain/repair', version: 1 },
+  { kernel: 'fgbrain/plasticity', version: 1 },
   { kernel: 'fgbrain/memory', version: 1 },
   { kernel: 'fgbrain/vitals', version: 1 },
   { kernel: 'fgbrain/vitals/energy', version: 1 },
   { kernel: 'fgbrain/evolve', version: 1 },
-  { kernel: 'fgbrain/manifest', version: 1 },
+  { kernel: 'fgbrain/manifest', version: 2 },
 ];
 
 const round10 = (x: number): number => {
@@ -32,7 +34,8 @@ const round10 = (x: number): number => {
 
 export default defineKernel<{ seed: number; n: number; m: number; include: Artifact[] }>({
   id: 'fgbrain/manifest',
-  version: 1,
+  // 2: the kernels artifact lists fgbrain/repair and fgbrain/plasticity (version 1 left them out)
+  version: 2,
   input: 'request',
   summary: 'Content-addressed manifest of the fgbrain artifacts: JCS + SHA-256 subjects of an in-toto Statement with an RFC 9162 Merkle root and proofs',
   technique: 'in-toto Statement v1 subjects, RFC 8785 canonical JSON, RFC 9162 Merkle tree',

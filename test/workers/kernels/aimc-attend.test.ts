@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import aimc, { aimcAttention } from '../../../workers/kernels/aimc-attend.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const hs = (x: number): number => Math.min(1, Math.max(0, x / 6 + 0.5));
@@ -23,7 +23,69 @@ function references(Q: number[][], K: number[][], V: number[][]): { softmax: num
 
 const rows = (x: Float64Array[]): number[][] => x.map((r) => Array.from(r));
 
+/**
+ * Independent analog path (kernels-b §18): Q, K, V redrawn from stream qkv; each tensor quantised
+ * over [−max|x|, max|x|] to `levels`; score (q̃·k̃·e^(−(i−j)/256) + 0.01·c_k·e^(−(i−j)/256)·‖q̃_i‖·ξ)/√d,
+ * weight HardSigmoid/(i+1) times the decay, output Σ a·ṽ + 0.01·c_v·‖a‖·ξ′, ξ from stream read
+ * (per row: one per j ≤ i, then d for the outputs); a 256-level ADC over the digital full scale.
+ */
+function analog(seed: number, L: number, d: number, levels: number) {
+  const rng = new RngStreams(seed, 'aimc/attend');
+  const qkv = rng.stream('qkv');
+  const mat = () => Array.from({ length: L }, () => Array.from({ length: d }, () => qkv.normal()));
+  const Q = mat();
+  const K = mat();
+  const V = mat();
+  const quant = (X: number[][]) => {
+    const c = Math.max(...X.flat().map(Math.abs));
+    const step = (2 * c) / (levels - 1);
+    return { c, X: X.map((row) => row.map((x) => -c + step * Math.round((x + c) / step))) };
+  };
+  const [q, k, v] = [quant(Q), quant(K), quant(V)];
+  const read = rng.stream('read');
+  const out = q.X.map((qi, i) => {
+    const qn = Math.hypot(...qi);
+    const a = k.X.slice(0, i + 1).map((kj, j) => {
+      const decay = Math.exp(-(i - j) / 256);
+      const dot = qi.reduce((s, x, m) => s + x * kj[m]!, 0);
+      const score = (dot * decay + 0.01 * k.c * decay * qn * read.normal()) / Math.sqrt(d);
+      return (hs(score) / (i + 1)) * decay;
+    });
+    const sd = 0.01 * v.c * Math.hypot(...a);
+    return Array.from({ length: d }, (_, m) => a.reduce((s, w, j) => s + w * v.X[j]![m]!, 0)).map((o) => o + sd * read.normal());
+  });
+  const dig = references(Q, K, V);
+  const cOut = Math.max(...dig.hs.flat().map(Math.abs));
+  const adc = (2 * cOut) / 255;
+  const quantOut = out.map((row) => row.map((o) => -cOut + adc * Math.min(255, Math.max(0, Math.round((o + cOut) / adc)))));
+  return { Q, K, V, full: { q: q.c, k: k.c, v: v.c, out: cOut }, adc, out: quantOut, dig };
+}
+
+const cosRows = (a: number[][], b: number[][]) => a.reduce((s, row, i) => {
+  const ab = row.reduce((t, x, m) => t + x * b[i]![m]!, 0);
+  const aa = Math.hypot(...row);
+  const bb = Math.hypot(...b[i]!);
+  return s + (aa > 0 && bb > 0 ? ab / (aa * bb) : aa === bb ? 1 : 0);
+}, 0) / a.length;
+
 describe('kernel aimc/attend', () => {
+  it('the analog output and every fidelity figure recomputed by an independent analog path on redrawn Q, K, V and read noise', () => {
+    for (const [seed, L, d, levels] of [[42, 16, 8, 16], [4, 9, 3, 4], [5, 30, 20, 256], [6, 40, 4, 2]] as const) {
+      const r = runRaw(aimc, { seed, seq_len: L, d_head: d, levels }).result as any;
+      const ref = analog(seed, L, d, levels);
+      for (const [name, X] of [['Q', ref.Q], ['K', ref.K], ['V', ref.V]] as const) rows(r[name]).forEach((row, i) => row.forEach((x, m) => expect(x).to.be.closeTo(X[i]![m]!, 1e-15)));
+      expect(r.full_scales.q).to.be.closeTo(ref.full.q, 1e-15);
+      expect(r.full_scales.k).to.be.closeTo(ref.full.k, 1e-15);
+      expect(r.full_scales.v).to.be.closeTo(ref.full.v, 1e-15);
+      expect(r.full_scales.out).to.be.closeTo(ref.full.out, 1e-15);
+      expect(r.adc_step).to.be.closeTo(ref.adc, 1e-15);
+      rows(r.out_aimc).forEach((row, i) => row.forEach((x, m) => expect(x, `out ${i},${m}`).to.be.closeTo(ref.out[i]![m]!, 1e-12)));
+      expect(r.hardware_cosine).to.be.closeTo(cosRows(ref.out, ref.dig.hs), 1e-12);
+      expect(r.algorithmic_cosine).to.be.closeTo(cosRows(ref.dig.hs, ref.dig.softmax), 1e-12);
+      expect(r.matrices_omitted).to.equal(false);
+    }
+  });
+
   it('stored values sit within half a step of the truth, with Δ = 2·max|x|/(levels − 1)', () => {
     for (const [seed, levels] of [[42, 16], [1, 2], [2, 255], [3, 4096]] as const) {
       const r = runRaw(aimc, { seed, levels }).result as any;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import blt, { BigramContextModel } from '../../../workers/kernels/blt-entropy-patch.js';
 import { canonicalJson, sha256Hex } from '../../../workers/lib/numbers.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
@@ -17,7 +17,84 @@ function greedy(H: number[], theta: number, minLen: number): number[] {
   return b;
 }
 
+/**
+ * The three byte streams redrawn from the note: stream vocab gives 256 pseudo-words (syllables
+ * 1 + int(3), each consonant then vowel, a coda consonant with p = 0.3); streams train (32 768 bytes)
+ * and text draw words by Zipf 1/rank (one uniform, inverse CDF) and a separator after each
+ * (space .9, comma .04, period .04, newline .02).
+ */
+function streams(seed: number, n: number) {
+  const rng = new RngStreams(seed, 'blt/entropy-patch');
+  const v = rng.stream('vocab');
+  const C = 'bcdfghjklmnprstvwz';
+  const V = 'aeiou';
+  const words = Array.from({ length: 256 }, () => {
+    const syl = 1 + Math.floor(v.next() * 3);
+    let w = '';
+    for (let k = 0; k < syl; k++) w += C[Math.floor(v.next() * C.length)]! + V[Math.floor(v.next() * V.length)]!;
+    if (v.next() < 0.3) w += C[Math.floor(v.next() * C.length)]!;
+    return w;
+  });
+  const Z = words.reduce((s, _, k) => s + 1 / (k + 1), 0);
+  const text = (r: ReturnType<typeof rng.stream>, len: number): string => {
+    let out = '';
+    while (out.length < len) {
+      let u = r.next() * Z;
+      let k = 0;
+      while (k < 255 && u >= 1 / (k + 1)) u -= 1 / (k++ + 1);
+      out += words[k]!;
+      let s = r.next();
+      let sep = '\n';
+      for (const [ch, p] of [[' ', 0.9], [',', 0.04], ['.', 0.04]] as const) {
+        if (s < p) {
+          sep = ch;
+          break;
+        }
+        s -= p;
+      }
+      out += sep;
+    }
+    return out.slice(0, len);
+  };
+  return { train: text(rng.stream('train'), 32768), text: text(rng.stream('text'), n) };
+}
+
 describe('kernel blt/entropy-patch', () => {
+  it('text, per-byte entropies, mean entropy and bits per byte recomputed from independently redrawn corpora and a Map of counts', () => {
+    for (const [seed, n] of [[42, 256], [3, 2048], [9, 40]] as const) {
+      const r = runRaw(blt, q({ seed, n_bytes: n })).result as any;
+      const { train, text } = streams(seed, n);
+      expect(r.text_sample).to.equal(text.slice(0, 128));
+      const ctx = (t: string, i: number) => `${i >= 2 ? t.charCodeAt(i - 2) : 'BOS'},${i >= 1 ? t.charCodeAt(i - 1) : 'BOS'}`;
+      const counts = new Map<string, Map<number, number>>();
+      for (let i = 0; i < train.length; i++) {
+        const row = counts.get(ctx(train, i)) ?? new Map<number, number>();
+        row.set(train.charCodeAt(i), (row.get(train.charCodeAt(i)) ?? 0) + 1);
+        counts.set(ctx(train, i), row);
+      }
+      const prob = (c: string, b: number) => {
+        const row = counts.get(c);
+        if (!row) return 1 / 256;
+        const tot = [...row.values()].reduce((a, x) => a + x, 0);
+        return ((row.get(b) ?? 0) + 0.05) / (tot + 256 * 0.05);
+      };
+      const H = Array.from({ length: n }, (_, i) => {
+        let h = 0;
+        for (let b = 0; b < 256; b++) h -= prob(ctx(text, i), b) * Math.log2(prob(ctx(text, i), b));
+        return h;
+      });
+      (r.entropy_sample as number[]).forEach((h, i) => expect(h, `H ${i}`).to.be.closeTo(H[i]!, 1e-9));
+      expect(r.entropy_sample.length).to.equal(Math.min(n, 256));
+      expect(r.mean_entropy_bits).to.be.closeTo(H.reduce((a, b) => a + b, 0) / n, 1e-9);
+      let bits = 0;
+      for (let i = 0; i < n; i++) bits -= Math.log2(prob(ctx(text, i), text.charCodeAt(i)));
+      expect(r.bits_per_byte).to.be.closeTo(bits / n, 1e-9);
+      const full = greedy(H, 2.4, 2);
+      expect(r.boundaries).to.deep.equal(full.slice(0, 256));
+      expect(r.boundaries_digest).to.equal(sha256Hex(canonicalJson(full)));
+    }
+  });
+
   it('the n-gram entropy equals an explicit sum over all 256 next bytes (independent counts); unseen contexts give 8 bits', () => {
     const rng = new Rng(5);
     const alphabet = 'abcab ,.\nzzq';

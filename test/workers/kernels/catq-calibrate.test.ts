@@ -50,7 +50,91 @@ function refBaseline(w: number[], tau: number): number[] {
   return out;
 }
 
+/**
+ * The whole calibration written out (kernels-c §11): for γ ∈ {0, ¼, ½}, m_j = rms(X_:,j)^γ over the
+ * calibration tokens, normalised to geometric mean 1; per row w' = w·m, for each multiplier g the
+ * codes sign(w')·[|w'| > g·mean|w'|], u = (X/m)·codes, the least-squares scale and its error; the
+ * best g per row (first on ties), the best γ by total error (smaller γ on ties). Returns the
+ * dequantised weights s·code/m of the chosen γ with its per-γ errors.
+ */
+function refCalibrate(w: number[], X: number[][], tau: number) {
+  const grid = [...new Set([...Array.from({ length: 13 }, (_, i) => (3 + i) / 10), tau])].sort((a, b) => a - b);
+  let best: { gamma: number; wq: number[]; codes: number[]; hist: number[] } | null = null;
+  let bestTotal = Infinity;
+  const errors: number[] = [];
+  for (const gamma of [0, 0.25, 0.5]) {
+    const logs = Array.from({ length: 64 }, (_, j) => gamma * 0.5 * Math.log(X.reduce((a, x) => a + x[j]! ** 2, 0) / X.length));
+    const mean = logs.reduce((a, b) => a + b, 0) / 64;
+    const m = logs.map((l) => Math.exp(l - mean));
+    const wq: number[] = [];
+    const codes: number[] = [];
+    const hist = grid.map(() => 0);
+    let total = 0;
+    for (let lo = 0; lo < w.length; lo += 64) {
+      const row = w.slice(lo, lo + 64);
+      const wm = row.map((v, j) => v * m[j]!);
+      const ma = wm.reduce((a, v) => a + Math.abs(v), 0) / wm.length;
+      const y = X.map((x) => row.reduce((a, v, j) => a + v * x[j]!, 0));
+      let pick = { err: Infinity, gi: 0, s: 0 };
+      grid.forEach((g, gi) => {
+        const t = wm.map((v) => (Math.abs(v) > g * ma ? Math.sign(v) : 0));
+        const u = X.map((x) => t.reduce((a, c, j) => a + (c * x[j]!) / m[j]!, 0));
+        const uu = u.reduce((a, v) => a + v * v, 0);
+        const sc = uu > 0 ? u.reduce((a, v, k) => a + v * y[k]!, 0) / uu : 0;
+        const err = y.reduce((a, v, k) => a + (v - sc * u[k]!) ** 2, 0);
+        if (err < pick.err) pick = { err, gi, s: sc };
+      });
+      const t = wm.map((v) => (Math.abs(v) > grid[pick.gi]! * ma ? Math.sign(v) : 0));
+      t.forEach((c, j) => (codes.push(c), wq.push((pick.s * c) / m[j]!)));
+      hist[pick.gi]++;
+      total += pick.err;
+    }
+    errors.push(total);
+    if (total < bestTotal) {
+      bestTotal = total;
+      best = { gamma, wq, codes, hist };
+    }
+  }
+  return { ...best!, errors, grid };
+}
+
 describe('kernel catq/calibrate', () => {
+  it('every γ of the search, the chosen calibration, its codes and the soft ternariser recomputed independently', () => {
+    for (const [seed, n, tau, alpha] of [[42, 4096, 0.75, 0.1], [5, 1000, 0.05, 0.5], [6, 130, 3, 0.02]] as const) {
+      const r = runRaw(catq, q({ seed, n_params: n, tau, alpha })).result as any;
+      const { w, Xcal, Xeval } = regenerate(seed, n);
+      const ref = refCalibrate(w, Xcal, tau);
+      const rows = Math.ceil(n / 64);
+      r.calibrated.gamma_search.forEach((g: any, i: number) => {
+        expect(g.gamma).to.equal([0, 0.25, 0.5][i]);
+        expect(g.output_mse_cal).to.be.closeTo(ref.errors[i]! / (rows * 16), (1e-9 * ref.errors[i]!) / (rows * 16) + 1e-18);
+      });
+      expect(r.calibrated.chosen_gamma).to.equal(ref.gamma);
+      expect(r.calibrated.multiplier_histogram).to.deep.equal(ref.hist);
+      const rel = (a: number, b: number) => expect(a).to.be.closeTo(b, 1e-9 * Math.abs(b) + 1e-18);
+      rel(r.calibrated.output_mse_cal, refOutputMse(w, ref.wq, Xcal));
+      rel(r.calibrated.output_mse_eval, refOutputMse(w, ref.wq, Xeval));
+      rel(r.calibrated.weight_mse, w.reduce((a, v, i) => a + (v - ref.wq[i]!) ** 2, 0) / n);
+      const counts = { neg: ref.codes.filter((c) => c < 0).length, zero: ref.codes.filter((c) => c === 0).length, pos: ref.codes.filter((c) => c > 0).length };
+      expect(r.code_counts).to.deep.equal(counts);
+      expect(r.calibrated.sparsity).to.equal(counts.zero / n);
+      expect(r.code_entropy_bits).to.be.closeTo(-Object.values(counts).reduce((a, k) => a + (k ? (k / n) * Math.log2(k / n) : 0), 0), 1e-12);
+      // soft: s·sign(w)·½(1 + tanh((|w| − Δ)/T)) per row with the baseline's Δ = τ·mean|w|, s and T = α·mean|w|
+      const soft: number[] = [];
+      for (let lo = 0; lo < n; lo += 64) {
+        const row = w.slice(lo, lo + 64);
+        const ma = row.reduce((a, v) => a + Math.abs(v), 0) / row.length;
+        const kept = row.filter((v) => Math.abs(v) > tau * ma);
+        const sc = kept.length ? kept.reduce((a, v) => a + Math.abs(v), 0) / kept.length : 0;
+        for (const v of row) soft.push(sc * Math.sign(v) * 0.5 * (1 + Math.tanh((Math.abs(v) - tau * ma) / (alpha * ma))));
+      }
+      expect(r.soft.alpha).to.equal(alpha);
+      rel(r.soft.output_mse_cal, refOutputMse(w, soft, Xcal));
+      rel(r.soft.output_mse_eval, refOutputMse(w, soft, Xeval));
+      rel(r.soft.weight_mse, w.reduce((a, v, i) => a + (v - soft[i]!) ** 2, 0) / n);
+    }
+  });
+
   it('baseline errors match an independent TWN implementation on the regenerated inputs (short last row too)', () => {
     for (const [seed, n, tau] of [[1, 4096, 0.75], [2, 100, 0.3], [3, 64, 2]]) {
       const r = runRaw(catq, q({ seed: seed!, n_params: n!, tau: tau! })).result as any;

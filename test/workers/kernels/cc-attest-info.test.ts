@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey } from 'node:crypto';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import info from '../../../workers/kernels/cc-attest-info.js';
 import verifyKernel from '../../../workers/kernels/cc-attest-verify.js';
 import { rejects, runBody } from '../../helpers/kernels.js';
@@ -12,7 +13,34 @@ const sha384 = (...parts: (Buffer | string)[]): Buffer => {
 const jcs = (o: Record<string, unknown>): string => `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(o[k])}`).join(',')}}`;
 const body = (q: Record<string, unknown> = {}): any => JSON.parse(runBody(info, q)).result;
 
+/** Stage i's version and image redrawn from the shared stream cc-attest/stage/<i>: int(10), int(50), int(100), then 16 little-endian uint32 words. */
+function descriptor(seed: number, i: number): { version: string; image: string } {
+  const s = new RngStreams(seed, 'cc-attest/info').shared(`cc-attest/stage/${i}`);
+  const version = `v${Math.floor(s.next() * 10)}.${Math.floor(s.next() * 50)}.${Math.floor(s.next() * 100)}`;
+  const words = Array.from({ length: 16 }, () => Math.floor(s.next() * 2 ** 32));
+  return { version, image: words.map((w) => Buffer.from([w & 255, (w >>> 8) & 255, (w >>> 16) & 255, w >>> 24]).toString('hex')).join('') };
+}
+
 describe('kernel cc-attest/info', () => {
+  it('the descriptors are the seeded draws, the components the catalogue, the key the documented Ed25519 derivation', () => {
+    const components = ['CPU security processor / TDX module firmware (root of trust)', 'guest UEFI (OVMF) in the launch measurement', 'guest kernel, initrd and command line', 'GPU firmware and VBIOS, SPDM measurement report with CC mode on', 'container image and model-weights digest with the runtime policy'];
+    for (const seed of [0, 42, 4294967295]) {
+      const r = body({ seed, stages: 7 });
+      r.stages.forEach((st: any, k: number) => {
+        const d = descriptor(seed, k + 1);
+        expect([st.version, st.image]).to.deep.equal([d.version, d.image]);
+        expect(st.component).to.equal(components[k] ?? `further configuration component ${k + 1}`);
+      });
+      // RFC 8410 PKCS#8 of the 32-byte seed SHA-256("svc/cc-attest/ak/<seed>")
+      const keySeed = createHash('sha256').update(`svc/cc-attest/ak/${seed}`).digest();
+      const pub = createPublicKey(createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), keySeed]), format: 'der', type: 'pkcs8' }));
+      const raw = Buffer.from(pub.export({ format: 'jwk' }).x!, 'base64url');
+      expect(r.endorsement.public_key_hex).to.equal(raw.toString('hex'));
+      expect(r.endorsement.device_id).to.equal(sha384(raw).toString('hex'));
+      expect(r.stages.map((st: any) => st.index)).to.deep.equal([1, 2, 3, 4, 5, 6, 7]);
+    }
+  });
+
   it('replays: every measurement is SHA-384(JCS(descriptor)) and the extend fold gives every pcr_after and pcr_final', () => {
     for (const seed of [0, 1, 42, 4294967295]) {
       const r = body({ seed, stages: 9 });

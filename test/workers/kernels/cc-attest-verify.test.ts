@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import cc from '../../../workers/kernels/cc-attest-verify.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody } from '../../helpers/kernels.js';
 
 const sha384 = (...parts: (Buffer | string)[]): Buffer => {
@@ -20,7 +21,22 @@ const EXPECTED: Record<string, string | null> = {
   unbound_report_data: 'report-data-binds-nonce',
 };
 
+const ORDER = ['signature-chain', 'nonce-fresh', 'report-data-binds-nonce', 'event-log-replays-to-quote', 'measurements-match-reference'];
+
 describe('kernel cc-attest/verify', () => {
+  it('the tampered stage is 1 + ⌊u·n⌋ from stream attack; every scenario lists its checks passed up to the failure, then not reached', () => {
+    for (const [seed, stages] of [[42, 5], [3, 64], [9, 1], [17, 12]] as const) {
+      const r = body({ seed, stages });
+      expect(r.tampered_stage).to.equal(1 + Math.floor(new RngStreams(seed, 'cc-attest/verify').stream('attack').next() * stages));
+      expect(r.stages).to.equal(stages);
+      expect(r.reference_values.map((v: any) => [v.index, v.stage])).to.deep.equal(r.stage_names.map((n: string, i: number) => [i + 1, n]));
+      for (const sc of r.scenarios) {
+        const at = sc.expected_failure === null ? ORDER.length : ORDER.indexOf(sc.expected_failure);
+        expect(sc.checks, sc.name).to.deep.equal(ORDER.map((id, k) => ({ id, passed: k < at ? true : k === at ? false : null })));
+      }
+    }
+  });
+
   it('chain: R_0 … R_n recompute from the event log with SHA-384 and the quote holds R_n', () => {
     for (const seed of [0, 1, 2, 42]) {
       const r = body({ seed, stages: 7 });

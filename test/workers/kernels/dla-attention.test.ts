@@ -9,6 +9,78 @@ function tokens(seed: number, T: number, d: number, switchProb = 0.08): DlaToken
   return drawTokens(new RngStreams(seed, 'dla/attention').stream('tokens'), T, d, switchProb);
 }
 
+/** The tokens drawn again without drawTokens (kernels-a 1.8 order): base; per token switch uniform, [new base], q, 0.3·noise, v. */
+function tokensIndependently(seed: number, T: number, d: number, switchProb: number): DlaTokens {
+  const r = new RngStreams(seed, 'dla/attention').stream('tokens');
+  const z = () => Array.from({ length: d }, () => r.normal());
+  let base = z();
+  const q: number[] = [];
+  const k: number[] = [];
+  const v: number[] = [];
+  const switches: number[] = [];
+  for (let t = 0; t < T; t++) {
+    if (r.next() < switchProb) {
+      base = z();
+      switches.push(t);
+    }
+    q.push(...z());
+    k.push(...z().map((n, i) => base[i]! + 0.3 * n));
+    v.push(...z());
+  }
+  return { T, d, q: Float64Array.from(q), k: Float64Array.from(k), v: Float64Array.from(v), switches };
+}
+
+/**
+ * Independent DLA: each state keeps its token indices; a state's S, z and mean key are recomputed
+ * from its tokens when needed (no running sums). Drift = 1 − cos(k_t, mean key of the newest state);
+ * over capacity the state of least opening drift (not the first, earliest on ties) joins its predecessor.
+ */
+function dlaRef(tok: DlaTokens, capacity: number, tau: number) {
+  const { T, d } = tok;
+  const states: { tokens: number[]; info: number | null }[] = [];
+  const out: number[][] = [];
+  let opened = 0;
+  let merged = 0;
+  const vec = (a: Float64Array, t: number) => Array.from(a.subarray(t * d, (t + 1) * d));
+  const meanKey = (ts: number[]) => Array.from({ length: d }, (_, i) => ts.reduce((s, t) => s + tok.k[t * d + i]!, 0) / ts.length);
+  const cos = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0) / (Math.hypot(...a) * Math.hypot(...b));
+  for (let t = 0; t < T; t++) {
+    const last = states.at(-1);
+    const drift = last ? 1 - cos(vec(tok.k, t), meanKey(last.tokens)) : null;
+    if (!last || drift! > tau) {
+      states.push({ tokens: [], info: drift });
+      opened++;
+    }
+    states.at(-1)!.tokens.push(t);
+    while (states.length > capacity) {
+      let best = 1;
+      for (let c = 2; c < states.length; c++) if (states[c]!.info! < states[best]!.info!) best = c;
+      states[best - 1]!.tokens.push(...states[best]!.tokens);
+      states.splice(best, 1);
+      merged++;
+    }
+    const q = vec(tok.q, t);
+    const fq = q.map(elu1);
+    const logits = states.map((st) => meanKey(st.tokens).reduce((s, m, i) => s + m * q[i]!, 0) / Math.sqrt(d) + Math.log(st.tokens.length));
+    const mx = Math.max(...logits);
+    const w = logits.map((l) => Math.exp(l - mx));
+    const W = w.reduce((a, b) => a + b, 0);
+    const o = new Array<number>(d).fill(0);
+    states.forEach((st, si) => {
+      let den = 0;
+      const num = new Array<number>(d).fill(0);
+      for (const j of st.tokens) {
+        const kq = vec(tok.k, j).map(elu1).reduce((s, f, i) => s + f * fq[i]!, 0);
+        den += kq;
+        for (let c = 0; c < d; c++) num[c] += kq * tok.v[j * d + c]!;
+      }
+      for (let c = 0; c < d; c++) o[c] += ((w[si]! / W) * num[c]!) / den;
+    });
+    out.push(o);
+  }
+  return { out, states: states.map((st) => ({ start: st.tokens[0]!, end: st.tokens.at(-1)!, tokens: st.tokens.length, info: st.info })), opened, merged };
+}
+
 const row = (a: Float64Array, t: number, d: number): number[] => Array.from(a.subarray(t * d, (t + 1) * d));
 
 /** Naive causal softmax attention, one row at a time. */
@@ -44,6 +116,27 @@ function linearRef(tok: DlaTokens): number[][] {
 const maxDiff = (a: number[][], b: number[][]): number => Math.max(...a.map((r, t) => Math.max(...r.map((v, i) => Math.abs(v - b[t]![i]!)))));
 
 describe('kernel dla/attention', () => {
+  it('between the limits every reported value recomputed by an independent DLA on tokens drawn without drawTokens', () => {
+    const shapes: [number, number][] = [];
+    for (const [seed, T, d, C, tau, p] of [[42, 64, 8, 8, 0.3, 0.08], [3, 40, 4, 3, 0.1, 0.2], [9, 100, 6, 4, 0.6, 0.05], [5, 30, 2, 5, -1, 0.5], [8, 50, 4, 16, 0.5, 0.1]] as const) {
+      const r = runRaw(dla, { seed, seq_len: T, d, capacity: C, tau, switch_prob: p }).result as any;
+      const tok = tokensIndependently(seed, T, d, p);
+      const ref = dlaRef(tok, C, tau);
+      expect(r.regime_switches).to.equal(tok.switches.length);
+      expect(r.events).to.deep.equal({ opened: ref.opened, merged: ref.merged });
+      expect(r.states.map((st: any) => [st.start, st.end, st.tokens])).to.deep.equal(ref.states.map((st) => [st.start, st.end, st.tokens]));
+      r.states.forEach((st: any, k: number) => (ref.states[k]!.info === null ? expect(st.info).to.equal(null) : expect(st.info).to.be.closeTo(ref.states[k]!.info!, 1e-12)));
+      r.output_head.forEach((row: number[], t: number) => row.forEach((x, c) => expect(x).to.be.closeTo(ref.out[t]![c]!, 1e-10)));
+      expect(r.error_vs_softmax).to.be.closeTo(maxDiff(ref.out, softmaxRef(tok)), 1e-10);
+      expect(r.error_vs_linear).to.be.closeTo(maxDiff(ref.out, linearRef(tok)), 1e-10);
+      expect(r.memory_floats).to.deep.equal({ dla: C * (d * d + 2 * d + 1), softmax_kv: 2 * T * d, held_at_end: ref.states.length * (d * d + 2 * d + 1) });
+      shapes.push([ref.merged, C - ref.states.length]);
+    }
+    // preconditions: the capacity binds (merges) in the first four cases; the last ends below capacity
+    expect(shapes.slice(0, 4).every(([m]) => m > 0)).to.equal(true);
+    expect(shapes[4]![1]).to.be.above(0);
+  });
+
   it('one state per token (capacity ≥ T, tau = −1) is exact causal softmax attention, over 10 seeds', () => {
     for (let seed = 0; seed < 10; seed++) {
       const T = 8 + 5 * seed;

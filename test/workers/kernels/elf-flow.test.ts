@@ -1,13 +1,16 @@
 import { expect } from 'chai';
 import elf from '../../../workers/kernels/elf-flow.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const shannon = (p: number[]): number => -p.reduce((s, q) => s + (q > 0 ? q * Math.log(q) : 0), 0);
 
 /** Independent Euler integration with the posterior written directly as π_v·N(z; t e_v, (1−t)²I). */
-function referenceFlow(E: number[][], pi: number[], z0: number[], steps: number): { z1: number[]; w: number[] } {
+function referenceFlow(E: number[][], pi: number[], z0: number[], steps: number): { z1: number[]; w: number[]; entropies: number[]; path: number } {
   let z = z0.slice();
   let w: number[] = [];
+  const entropies: number[] = [];
+  let path = 0;
   for (let k = 0; k < steps; k++) {
     const t = k / steps;
     const logs = E.map((e, v) => Math.log(pi[v]!) - e.reduce((s, ei, i) => s + (z[i]! - t * ei) ** 2, 0) / (2 * (1 - t) ** 2));
@@ -15,13 +18,62 @@ function referenceFlow(E: number[][], pi: number[], z0: number[], steps: number)
     const un = logs.map((l) => Math.exp(l - mx));
     const tot = un.reduce((a, b) => a + b, 0);
     w = un.map((u) => u / tot);
+    entropies.push(shannon(w));
     const xhat = z.map((_, i) => E.reduce((s, e, v) => s + w[v]! * e[i]!, 0));
-    z = z.map((zi, i) => zi + ((1 / steps) * (xhat[i]! - zi)) / (1 - t));
+    const next = z.map((zi, i) => zi + ((1 / steps) * (xhat[i]! - zi)) / (1 - t));
+    path += Math.hypot(...next.map((x, i) => x - z[i]!));
+    z = next;
   }
-  return { z1: z, w };
+  return { z1: z, w, entropies, path };
+}
+
+/** The vocabulary and noise redrawn (stream vocab: V × dim normals scaled to norm √dim, then V prior logits; stream noise: dim normals per particle). */
+function draws(seed: number, dim: number, V: number, P: number) {
+  const rng = new RngStreams(seed, 'elf/flow');
+  const vs = rng.stream('vocab');
+  const E = Array.from({ length: V }, () => {
+    const g = Array.from({ length: dim }, () => vs.normal());
+    const norm = Math.hypot(...g);
+    return g.map((x) => (x * Math.sqrt(dim)) / norm);
+  });
+  const logits = Array.from({ length: V }, () => vs.normal());
+  const Z = logits.reduce((a, l) => a + Math.exp(l), 0);
+  const pi = logits.map((l) => Math.exp(l) / Z);
+  const ns = rng.stream('noise');
+  const z0 = Array.from({ length: P }, () => Array.from({ length: dim }, () => ns.normal()));
+  return { E, pi, z0 };
 }
 
 describe('kernel elf/flow', () => {
+  it('every reported value recomputed from the vocabulary and noise redrawn from their streams', () => {
+    for (const [seed, dim, V, P, steps] of [[42, 6, 4, 32, 8], [5, 3, 11, 60, 5], [9, 12, 7, 20, 1]] as const) {
+      const r = runRaw(elf, { seed, dim, targets: V, particles: P, steps }).result as any;
+      const { E, pi, z0 } = draws(seed, dim, V, P);
+      const close = (a: number, b: number, what: string, tol = 1e-9) => expect(a, what).to.be.closeTo(b, tol);
+      r.embeddings.forEach((e: Float64Array, v: number) => e.forEach((x, i) => close(x, E[v]![i]!, `e ${v},${i}`, 1e-12)));
+      r.pi.forEach((x: number, v: number) => close(x, pi[v]!, `π ${v}`, 1e-12));
+      close(r.prior_entropy, shannon(pi), 'prior entropy', 1e-12);
+      const runs = z0.map((z) => referenceFlow(E, pi, z, steps));
+      const decoded = runs.map(({ z1 }) => {
+        const d = E.map((e) => Math.hypot(...e.map((x, i) => z1[i]! - x)));
+        return { token: d.indexOf(Math.min(...d)), dist: Math.min(...d) };
+      });
+      expect(r.tokens).to.deep.equal(decoded.map((d) => d.token));
+      r.final_distances.forEach((x: number, p: number) => close(x, decoded[p]!.dist, `dist ${p}`));
+      expect(r.token_counts).to.deep.equal(E.map((_, v) => decoded.filter((d) => d.token === v).length));
+      expect(r.particles.length).to.equal(Math.min(P, 48));
+      r.particles.forEach((q: any, p: number) => {
+        Array.from(q.z0 as Float64Array).forEach((x, i) => close(x, z0[p]![i]!, `z0 ${p}`, 1e-15));
+        Array.from(q.final_weights as Float64Array).forEach((x, v) => close(x, runs[p]!.w[v]!, `w ${p},${v}`));
+      });
+      r.entropy_by_step.forEach((h: number, k: number) => close(h, runs.reduce((a, x) => a + x.entropies[k]!, 0) / P, `entropy ${k}`));
+      close(r.mean_final_distance, decoded.reduce((a, d) => a + d.dist, 0) / P, 'mean distance');
+      const straight = runs.map((x, p) => (x.path > 0 ? Math.hypot(...x.z1.map((v, i) => v - z0[p]![i]!)) / x.path : 1));
+      close(r.straightness_mean, straight.reduce((a, b) => a + b, 0) / P, 'straightness');
+      r.one_step_point.forEach((x: number, i: number) => close(x, E.reduce((a, e, v) => a + pi[v]! * e[i]!, 0), `one step ${i}`, 1e-12));
+    }
+  });
+
   it('one Euler step collapses every particle to the prior mean Σ π_v e_v', () => {
     const r = runRaw(elf, { steps: 1, seed: 3 }).result as any;
     const mean = r.embeddings[0].map((_: number, i: number) => r.embeddings.reduce((s: number, e: number[], v: number) => s + r.pi[v] * e[i], 0));

@@ -68,6 +68,30 @@ describe('kernel energy/receipt', () => {
     expect(body({ seed: 2, prev_hash: 'a'.repeat(64), tokens: '1024' }).hash).to.not.equal(r2.hash);
   });
 
+  it('every receipt and nominal field recomputed from the inputs and the regenerated trace (not read back from the body)', () => {
+    const r12 = (x: number) => Number(x.toPrecision(12));
+    for (const [seed, N, P, L, G] of [[9, 300, 200, 0.05, 120], [42, 512, 350, 0.02, 480], [3, 7, 0.5, 1e-6, 2000]] as const) {
+      const r = body({ seed, tokens: N, power_w: P, latency_s: L, grid_gco2_per_kwh: G });
+      const s = new RngStreams(seed, 'energy/receipt').stream('meter');
+      let e = 0;
+      let t = 0;
+      for (let k = 0; k < N; k++) {
+        const p = P * (1 + 0.05 * s.normal());
+        const l = L * Math.exp(0.1 * s.normal() - 0.005);
+        e += p * l;
+        t += l;
+      }
+      const E = P * L * N;
+      expect(r.receipt).to.deep.include({ seq: seed, tokens: N, power_w: P, latency_s: L, grid_gco2_per_kwh: G, pue: 1, energy_j: r12(E), energy_kwh: r12(E / 3.6e6), co2_g: r12((E / 3.6e6) * G), prev_hash: '0'.repeat(64) });
+      expect(r.receipt.metered_energy_j).to.be.closeTo(e, 1e-9 * e);
+      expect(r.receipt.metered_duration_s).to.be.closeTo(t, 1e-9 * t);
+      expect(r.receipt.trace_digest).to.equal(r.metered.trace_digest);
+      expect(r.nominal.energy_kwh).to.be.closeTo(E / 3.6e6, 1e-12 * (E / 3.6e6));
+      expect(r.nominal.co2_mg_per_token).to.be.closeTo((((E / 3.6e6) * G) * 1000) / N, 1e-11 * Math.max(1e-12, ((E / 3.6e6) * G * 1000) / N));
+      expect(r.metered.ratio_to_nominal).to.be.closeTo(e / E, 1e-9);
+    }
+  });
+
   it('the trace digest is the SHA-256 of the little-endian float64 trace regenerated in the test', () => {
     const N = 300;
     const r = runRaw(energy, { seed: 9, tokens: N, power_w: 200, latency_s: 0.05 }).result as any;

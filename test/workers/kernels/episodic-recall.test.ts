@@ -1,6 +1,38 @@
 import { expect } from 'chai';
 import epi from '../../../workers/kernels/episodic-recall.js';
+import { createHash } from 'node:crypto';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+/** The memory stream redrawn from stream episodes: per episode template int(3), two slot words int(8), gap −6·ln(1−u) hours, importance 1 + int(10). */
+function drawEpisodes(seed: number, n: number) {
+  const r = new RngStreams(seed, 'episodic/recall').stream('episodes');
+  const slots: Record<string, string[]> = {
+    topic: ['battery', 'weather', 'routing', 'firmware', 'telemetry', 'airspace', 'payload', 'permits'],
+    object: ['report', 'drone', 'mission', 'schedule', 'camera', 'sensor', 'map', 'checklist'],
+    verb: ['review', 'update', 'archive', 'inspect', 'calibrate', 'summarise', 'export', 'schedule'],
+    event: ['a landing', 'signal loss', 'an intrusion', 'a hard landing', 'high wind', 'a geofence breach', 'a low battery', 'a lost link'],
+    place: ['the depot', 'the river', 'the stadium', 'the north gate', 'the harbour', 'the airfield', 'the bridge', 'the school'],
+  };
+  const templates: [(a: string, b: string) => string, string, string][] = [
+    [(a, b) => `asked about ${a} for ${b}`, 'topic', 'object'],
+    [(a, b) => `asked you to ${a} the ${b}`, 'verb', 'object'],
+    [(a, b) => `reported ${a} near ${b}`, 'event', 'place'],
+  ];
+  let hours = 0;
+  return Array.from({ length: n }, (_, id) => {
+    const [fill, s0, s1] = templates[Math.floor(r.next() * 3)]!;
+    const a = slots[s0]![Math.floor(r.next() * 8)]!;
+    const b = slots[s1]![Math.floor(r.next() * 8)]!;
+    hours += -6 * Math.log(1 - r.next());
+    return { id, text: fill(a, b), hours_ago: hours, importance: 1 + Math.floor(r.next() * 10) };
+  });
+}
+
+/** RFC 8785 for this ASCII-keyed finite data. */
+const jcs = (v: unknown): string =>
+  v === null || typeof v !== 'object' ? JSON.stringify(v) : Array.isArray(v) ? `[${v.map(jcs).join(',')}]` : `{${Object.keys(v as object).sort().map((k) => `${JSON.stringify(k)}:${jcs((v as Record<string, unknown>)[k])}`).join(',')}}`;
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 const STOP = new Set(['a', 'an', 'the', 'i', 'you', 'me', 'my', 'did', 'do', 'does', 'what', 'about', 'to', 'of', 'for', 'on', 'in', 'and', 'is', 'was', 'it', 'earlier']);
 
@@ -34,6 +66,31 @@ const minMax = (xs: number[]): number[] => {
 };
 
 describe('kernel episodic/recall', () => {
+  it('the store is redrawn from stream episodes; every component, the ranking and both digests recomputed', () => {
+    for (const [seed, n, k, query] of [[42, 12, 3, 'What did I ask you about earlier?'], [7, 60, 9, 'battery report near the depot'], [3, 5, 5, 'zzz']] as const) {
+      const r = JSON.parse(runBody(epi, { seed, n_episodes: n, k, query })).result;
+      const eps = drawEpisodes(seed, n);
+      expect(r.episodes.map((e: any) => [e.id, e.text, e.importance])).to.deep.equal(eps.map((e) => [e.id, e.text, e.importance]));
+      r.episodes.forEach((e: any, i: number) => expect(e.hours_ago).to.be.closeTo(eps[i]!.hours_ago, 1e-9));
+      const q = vec(query);
+      const rec = eps.map((e) => 0.995 ** e.hours_ago);
+      const imp = eps.map((e) => e.importance / 10);
+      const rel = eps.map((e) => (q.every((x) => x === 0) ? 0 : cos(q, vec(e.text))));
+      const [nr, ni, nl] = [minMax(rec), minMax(imp), minMax(rel)];
+      r.episodes.forEach((e: any, i: number) => {
+        expect(e.norm.recency).to.be.closeTo(nr[i]!, 1e-11);
+        expect(e.norm.importance).to.be.closeTo(ni[i]!, 1e-11);
+        expect(e.norm.relevance).to.be.closeTo(nl[i]!, 1e-11);
+      });
+      const ranking = eps.map((e, i) => ({ ...e, score: nr[i]! + ni[i]! + nl[i]! })).sort((a, b) => b.score - a.score || a.hours_ago - b.hours_ago || a.id - b.id).map((e) => e.id);
+      expect(r.top_k).to.deep.equal(ranking.slice(0, k));
+      expect([r.top_k_listed, r.episodes_listed, r.n_episodes, r.k]).to.deep.equal([k, n, n, k]);
+      expect(r.ranking_sha256).to.equal(sha(JSON.stringify(ranking)));
+      // all n episodes are listed (n ≤ 256), rounded as hashed: the digest is the JCS of that list
+      expect(r.store_sha256).to.equal(sha(jcs(r.episodes)));
+    }
+  });
+
   it('scores are the sum of min–max normalised components, recomputed from the store; top_k is the stable sort', () => {
     for (let seed = 0; seed < 10; seed++) {
       const r = runRaw(epi, { seed, n_episodes: 40, k: 7 }).result as any;

@@ -1,12 +1,40 @@
 import { expect } from 'chai';
 import fire from '../../../workers/kernels/fgbrain-fire.js';
 import graph from '../../../workers/kernels/fgbrain-graph.js';
+import { lif, priceDag } from '../../helpers/fgbrain-reference.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const TAU = 20;
 const VTH = 20;
 
 describe('kernel fgbrain/fire', () => {
+  it('every reported value recomputed by the independent LIF reference (with and without background input)', () => {
+    const cases = [
+      { seed: 42, n: 48, m: 2, duration_ms: 500, drive_mv: 25, sources: 4, w_syn_mv: 10, bg_rate_hz: 0, bg_w_mv: 4 },
+      { seed: 7, n: 20, m: 3, duration_ms: 300, drive_mv: 40, sources: 2, w_syn_mv: 8, bg_rate_hz: 80, bg_w_mv: 6 },
+      { seed: 3, n: 96, m: 4, duration_ms: 2000, drive_mv: 100, sources: 96, w_syn_mv: 20, bg_rate_hz: 200, bg_w_mv: 20 },
+    ];
+    for (const c of cases) {
+      const r = runRaw(fire, Object.fromEntries(Object.entries(c).map(([k, v]) => [k, String(v)]))).result as any;
+      const ref = lif(priceDag(c.seed, c.n, c.m), { durationMs: c.duration_ms, driveMv: c.drive_mv, sources: c.sources, wSynMv: c.w_syn_mv, bgRateHz: c.bg_rate_hz, bgWMv: c.bg_w_mv }, c.seed);
+      const dag = priceDag(c.seed, c.n, c.m);
+      expect(r.neurons).to.deep.equal(ref.spikes.map((list, id) => ({ id, spikes: list.length, rate_hz: list.length / (c.duration_ms / 1000), first_spike_ms: list.length ? list[0]! * 0.1 : null })));
+      const all = ref.spikes.flatMap((list, id) => list.map((s) => [s, id])).sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+      expect(r.raster_truncated).to.equal(all.length > 4000);
+      expect(r.raster).to.deep.equal(all.slice(0, 4000).map(([s, id]) => [s! * 0.1, id]));
+      const pop = new Array<number>(Math.ceil(c.duration_ms / 10)).fill(0);
+      for (const [s] of all) pop[Math.min(pop.length - 1, Math.floor((s! * 0.1) / 10))]++;
+      expect(r.population_rate_hz).to.deep.equal(pop.map((k) => k / c.n / 0.01));
+      expect(r.totals).to.deep.equal({ spikes: all.length, active_neurons: ref.spikes.filter((l) => l.length).length, synaptic_events: ref.spikes.reduce((s, l, id) => s + l.length * dag.indeg[id]!, 0) });
+      const T = 20 * Math.log(c.drive_mv / (c.drive_mv - 20));
+      expect(r.theory.root_first_spike_ms).to.be.closeTo(T, 1e-12);
+      expect(r.theory.root_isi_ms).to.be.closeTo(2 + T, 1e-12);
+    }
+    // the third case has more than 4000 spikes: the raster is cut, the totals are not
+    expect((runRaw(fire, { seed: '3', n: '96', m: '4', duration_ms: '2000', drive_mv: '100', sources: '96', w_syn_mv: '20', bg_rate_hz: '200', bg_w_mv: '20' }).result as any).raster_truncated).to.equal(true);
+    expect((runRaw(fire, { drive_mv: '20' }).result as any).theory).to.deep.equal({ root_isi_ms: null, root_first_spike_ms: null });
+  });
+
   it('the root neuron spikes at τ·ln(V∞/(V∞−Vth)) and fires with ISI T = τ_ref + that, within dt, for several drives', () => {
     for (const drive of [21, 25, 30, 50, 100]) {
       const r = runRaw(fire, { drive_mv: String(drive), duration_ms: '800' }).result as any;

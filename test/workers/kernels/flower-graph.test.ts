@@ -1,6 +1,24 @@
 import { expect } from 'chai';
 import flower from '../../../workers/kernels/flower-graph.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
+import { eigenvaluesBelow } from '../../helpers/fgbrain-reference.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+/** The SBM redrawn from stream edges: one uniform per pair i < j (row-major); p = 1 core–core, p_core core–petal, p_in same petal, p_out else. */
+function sbm(seed: number, k: number, s: number, c: number, pIn: number, pOut: number, pCore: number): number[][] {
+  const r = new RngStreams(seed, 'flower/graph').stream('edges');
+  const n = c + k * s;
+  const block = (i: number) => (i < c ? -1 : Math.floor((i - c) / s));
+  const nb: number[][] = Array.from({ length: n }, () => []);
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
+    const p = block(i) < 0 && block(j) < 0 ? 1 : block(i) < 0 || block(j) < 0 ? pCore : block(i) === block(j) ? pIn : pOut;
+    if (r.next() < p) {
+      nb[i]!.push(j);
+      nb[j]!.push(i);
+    }
+  }
+  return nb.map((l) => l.sort((a, b) => a - b));
+}
 
 const raw = (q: Record<string, unknown> = {}): any => runRaw(flower, q).result;
 const deg = (r: any): number[] => r.neighbors.map((ns: number[]) => ns.length);
@@ -74,6 +92,33 @@ describe('kernel flower/graph', () => {
       expect(r.cheeger).to.include({ applies: true });
     }
     expect(connected).to.be.at.least(15);
+  });
+
+  it('the graph is the SBM redrawn from stream edges; every reported eigenvalue is one (counted by inertia), for both Laplacians', () => {
+    for (const [seed, k, sz, c, pIn, pOut, pCore] of [[42, 6, 8, 4, 0.6, 0.02, 0.15], [3, 3, 5, 2, 0.9, 0.2, 0.5], [7, 4, 4, 1, 0.3, 0, 0]] as const) {
+      const r = raw({ seed, petals: k, petal_size: sz, core: c, p_in: pIn, p_out: pOut, p_core: pCore });
+      const nb = sbm(seed, k, sz, c, pIn, pOut, pCore);
+      expect(r.neighbors).to.deep.equal(nb);
+      const n = nb.length;
+      const d = nb.map((l) => l.length);
+      const Lnorm = nb.map((l, i) => Array.from({ length: n }, (_, j) => (i === j ? (d[i] ? 1 : 0) : l.includes(j) ? -1 / Math.sqrt(d[i]! * d[j]!) : 0)));
+      const lam = Array.from(r.spectrum.eigenvalues as Float64Array);
+      const eps = 1e-7;
+      lam.forEach((x, idx) => {
+        const first = lam.findIndex((y) => Math.abs(y - x) < eps);
+        expect(eigenvaluesBelow(Lnorm, x - eps), `normalised eigenvalue ${idx}`).to.equal(first);
+        expect(eigenvaluesBelow(Lnorm, x + eps)).to.be.above(idx);
+      });
+      expect(r.spectrum.lambda2_normalized).to.equal(lam[1]);
+      const Lcomb = nb.map((l, i) => Array.from({ length: n }, (_, j) => (i === j ? d[i]! : l.includes(j) ? -1 : 0)));
+      const l2 = r.spectrum.lambda2_laplacian;
+      const below = eigenvaluesBelow(Lcomb, l2 - eps);
+      // the second smallest: one eigenvalue below it, or it is a repeated zero (disconnected)
+      expect(below).to.be.at.most(1);
+      expect(eigenvaluesBelow(Lcomb, l2 + eps)).to.be.at.least(2);
+      expect(r.cheeger.lower).to.be.closeTo(lam[1]! / 2, 1e-15);
+      expect(r.cheeger.upper).to.be.closeTo(Math.sqrt(2 * Math.max(0, lam[1]!)), 1e-15);
+    }
   });
 
   it('spectrum: eigenvalues in [0, 2], Σλ = n − isolated, Σλ² = ‖ℒ‖²_F, #zeros = #components, λ₂(L) > 0 ⇔ connected', () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import genie, { rollout, solveLinear } from '../../../workers/kernels/genie-rollout.js';
 import { gramSchmidt } from '../../../workers/lib/linalg.js';
 import { Rng, RngStreams } from '../../../workers/lib/prng.js';
@@ -42,7 +43,91 @@ function regenerate(seed: number, D: number, A: number, H: number) {
   return { R, E, z0, actions };
 }
 
+/** x solving M x = b by Gauss–Jordan elimination with partial pivoting (nested arrays). */
+function gaussJordan(M: Mat, b: number[]): number[] {
+  const n = b.length;
+  const a = M.map((row, i) => [...row, b[i]!]);
+  for (let k = 0; k < n; k++) {
+    let p = k;
+    for (let i = k + 1; i < n; i++) if (Math.abs(a[i]![k]!) > Math.abs(a[p]![k]!)) p = i;
+    [a[k], a[p]] = [a[p]!, a[k]!];
+    for (let i = 0; i < n; i++) if (i !== k) {
+      const f = a[i]![k]! / a[k]![k]!;
+      for (let j = k; j <= n; j++) a[i]![j] = a[i]![j]! - f * a[k]![j]!;
+    }
+  }
+  return a.map((row, i) => row[n]! / a[i]![i]!);
+}
+
+/**
+ * The whole pipeline replayed: decoder G (2D×D, sd 1/√D, stream decoder), the world from regenerate,
+ * frames tanh(G z_t) + 0.01·noise (stream frame_noise), the encoder ẑ = argmin ‖Gz − atanh(clip x)‖
+ * by the normal equations, VQ action = nearest codeword to ẑ_{t+1} − ρRẑ_t, random actions (stream
+ * random), PSNR (peak-to-peak 2) of the rollouts decoded from z_0, and the constant-action fixed point.
+ */
+function pipeline(seed: number, D: number, A: number, H: number, rho: number) {
+  const rng = new RngStreams(seed, 'genie/rollout');
+  const { R, E, z0, actions } = regenerate(seed, D, A, H);
+  const gs = rng.stream('decoder');
+  const G = Array.from({ length: 2 * D }, () => Array.from({ length: D }, () => gs.normal() / Math.sqrt(D)));
+  const step = (z: number[], a: number) => apply(R, z).map((x, i) => rho * x + E[a]![i]!);
+  const roll = (acts: number[]) => acts.reduce<number[][]>((zs, a) => [...zs, step(zs.at(-1)!, a)], [z0]);
+  const Z = roll(actions);
+  const fn = rng.stream('frame_noise');
+  const frames = Z.map((z) => apply(G, z).map((x) => Math.tanh(x) + 0.01 * fn.normal()));
+  const GtG = G[0]!.map((_, i) => G[0]!.map((__, j) => G.reduce((s, row) => s + row[i]! * row[j]!, 0)));
+  const lim = 1 - 1e-6;
+  const Zhat = frames.map((x) => {
+    const y = x.map((v) => Math.atanh(Math.max(-lim, Math.min(lim, v))));
+    return gaussJordan(GtG, G[0]!.map((_, j) => G.reduce((s, row, p) => s + row[j]! * y[p]!, 0)));
+  });
+  const inferred = actions.map((_, t) => {
+    const res = apply(R, Zhat[t]!).map((x, i) => Zhat[t + 1]![i]! - rho * x);
+    const d = E.map((e) => e.reduce((s, x, i) => s + (res[i]! - x) ** 2, 0));
+    return d.indexOf(Math.min(...d));
+  });
+  const rr = rng.stream('random');
+  const random = actions.map(() => Math.floor(rr.next() * A));
+  const psnr = (acts: number[]) =>
+    roll(acts)
+      .slice(1)
+      .map((z, t) => {
+        const mse = apply(G, z).reduce((s, x, p) => s + (Math.tanh(x) - frames[t + 1]![p]!) ** 2, 0) / (2 * D);
+        return 10 * Math.log10(4 / mse);
+      });
+  const a0 = actions[0]!;
+  const zStar = gaussJordan(R.map((row, i) => row.map((x, j) => (i === j ? 1 : 0) - rho * x)), E[a0]!);
+  const Zc = roll(actions.map(() => a0));
+  return { Z, inferred, random, psnrInf: psnr(inferred), psnrRand: psnr(random), zStar, a0, dist: [norm(Zc[0]!.map((x, i) => x - zStar[i]!)), norm(Zc[H]!.map((x, i) => x - zStar[i]!))], actions };
+}
+
 describe('kernel genie/rollout', () => {
+  it('the latent action model, PSNR series, confusion, fixed point and digests recomputed by an independent pipeline', () => {
+    for (const [seed, D, A, H, rho] of [[42, 8, 6, 32, 0.85], [3, 4, 12, 20, 0.5], [9, 6, 3, 300, 0.95]] as const) {
+      const r = runRaw(genie, q({ seed, dim: D, n_actions: A, horizon: H, rho })).result as any;
+      const ref = pipeline(seed, D, A, H, rho);
+      const sha = (xs: number[]) => createHash('sha256').update(JSON.stringify(xs)).digest('hex');
+      expect(r.actions_digest).to.deep.equal({ true: sha(ref.actions), inferred: sha(ref.inferred) });
+      expect(r.true_actions).to.deep.equal(r.actions_index.map((i: number) => ref.actions[i]));
+      expect(r.inferred_actions).to.deep.equal(r.actions_index.map((i: number) => ref.inferred[i]));
+      expect(r.action_accuracy).to.equal(ref.inferred.filter((a, t) => a === ref.actions[t]).length / H);
+      const conf = Array.from({ length: A }, () => new Array<number>(A).fill(0));
+      ref.actions.forEach((a, t) => conf[a]![ref.inferred[t]!]++);
+      expect(r.confusion).to.deep.equal(conf);
+      r.psnr_inferred.forEach((x: number, k: number) => expect(x).to.be.closeTo(ref.psnrInf[r.psnr_index[k] - 1]!, 1e-8));
+      r.psnr_random.forEach((x: number, k: number) => expect(x).to.be.closeTo(ref.psnrRand[r.psnr_index[k] - 1]!, 1e-8));
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      expect(r.psnr_inferred_mean).to.be.closeTo(mean(ref.psnrInf), 1e-8);
+      expect(r.psnr_random_mean).to.be.closeTo(mean(ref.psnrRand), 1e-8);
+      expect(r.delta_psnr).to.be.closeTo(mean(ref.psnrInf) - mean(ref.psnrRand), 1e-8);
+      expect(r.fixed_point.action).to.equal(ref.a0);
+      Array.from(r.fixed_point.z_star as ArrayLike<number>).forEach((x, i) => expect(x).to.be.closeTo(ref.zStar[i]!, 1e-10));
+      expect(r.fixed_point_distance.start).to.be.closeTo(ref.dist[0]!, 1e-10);
+      expect(r.fixed_point_distance.end).to.be.closeTo(ref.dist[1]!, 1e-10);
+      Array.from(r.z0 as ArrayLike<number>).forEach((x, i) => expect(x).to.be.closeTo(ref.Z[0]![i]!, 1e-15));
+    }
+  });
+
   it('module: the rollout equals the closed form (ρR)^t z_0 + Σ (ρR)^{t−1−s} e_{a_s} for any R', () => {
     const rng = new Rng(4);
     for (const [D, A, T, rho] of [[3, 4, 12, 0.7], [5, 2, 9, 0], [2, 6, 20, 0.999]]) {

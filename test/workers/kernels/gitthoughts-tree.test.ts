@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import git from '../../../workers/kernels/gitthoughts-tree.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const sha1Object = (type: string, body: Buffer): string => createHash('sha1').update(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body])).digest('hex');
@@ -67,7 +68,55 @@ function solvable(nums: Frac[]): boolean {
   return false;
 }
 
+/**
+ * Exact completion count of a multiset: every unordered pair {i < j} gives a+b, a·b, a−b, b−a and the
+ * quotients with a non-zero divisor; a leaf counts 1, a hit when it equals 24. Memoised by the sorted values.
+ */
+function completions(nums: Frac[], memo = new Map<string, [number, number]>()): [number, number] {
+  if (nums.length === 1) return [nums[0]![0] === 24n && nums[0]![1] === 1n ? 1 : 0, 1];
+  const key = nums.map(([p, q]) => `${p}/${q}`).sort().join(',');
+  const hit = memo.get(key);
+  if (hit) return hit;
+  let hits = 0;
+  let total = 0;
+  for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) {
+    const rest = nums.filter((_, k) => k !== i && k !== j);
+    const [a, b] = [nums[i]!, nums[j]!];
+    for (const r of [ops['+']!(a, b), ops['*']!(a, b), ops['-']!(a, b), ops['-']!(b, a), ops['/']!(a, b), ops['/']!(b, a)]) {
+      if (!r) continue;
+      const [h, t] = completions([...rest, r], memo);
+      hits += h;
+      total += t;
+    }
+  }
+  memo.set(key, [hits, total]);
+  return [hits, total];
+}
+const parseFrac = (t: string): Frac => (t.includes('/') ? norm([BigInt(t.split('/')[0]!), BigInt(t.split('/')[1]!)]) : [BigInt(t), 1n]);
+
 describe('kernel gitthoughts/tree', () => {
+  it('inputs from stream numbers; every score is the exact completion value of the state its thought leaves, recomputed', () => {
+    const memo = new Map<string, [number, number]>();
+    for (const q of [{ seed: 42 }, { seed: 7, beam: 2 }, { numbers: '4,7,8,8', beam: 3 }, { seed: 11, beam: 8 }]) {
+      const r = runRaw(git, q).result as any;
+      if (q.numbers === undefined) {
+        const ns = new RngStreams(q.seed!, 'gitthoughts/tree').stream('numbers');
+        expect(r.numbers).to.deep.equal(Array.from({ length: 4 }, () => 1 + Math.floor(ns.next() * 13)));
+      }
+      const root = completions(r.numbers.map((n: number) => [BigInt(n), 1n] as Frac), memo);
+      expect(r.exact_root_value).to.deep.equal({ hits: root[0], completions: root[1] });
+      expect(r.commits[0].score).to.be.closeTo(root[0] / root[1], 1e-15);
+      for (const c of r.commits.slice(1)) {
+        const left = /\(left: ([^)]*)\)$/.exec(c.thought)![1]!.split(' ').map(parseFrac);
+        const [h, t] = completions(left, memo);
+        expect(c.score, c.thought).to.be.closeTo(h / t, 1e-15);
+      }
+      // depth 1: 6 pairs × 6 operations of the root (inputs 1…13 are never 0, so every quotient is defined)
+      expect(r.commits.filter((c: any) => c.depth === 1).length).to.equal(36);
+      expect(r.counts.thoughts).to.equal(r.commits_total - 1);
+    }
+  });
+
   it('every commit id is the git object id of its rebuilt body, and real git agrees', () => {
     // the body as sent: scores rounded to 12 significant digits, exactly as written into the notes
     const r = JSON.parse(runBody(git, { seed: 3 })).result;

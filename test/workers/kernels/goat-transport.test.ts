@@ -1,10 +1,80 @@
 import { expect } from 'chai';
 import goat from '../../../workers/kernels/goat-transport.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+/**
+ * Independent reference: Q, K from streams q, k; prior coefficients a, b from stream prior;
+ * π ∝ exp(1[j=0] + a·cos(2πj/n_k) + b·sin(2πj/n_k)); Sinkhorn in the plain (not log) domain:
+ * u ← (1/n_q) / (K v), v ← (1/n_k) / (Kᵀ u) with K = exp(S/reg), recording after each sweep the
+ * row error Σ_i |rowsum_i − 1/n_q| and the dual mean(ln u) + mean(ln v) − Σ P.
+ */
+function reference(seed: number, nq: number, nk: number, iters: number, reg: number) {
+  const rng = new RngStreams(seed, 'goat/transport');
+  const qs = rng.stream('q');
+  const ks = rng.stream('k');
+  const Q = Array.from({ length: nq }, () => Array.from({ length: 8 }, () => qs.normal()));
+  const K = Array.from({ length: nk }, () => Array.from({ length: 8 }, () => ks.normal()));
+  const pr = rng.stream('prior');
+  const a = 0.5 * pr.normal();
+  const b = 0.5 * pr.normal();
+  const w = Array.from({ length: nk }, (_, j) => Math.exp((j === 0 ? 1 : 0) + a * Math.cos((2 * Math.PI * j) / nk) + b * Math.sin((2 * Math.PI * j) / nk)));
+  const prior = w.map((x) => x / w.reduce((s, y) => s + y, 0));
+  const S = Q.map((q) => K.map((k) => q.reduce((s, x, d) => s + x * k[d]!, 0) / Math.sqrt(8)));
+  const normalise = (v: number[]) => v.map((x) => x / v.reduce((s, y) => s + y, 0));
+  const softmaxRows = S.map((row) => normalise(row.map((x) => Math.exp(x / reg))));
+  const goatRows = S.map((row) => normalise(row.map((x, j) => prior[j]! * Math.exp(x / reg))));
+  const E = S.map((row) => row.map((x) => Math.exp(x / reg)));
+  let u = new Array<number>(nq).fill(1);
+  let v = new Array<number>(nk).fill(1);
+  const rowErrors: number[] = [];
+  const duals: number[] = [];
+  let firstHalf = 0;
+  let P: number[][] = [];
+  for (let it = 0; it < iters; it++) {
+    u = E.map((row) => 1 / nq / row.reduce((s, x, j) => s + x * v[j]!, 0));
+    if (it === 0) E.forEach((row, i) => row.forEach((x, j) => (firstHalf = Math.max(firstHalf, Math.abs(x * u[i]! - softmaxRows[i]![j]! / nq)))));
+    v = v.map((_, j) => 1 / nk / E.reduce((s, row, i) => s + row[j]! * u[i]!, 0));
+    P = E.map((row, i) => row.map((x, j) => u[i]! * x * v[j]!));
+    rowErrors.push(P.reduce((s, row) => s + Math.abs(row.reduce((t, x) => t + x, 0) - 1 / nq), 0));
+    const mass = P.flat().reduce((s, x) => s + x, 0);
+    duals.push(u.reduce((s, x) => s + Math.log(x), 0) / nq + v.reduce((s, x) => s + Math.log(x), 0) / nk - mass);
+  }
+  const colError = v.reduce((s, _, j) => s + Math.abs(P.reduce((t, row) => t + row[j]!, 0) - 1 / nk), 0);
+  const cost = P.reduce((s, row, i) => s + row.reduce((t, p, j) => t - p * S[i]![j]!, 0), 0);
+  const entropy = -P.flat().reduce((s, p) => s + (p > 0 ? p * Math.log(p) : 0), 0);
+  return { prior, S, softmaxRows, goatRows, P, rowErrors, duals, firstHalf, colError, cost, entropy };
+}
+const close = (a: number, b: number, what: string, tol = 1e-9) => expect(a, what).to.be.closeTo(b, tol * Math.max(1, Math.abs(b)));
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 
 describe('kernel goat/transport', () => {
+  it('every reported value recomputed by a plain-domain Sinkhorn on inputs redrawn from the streams', () => {
+    for (const [seed, nq, nk, iters, reg] of [[42, 12, 16, 40, 1], [3, 5, 7, 25, 0.3], [9, 20, 30, 10, 4], [1, 1, 1, 3, 1], [5, 16, 16, 8, 2], [6, 16, 17, 4, 1]] as const) {
+      const r = runRaw(goat, { seed: String(seed), ...q({ n_q: nq, n_k: nk, iters, reg }) }).result as any;
+      const ref = reference(seed, nq, nk, iters, reg);
+      r.prior.forEach((x: number, j: number) => close(x, ref.prior[j]!, `prior ${j}`));
+      expect(r.goat_rows.length).to.equal(Math.min(4, nq));
+      expect(r.softmax_rows.length).to.equal(Math.min(4, nq));
+      r.goat_rows.forEach((row: number[], i: number) => row.forEach((x, j) => close(x, ref.goatRows[i]![j]!, `goat ${i},${j}`)));
+      r.softmax_rows.forEach((row: number[], i: number) => row.forEach((x, j) => close(x, ref.softmaxRows[i]![j]!, `softmax ${i},${j}`)));
+      expect(r.plan_truncated).to.equal(nq * nk > 256);
+      expect(r.plan.length).to.equal(nq * nk > 256 ? 4 : nq);
+      r.plan.forEach((row: number[], i: number) => row.forEach((x, j) => close(x, ref.P[i]![j]!, `plan ${i},${j}`)));
+      if (nq * nk <= 256) (r.scores as number[]).forEach((x, k) => close(x, ref.S[Math.floor(k / nk)]![k % nk]!, `score ${k}`));
+      else expect(r.scores).to.equal(null);
+      expect(r.curve_iterations).to.deep.equal(ref.rowErrors.map((_, i) => i));
+      r.row_error_curve.forEach((x: number, i: number) => expect(x, `row error ${i}`).to.be.closeTo(ref.rowErrors[i]!, 1e-12));
+      r.dual_curve.forEach((x: number, i: number) => close(x, ref.duals[i]!, `dual ${i}`));
+      expect(r.final_row_error).to.be.closeTo(ref.rowErrors.at(-1)!, 1e-12);
+      expect(r.final_col_error).to.be.closeTo(ref.colError, 1e-12);
+      close(r.transport_cost, ref.cost, 'cost');
+      close(r.plan_entropy, ref.entropy, 'entropy');
+      expect(r.first_half_step_vs_softmax).to.be.closeTo(ref.firstHalf, 1e-15);
+    }
+  });
+
   it('Sinkhorn conserves the column marginals exactly, the dual rises and the row error falls (4 seeds, 3 regs)', () => {
     for (let seed = 0; seed < 4; seed++) for (const reg of [0.1, 1, 3]) {
       const r = runRaw(goat, { seed: String(seed), ...q({ reg, iters: 60 }) }).result as any;

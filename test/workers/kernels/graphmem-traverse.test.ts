@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import graphmem, { beamSearch, buildViews, combine, drawMemory, dpScores } from '../../../workers/kernels/graphmem-traverse.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const WEIGHTS: Record<string, number> = { semantic: 0.5, temporal: 0.2, causal: 1.0, entity: 0.6 };
@@ -58,7 +58,104 @@ function referenceDp(n: number, views: Record<string, Map<string, number>>, anch
   return best;
 }
 
+/** The memory and query redrawn (kernels-b §13): stream memory gives unit embeddings, then per story an offset U(0, 100) and gaps 5 + 10u; stream query gives the story int(stories), then dim normals. */
+function redraw(seed: number, n: number, dim: number) {
+  const rng = new RngStreams(seed, 'graphmem/traverse');
+  const m = rng.stream('memory');
+  const unitv = (v: number[]) => v.map((x) => x / Math.hypot(...v));
+  const nodes: Node[] = Array.from({ length: n }, (_, id) => ({ id, story: Math.floor(id / 5), t: 0, embedding: unitv(Array.from({ length: dim }, () => m.normal())) }));
+  for (let st = 0; st < Math.ceil(n / 5); st++) {
+    let t = 100 * m.next();
+    for (let i = st * 5; i < Math.min(n, st * 5 + 5); i++) {
+      if (i > st * 5) t += 5 + 10 * m.next();
+      nodes[i]!.t = t;
+    }
+  }
+  const qs = rng.stream('query');
+  const target = Math.floor(qs.next() * Math.ceil(n / 5));
+  const last = Math.min(n, target * 5 + 5) - 1;
+  const q = unitv(nodes[last]!.embedding.map((x) => x + 0.3 * qs.normal()));
+  return { nodes, target, q };
+}
+
+/** Beam traversal with synchronous hops (scores read at the start of each hop), frontier = 8 most improved (ties to the lower id). */
+function referenceBeam(n: number, views: Record<string, Map<string, number>>, anchors: number[], anchorScores: number[]) {
+  const W = new Map<string, { w: number; view: string }>();
+  for (const view of ['semantic', 'temporal', 'causal', 'entity']) for (const [key, w] of views[view]!) if (WEIGHTS[view]! * w > (W.get(key)?.w ?? 0)) W.set(key, { w: WEIGHTS[view]! * w, view });
+  const score = new Array<number>(n).fill(0);
+  const path: ({ from: number; to: number; view: string }[] | null)[] = new Array(n).fill(null);
+  anchors.forEach((a, i) => ((score[a] = anchorScores[i]!), (path[a] = [])));
+  let frontier = [...anchors];
+  for (let hop = 0; hop < 4 && frontier.length; hop++) {
+    const s0 = [...score];
+    const p0 = [...path];
+    const improved = new Set<number>();
+    for (const u of frontier) {
+      for (let v = 0; v < n; v++) {
+        const e = W.get(`${u}>${v}`);
+        if (!e) continue;
+        const cand = s0[u]! * (GAMMA * e.w);
+        if (cand > score[v]!) {
+          score[v] = cand;
+          path[v] = [...p0[u]!, { from: u, to: v, view: e.view }];
+          improved.add(v);
+        }
+      }
+    }
+    frontier = [...improved].sort((a, b) => score[b]! - score[a]! || a - b).slice(0, 8);
+  }
+  return { score, path, W };
+}
+
 describe('kernel graphmem/traverse', () => {
+  it('memory and query redrawn; retrieval, precision/recall, view counts and contributions recomputed by an independent beam', () => {
+    // seed 6 at 23 nodes queries the last, partial story (3 items)
+    for (const [seed, n, dim, k] of [[42, 40, 12, 5], [5, 23, 4, 8], [8, 60, 16, 12], [2, 11, 2, 11], [6, 23, 5, 6]] as const) {
+      const res = runRaw(graphmem, { seed, nodes: n, dim, k }).result as any;
+      const { nodes, target, q } = redraw(seed, n, dim);
+      res.nodes.forEach((nd: any, i: number) => {
+        expect([nd.id, nd.story]).to.deep.equal([i, nodes[i]!.story]);
+        expect(nd.t).to.be.closeTo(nodes[i]!.t, 1e-12);
+        Array.from(nd.embedding as ArrayLike<number>).forEach((x, j) => expect(x).to.be.closeTo(nodes[i]!.embedding[j]!, 1e-12));
+      });
+      expect(res.query.story).to.equal(target);
+      Array.from(res.query.embedding as ArrayLike<number>).forEach((x, j) => expect(x).to.be.closeTo(q[j]!, 1e-12));
+      const relevant = nodes.filter((nd) => nd.story === target).map((nd) => nd.id);
+      expect(res.relevant).to.deep.equal(relevant);
+      const views = referenceViews(nodes);
+      const cos = nodes.map((nd) => Math.max(-1, Math.min(1, nd.embedding.reduce((a, x, j) => a + x * q[j]!, 0))));
+      const order = cos.map((_, i) => i).sort((a, b) => cos[b]! - cos[a]! || a - b);
+      const anchors = order.slice(0, 2);
+      expect(res.anchors).to.deep.equal(anchors);
+      const beam = referenceBeam(n, views, anchors, anchors.map((a) => Math.max(0, cos[a]!)));
+      const retrieved = beam.score.map((_, i) => i).sort((a, b) => beam.score[b]! - beam.score[a]! || a - b).slice(0, k);
+      expect(res.retrieved.map((x: any) => x.id)).to.deep.equal(retrieved);
+      res.retrieved.forEach((x: any) => {
+        expect(x.score).to.be.closeTo(beam.score[x.id]!, 1e-12);
+        expect(x.path).to.deep.equal(beam.path[x.id]);
+      });
+      const hits = (ids: number[]) => ids.filter((i) => relevant.includes(i)).length;
+      expect([res.precision_at_k, res.recall_at_k]).to.deep.equal([hits(retrieved) / k, hits(retrieved) / relevant.length]);
+      const base = order.slice(0, k);
+      expect([res.baseline_precision_at_k, res.baseline_recall_at_k]).to.deep.equal([hits(base) / k, hits(base) / relevant.length]);
+      expect(res.edges_per_view).to.deep.equal(Object.fromEntries(Object.entries(views).map(([v, m]) => [v, m.size])));
+      const best: Record<string, number> = { semantic: 0, temporal: 0, causal: 0, entity: 0 };
+      for (const e of beam.W.values()) best[e.view]++;
+      expect(res.best_view_edges).to.deep.equal(best);
+      const used: Record<string, number> = { semantic: 0, temporal: 0, causal: 0, entity: 0 };
+      let total = 0;
+      for (const id of retrieved) {
+        for (const e of beam.path[id] ?? []) {
+          used[e.view]++;
+          total++;
+        }
+      }
+      expect(res.view_contributions).to.deep.equal(Object.fromEntries(Object.entries(used).map(([v, c]) => [v, total ? c / total : 0])));
+    }
+    // precondition of the last case: it queries the partial story 4 (nodes 20–22)
+    expect(redraw(6, 23, 5).target).to.equal(4);
+  });
+
   it('beam scores never exceed an independent max-product DP; paths use real edges of their view and recompute to the score', () => {
     for (const [seed, nodes, dim, k] of [[42, 40, 12, 5], [5, 23, 4, 8], [8, 60, 16, 12]] as const) {
       const r = runRaw(graphmem, { seed, nodes, dim, k });

@@ -54,7 +54,7 @@ function reference(seed: number, p: { dim: number; n_cycles: number; t_low: numb
   const { M, b } = system(seed, p.dim);
   let zL = new Array<number>(p.dim).fill(0);
   let zH = new Array<number>(p.dim).fill(0);
-  const trace: { rel: number; first: number; last: number }[] = [];
+  const trace: { rel: number; first: number; last: number; ratio: number | null }[] = [];
   let halted: number | null = null;
   for (let k = 1; k <= p.n_cycles; k++) {
     const gs: number[] = [];
@@ -65,14 +65,15 @@ function reference(seed: number, p: { dim: number; n_cycles: number; t_low: numb
     }
     zH = zH.map((x, i) => x + p.h_gain * (zL[i]! - x));
     const rel = nrm(mv(M, zH).map((x, i) => x - b[i]!)) / nrm(b);
-    trace.push({ rel, first: gs[0]!, last: gs.at(-1)! });
+    const ratios = gs.slice(1).map((x, t) => x / gs[t]!);
+    trace.push({ rel, first: gs[0]!, last: gs.at(-1)!, ratio: ratios.length ? Math.max(...ratios) : null });
     if (rel <= p.tol) {
       halted = k;
       break;
     }
   }
   const xs = solve(M, b);
-  return { trace, halted, err: nrm(zH.map((x, i) => x - xs[i]!)) / nrm(xs) };
+  return { trace, halted, err: nrm(zH.map((x, i) => x - xs[i]!)) / nrm(xs), xs, zH, b };
 }
 
 const DEFAULTS = { dim: 12, n_cycles: 16, t_low: 8, lr: 0.55, h_gain: 0.32, tol: 0.02 };
@@ -92,8 +93,18 @@ describe('kernel hrm/solve', () => {
         close(row.rel_residual, ref.trace[k]!.rel);
         close(row.l_residual_first, ref.trace[k]!.first);
         close(row.l_residual_last, ref.trace[k]!.last);
+        if (ref.trace[k]!.ratio === null) expect(row.l_ratio_max).to.equal(null);
+        else close(row.l_ratio_max, ref.trace[k]!.ratio!);
       });
       close(r.error_to_reference, ref.err);
+      close(r.final_rel_residual, ref.trace.at(-1)!.rel);
+      const n = ref.trace.length;
+      if (n >= 2) close(r.residual_ratio_last, ref.trace[n - 1]!.rel / ref.trace[n - 2]!.rel);
+      else expect(r.residual_ratio_last).to.equal(null);
+      Array.from(r.x_star as ArrayLike<number>).forEach((x, i) => close(x, ref.xs[i]!));
+      Array.from(r.z_h as ArrayLike<number>).forEach((x, i) => close(x, ref.zH[i]!));
+      Array.from(r.b as ArrayLike<number>).forEach((x, i) => close(x, ref.b[i]!));
+      Array.from(r.eigenvalues as ArrayLike<number>).forEach((x, i) => close(x, p.dim === 1 ? 1 : 1 + i / (p.dim - 1)));
     }
   });
 

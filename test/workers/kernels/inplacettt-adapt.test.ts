@@ -16,7 +16,12 @@ function regenerate(seed: number, d: number, V: number, N: number) {
   const perm = rng.stream('perm').shuffle(Array.from({ length: V }, (_, i) => i));
   const tr = rng.stream('tokens');
   const tokens = [tr.int(V)];
-  for (let t = 1; t < N * 16 + 1; t++) tokens.push(tr.next() < 0.9 ? perm[tokens[t - 1]!]! : tr.int(V));
+  let follows = 0;
+  for (let t = 1; t < N * 16 + 1; t++) {
+    const f = tr.next() < 0.9;
+    if (f) follows++;
+    tokens.push(f ? perm[tokens[t - 1]!]! : tr.int(V));
+  }
   const z = Array.from({ length: V }, (_, v) => {
     const x = Array.from(E.subarray(v * V, v * V + V));
     const h = Array.from({ length: d }, (_, j) => {
@@ -28,7 +33,7 @@ function regenerate(seed: number, d: number, V: number, N: number) {
     const rms = Math.sqrt(h.reduce((s, v2) => s + (v2 - m) ** 2, 0) / d);
     return h.map((v2) => (v2 - m) / rms);
   });
-  return { W0, perm, tokens, z };
+  return { W0, perm, tokens, z, follows };
 }
 
 /** Straightforward apply-then-update with W as nested arrays. */
@@ -63,6 +68,22 @@ describe('kernel inplacettt/adapt', () => {
       const wn = Math.sqrt(ntp.W.flat().reduce((s, w) => s + w * w, 0));
       expect(r.fast_weight_norm_final).to.be.closeTo(wn, 1e-10 * wn);
       expect(r.oracle_accuracy).to.be.closeTo(0.9 + 0.1 / V!, 1e-15);
+      const { follows } = regenerate(seed!, d!, V!, N!);
+      expect(r.empirical_follow_rate).to.equal(follows / (N! * 16));
+      expect(r.fast_weight_norm_initial).to.be.closeTo(Math.hypot(...W0), 1e-12);
+      // grad energy of chunk c: η·‖G‖²_F with G = Σ_t e_(next token) z(current)ᵀ over the chunk
+      for (let c = 0; c < N!; c++) {
+        const G = Array.from({ length: V! }, () => new Array<number>(d!).fill(0));
+        for (let t = c * 16; t < c * 16 + 16; t++) z[tokens[t]!]!.forEach((zj, j) => (G[tokens[t + 1]!]![j] += zj));
+        const e = eta! * G.flat().reduce((a, x) => a + x * x, 0);
+        expect(r.grad_energy[c], `chunk ${c}`).to.be.closeTo(e, 1e-9 * Math.max(1, e));
+      }
+      const q0 = Math.floor((3 * N!) / 4);
+      const lq = (a: number[]) => a.slice(q0).reduce((x, y) => x + y, 0) / (N! - q0);
+      expect(r.last_quarter_chunks).to.equal(N! - q0);
+      expect(r.last_quarter_accuracy.ntp).to.be.closeTo(lq(ntp.acc), 1e-15);
+      expect(r.last_quarter_accuracy.recon).to.be.closeTo(lq(r.accuracy_per_chunk.recon), 1e-15);
+      expect(r.last_quarter_accuracy.frozen).to.be.closeTo(lq(r.accuracy_per_chunk.frozen), 1e-15);
     }
   });
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import keyless, { drawModel, runKeyless, type KeylessModel } from '../../../workers/kernels/keyless-attention.js';
+import keyless, { runKeyless, type KeylessModel } from '../../../workers/kernels/keyless-attention.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
@@ -41,9 +41,22 @@ function referenceForward(m: KeylessModel, keysAreValues = false): { y: Mat; A0:
   return { y: mul(concat, mat(m.WO, m.heads.length * m.dHead, m.dModel)), A0 };
 }
 
+/**
+ * The model drawn from the note's order without the kernel's drawModel: stream x gives T·d_model
+ * normals; stream weights gives per head W_Q, W_V (z/√d_model), R (z/√d_head), then W_O (z/√(h·d_head)).
+ */
 function model(seed: number, T: number, dm: number, dh: number, h: number): KeylessModel {
   const rng = new RngStreams(seed, 'keyless/attention');
-  return drawModel(T, dm, dh, h, rng.stream('x'), rng.stream('weights'));
+  const xs = rng.stream('x');
+  const ws = rng.stream('weights');
+  const z = (n: number, sd: number) => Float64Array.from({ length: n }, () => ws.normal() * sd);
+  const x = Float64Array.from({ length: T * dm }, () => xs.normal());
+  const heads = Array.from({ length: h }, () => {
+    const WQ = z(dm * dh, 1 / Math.sqrt(dm));
+    const WV = z(dm * dh, 1 / Math.sqrt(dm));
+    return { WQ, WV, R: z(dh * dh, 1 / Math.sqrt(dh)) };
+  });
+  return { T, dModel: dm, dHead: dh, x, heads, WO: z(h * dh * dm, 1 / Math.sqrt(h * dh)) };
 }
 
 describe('kernel keyless/attention', () => {

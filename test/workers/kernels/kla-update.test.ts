@@ -52,7 +52,74 @@ function floorAt(keys: number[][], Strue: number[][], t: number): number {
 
 const rows = (x: Float64Array[]): number[][] => x.map((r) => Array.from(r));
 
+/** The data redrawn (kernels-b §21 order, one stream): S* (d·d normals / √d); per t a key direction (d normals) and a log-norm (×0.75); then T·d noise normals ×0.05. */
+function drawIndependently(seed: number, T: number, d: number) {
+  const r = new RngStreams(seed, 'kla/update').stream('stream');
+  const Strue = Array.from({ length: d }, () => Array.from({ length: d }, () => r.normal() / Math.sqrt(d)));
+  const keys = Array.from({ length: T }, () => {
+    const g = Array.from({ length: d }, () => r.normal());
+    const s = Math.exp(0.75 * r.normal());
+    const n = Math.hypot(...g);
+    return g.map((x) => (s * x) / n);
+  });
+  const values = keys.map((k) => Strue[0]!.map((_, j) => k.reduce((a, ki, i) => a + ki * Strue[i]![j]!, 0)));
+  const noisy = values.map((row) => row.map((v) => v + 0.05 * r.normal()));
+  return { Strue, keys, values, noisy };
+}
+
+/** The final state of a rule and the mean recall residual over the pairs seen, at given 1-based steps. */
+function finalAndRecall(keys: number[][], values: number[][], beta: (kk: number) => number, at: number[]) {
+  const d = keys[0]!.length;
+  const S = Array.from({ length: d }, () => new Array<number>(d).fill(0));
+  const kS = (k: number[]) => Array.from({ length: d }, (_, j) => k.reduce((a, ki, i) => a + ki * S[i]![j]!, 0));
+  const recall: number[] = [];
+  keys.forEach((k, t) => {
+    const r = values[t]!.map((v, j) => v - kS(k)[j]!);
+    const b = beta(k.reduce((a, x) => a + x * x, 0));
+    for (let i = 0; i < d; i++) for (let j = 0; j < d; j++) S[i]![j] = S[i]![j]! + b * k[i]! * r[j]!;
+    if (at.includes(t + 1)) recall.push(keys.slice(0, t + 1).reduce((acc, ku, u) => acc + Math.hypot(...values[u]!.map((v, j) => v - kS(ku)[j]!)), 0) / (t + 1));
+  });
+  return { S, recall };
+}
+const relFro = (A: number[][], B: number[][]) => Math.sqrt(A.reduce((s, row, i) => s + row.reduce((t, x, j) => t + (x - B[i]![j]!) ** 2, 0), 0) / B.reduce((s, row) => s + row.reduce((t, x) => t + x * x, 0), 0));
+
 describe('kernel kla/update', () => {
+  it('data redrawn from the stream; noisy runs, final errors, checkpoint recalls and the floor recomputed', () => {
+    for (const [seed, T, d] of [[42, 64, 8], [3, 20, 4], [9, 6, 8]] as const) {
+      const r = runRaw(kla, { seed, seq_len: T, d_state: d }).result as any;
+      const x = drawIndependently(seed, T, d);
+      rows(r.S_true).forEach((row, i) => row.forEach((v, j) => expect(v).to.be.closeTo(x.Strue[i]![j]!, 1e-15)));
+      rows(r.keys).forEach((row, t) => row.forEach((v, i) => expect(v).to.be.closeTo(x.keys[t]![i]!, 1e-12)));
+      rows(r.noisy_values).forEach((row, t) => row.forEach((v, j) => expect(v).to.be.closeTo(x.noisy[t]![j]!, 1e-12)));
+      const klaB = (kk: number) => 1 / (kk + EPS);
+      const fixB = () => 0.5;
+      const kn = replay(x.keys, x.noisy, x.Strue, klaB);
+      const bn = replay(x.keys, x.noisy, x.Strue, fixB);
+      for (let t = 0; t < T; t++) {
+        expect(r.kla_noisy.pre_residual[t]).to.be.closeTo(kn.pre[t]!, 1e-9 * Math.max(1, kn.pre[t]!));
+        expect(r.kla_noisy.post_residual[t]).to.be.closeTo(kn.post[t]!, 1e-9 * Math.max(1, kn.pre[t]!));
+        expect(r.kla_noisy.err_to_truth[t]).to.be.closeTo(kn.err[t]!, 1e-9 * Math.max(1, kn.err[t]!));
+        expect(r.baseline_noisy.pre_residual[t]).to.be.closeTo(bn.pre[t]!, 1e-9 * Math.max(1, bn.pre[t]!));
+        expect(r.baseline_noisy.err_to_truth[t]).to.be.closeTo(bn.err[t]!, 1e-9 * Math.max(1, bn.err[t]!));
+        expect(r.floor[t]).to.be.closeTo(floorAt(x.keys, x.Strue, t + 1), 1e-9);
+      }
+      const steps = [...new Set(Array.from({ length: 8 }, (_, c) => Math.max(1, Math.round(((c + 1) * T) / 8))))];
+      const fk = finalAndRecall(x.keys, x.values, klaB, steps);
+      const fb = finalAndRecall(x.keys, x.values, fixB, steps);
+      expect(r.checkpoints.map((c: any) => c.t)).to.deep.equal(steps);
+      r.checkpoints.forEach((c: any, k: number) => {
+        expect(c.kla_recall).to.be.closeTo(fk.recall[k]!, 1e-9 * Math.max(1, fk.recall[k]!));
+        expect(c.baseline_recall).to.be.closeTo(fb.recall[k]!, 1e-9 * Math.max(1, fb.recall[k]!));
+      });
+      expect(r.final.kla_rel_err).to.be.closeTo(relFro(fk.S, x.Strue), 1e-9);
+      expect(r.final.baseline_rel_err).to.be.closeTo(relFro(fb.S, x.Strue), 1e-9 * Math.max(1, relFro(fb.S, x.Strue)));
+      expect(r.final.kla_noisy_rel_err).to.be.closeTo(relFro(finalAndRecall(x.keys, x.noisy, klaB, []).S, x.Strue), 1e-9);
+      const bnRel = relFro(finalAndRecall(x.keys, x.noisy, fixB, []).S, x.Strue);
+      expect(r.final.baseline_noisy_rel_err).to.be.closeTo(bnRel, 1e-9 * Math.max(1, bnRel));
+      expect(r.lists_omitted).to.equal(false);
+    }
+  });
+
   it('replays both rules from the returned keys and values; every KLA step is the exact Kaczmarz projection', () => {
     for (const [seed, T, d] of [[42, 64, 8], [3, 20, 4], [4, 100, 12]] as const) {
       const r = runRaw(kla, { seed, seq_len: T, d_state: d }).result as any;

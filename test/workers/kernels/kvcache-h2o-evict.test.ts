@@ -39,6 +39,8 @@ function reference(seed: number, L: number, budget: number, recent: number, nHea
   const massH: number[] = [];
   const massL: number[] = [];
   const errH: number[] = [];
+  const errL: number[] = [];
+  const traceScores: number[] = [];
   // output over a subset of positions with the full softmax weights renormalised
   const out = (w: number[], js: number[]) => {
     const z = js.reduce((a, j) => a + w[j]!, 0);
@@ -52,6 +54,7 @@ function reference(seed: number, L: number, budget: number, recent: number, nHea
       const cands = cache.filter((j) => j <= t - recent);
       const victim = cands.reduce((b, j) => (acc.get(j)! < acc.get(b)! ? j : b), cands[0]!);
       trace.push(victim);
+      traceScores.push(acc.get(victim)!);
       cache = cache.filter((j) => j !== victim);
     }
     if (evalAt.has(t)) {
@@ -61,10 +64,12 @@ function reference(seed: number, L: number, budget: number, recent: number, nHea
       const oStar = out(full, Array.from({ length: t + 1 }, (_, j) => j));
       const o = out(full, cache);
       errH.push(Math.hypot(...o.map((x, c) => x - oStar[c]!)) / Math.hypot(...oStar));
+      const oL = out(full, Array.from({ length: Math.min(budget, t + 1) }, (_, i) => t + 1 - Math.min(budget, t + 1) + i));
+      errL.push(Math.hypot(...oL.map((x, c) => x - oStar[c]!)) / Math.hypot(...oStar));
     }
   }
   const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
-  return { cache, trace, massH: mean(massH), massL: mean(massL), errH: mean(errH), heavy: [...heavy].sort((a, b) => a - b) };
+  return { cache, trace, traceScores, massH: mean(massH), massL: mean(massL), errH: mean(errH), errL: mean(errL), curveH: massH, curveL: massL, heavy: [...heavy].sort((a, b) => a - b) };
 }
 
 describe('kernel kvcache/h2o-evict', () => {
@@ -80,6 +85,11 @@ describe('kernel kvcache/h2o-evict', () => {
       expect(r.rel_error.h2o).to.be.closeTo(ref.errH, 1e-9);
       const held = ref.heavy.filter((h) => ref.cache.includes(h)).length;
       expect(r.heavy_recall.h2o).to.equal(held / nHeavy);
+      expect(r.heavy_recall.local).to.equal(ref.heavy.filter((h) => h >= L - budget).length / nHeavy);
+      expect(r.rel_error.local).to.be.closeTo(ref.errL, 1e-9);
+      Array.from(r.mass_curve.h2o as ArrayLike<number>).forEach((m, k) => expect(m).to.be.closeTo(ref.curveH[k]!, 1e-12));
+      Array.from(r.mass_curve.local as ArrayLike<number>).forEach((m, k) => expect(m).to.be.closeTo(ref.curveL[k]!, 1e-12));
+      r.eviction_trace.forEach((e: any, k: number) => expect(e.evicted_score).to.be.closeTo(ref.traceScores[k]!, 1e-12));
     }
   });
 
@@ -90,10 +100,13 @@ describe('kernel kvcache/h2o-evict', () => {
       expect(r.evictions).to.equal(Math.max(0, L - budget));
       expect(r.final_cache_size).to.equal(Math.min(budget, L));
       expect(r.eval_steps).to.equal(Math.min(L, 128));
+      // the recent window is cached: listed entries at cache index i ≥ size − tail hold position L − size + i
+      // (the listing is sampled above 256 entries, so this reads it through its index)
       const tail = Math.min(recent, L);
-      if (r.final_cache_size <= 256) {
-        expect(r.final_cache.slice(r.final_cache.length - tail)).to.deep.equal(Array.from({ length: tail }, (_, i) => L - tail + i));
-      }
+      const size = r.final_cache_size;
+      const inTail = r.final_cache_index.map((i: number, k: number) => [i, r.final_cache[k]]).filter(([i]: number[]) => i! >= size - tail);
+      expect(inTail.length).to.be.above(tail > 0 ? 0 : -1);
+      for (const [i, pos] of inTail) expect(pos).to.equal(L - size + i);
       for (const e of r.eviction_trace) {
         expect(e.evicted_score).to.equal(e.min_candidate_score);
         expect(e.step - e.evicted).to.be.at.least(recent);

@@ -58,7 +58,16 @@ describe('kernel matgran/truncate', () => {
       let diag = 0;
       for (let a = 0; a < row.m; a++) diag += C[a * dim + a]!;
       expect(row.retained_variance_axis_prefix).to.be.closeTo(diag / trace, 1e-12);
+      const kept = order.slice(0, row.m).reduce((s, src) => s + values[src]!, 0);
+      expect(row.retained_variance).to.be.closeTo(kept / trace, 1e-10);
+      // ‖x − P_m x‖² summed over items, from the reference coordinates
+      expect(row.recon_mse).to.be.closeTo(Z.reduce((s, z) => s + z.slice(row.m).reduce((t, v) => t + v * v, 0), 0) / n, 1e-9);
     }
+    expect(r.trace).to.be.closeTo(trace, 1e-12);
+    const full = looAccuracy(Z, y, K);
+    expect(r.full_accuracy).to.equal(full);
+    const chosen = r.table.find((row: any) => row.accuracy >= full - 0.03 - 1e-12).m;
+    expect([r.chosen_granularity, r.dim_savings]).to.deep.equal([chosen, 1 - chosen / dim]);
   });
 
   it('closed forms: recon_mse = (n−1)/n·Σ_{i>m} λ_i, retained variance non-decreasing to 1, Σλ = trace, and Ky Fan beats axis prefixes', () => {

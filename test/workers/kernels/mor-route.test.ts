@@ -63,6 +63,15 @@ describe('kernel mor/route', () => {
       const out = runRaw(mor, { seed: String(seed), num_tokens: String(N), max_recursion: String(R) }).result as any;
       expect(out.depths).to.deep.equal(ref.depth.slice(0, 256));
       expect(out.state_digest).to.equal(sha256Hex(canonicalJson(Array.from(got.states, (v) => roundNumber(v)))));
+      // the body's margins are the reference's; the ratios come from the capacities ⌈N(R−r+1)/R⌉ (R need not divide N)
+      out.score_margin.forEach((m: number | null, r: number) => (ref.margins[r] === null ? expect(m).to.equal(null) : expect(m).to.be.closeTo(ref.margins[r]!, 1e-12)));
+      const caps = Array.from({ length: R }, (_, r) => Math.ceil((N * (R - r)) / R));
+      const sumK = caps.reduce((a, b) => a + b, 0);
+      const sumK2 = caps.reduce((a, b) => a + b * b, 0);
+      expect([out.compute_ratio, out.kv_cache_ratio]).to.deep.equal([sumK / (N * R), sumK / (N * R)]);
+      expect(out.attention_pair_ratio).to.equal(sumK2 / (N * N * R));
+      expect(out.block_applications).to.deep.equal({ mor: sumK, vanilla: N * R });
+      expect(out.attention_pairs).to.deep.equal({ mor: sumK2, vanilla: N * N * R });
     }
   });
 

@@ -1,10 +1,82 @@
 import { expect } from 'chai';
 import nested from '../../../workers/kernels/nested-schedule.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+/**
+ * Independent reference (kernels-c §8): θ_0 from stream theta0, ξ_t from stream walk; every
+ * gradient is kept, and level ℓ applies −η_ℓ·(sum of the last C_ℓ gradients) at ticks t with
+ * (t+1) mod C_ℓ = 0 (no running accumulator). Stops after the first loss above 1e12.
+ */
+function reference(seed: number, levels: number, ticks: number, base: number, eta0: number, decay: number, drift: number) {
+  const rng = new RngStreams(seed, 'nested/schedule');
+  const t0 = rng.stream('theta0');
+  const walk = rng.stream('walk');
+  const theta = Array.from({ length: 8 }, () => t0.normal());
+  const mem = Array.from({ length: levels }, () => new Array<number>(8).fill(0));
+  const grads: number[][] = [];
+  const losses: number[] = [];
+  const change = new Array<number>(levels).fill(0);
+  for (let t = 0; t < ticks; t++) {
+    const g = theta.map((th, k) => mem.reduce((s, m) => s + m[k]!, 0) - th);
+    const loss = g.reduce((s, v) => s + v * v, 0) / 2;
+    losses.push(loss);
+    if (loss > 1e12) return { losses, change, diverged: true };
+    grads.push(g);
+    for (let l = 0; l < levels; l++) {
+      const C = base ** l;
+      if ((t + 1) % C !== 0) continue;
+      const eta = eta0 * decay ** l;
+      const step = new Array<number>(8).fill(0);
+      for (let s = t - C + 1; s <= t; s++) for (let k = 0; k < 8; k++) step[k] += eta * grads[s]![k]!;
+      for (let k = 0; k < 8; k++) mem[l]![k] -= step[k]!;
+      change[l] += Math.hypot(...step);
+    }
+    for (let k = 0; k < 8; k++) theta[k] += drift * walk.normal();
+  }
+  return { losses, change, diverged: false };
+}
+const mean = (a: number[]) => a.reduce((s, v) => s + v, 0) / a.length;
+const close = (a: number, b: number, what: string) => expect(a, what).to.be.closeTo(b, 1e-9 * Math.max(1, Math.abs(b)));
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 
 describe('kernel nested/schedule', () => {
+  it('every reported value recomputed by the independent reference (losses, steady MSEs, parameter change, rates)', () => {
+    for (const [seed, levels, ticks, base, eta0, decay, drift] of [[42, 5, 200, 2, 0.6, 0.5, 0.01], [7, 3, 97, 3, 0.3, 0.8, 0.2], [1, 4, 600, 2, 0.5, 0.25, 0.05]] as const) {
+      const r = runRaw(nested, q({ seed, levels, ticks, base, eta0, decay, drift })).result as any;
+      const ref = reference(seed, levels, ticks, base, eta0, decay, drift);
+      const single = reference(seed, 1, ticks, base, eta0, decay, drift);
+      expect(r.diverged).to.equal(false);
+      r.per_level.forEach((lv: any, l: number) => {
+        expect([lv.level, lv.chunk]).to.deep.equal([l, base ** l]);
+        close(lv.eta, eta0 * decay ** l, 'eta');
+        close(lv.total_param_change, ref.change[l]!, `change ${l}`);
+      });
+      if (ticks <= 256) expect(r.loss_curve_ticks).to.deep.equal(ref.losses.map((_, t) => t));
+      else r.loss_curve_ticks.forEach((t: number, i: number) => expect(t).to.be.above(i ? r.loss_curve_ticks[i - 1] : -1));
+      expect(r.loss_curve.length).to.equal(Math.min(256, ticks));
+      r.loss_curve.forEach((v: number, i: number) => close(v, ref.losses[r.loss_curve_ticks[i]]!, `loss ${i}`));
+      expect(r.loss_curve_ticks.at(-1)).to.equal(ticks - 1);
+      close(r.final_loss, ref.losses.at(-1)!, 'final');
+      close(r.steady_mse, mean(ref.losses.slice(Math.floor(ticks / 2))), 'steady');
+      close(r.steady_mse_single_level, mean(single.losses.slice(Math.floor(ticks / 2))), 'single');
+    }
+  });
+
+  it('a divergent schedule stops at the first loss above 1e12 and says so', () => {
+    // base 1: every level steps every tick, Σ η_ℓ ≈ 2·2 = 4 > 2, so the error grows ×3 per tick
+    const r = runRaw(nested, q({ seed: 5, levels: 12, ticks: 500, base: 1, eta0: 2, decay: 0.5 })).result as any;
+    const ref = reference(5, 12, 500, 1, 2, 0.5, 0.01);
+    expect(ref.diverged).to.equal(true);
+    expect(r.diverged).to.equal(true);
+    expect(r.loss_curve.length).to.equal(ref.losses.length);
+    close(r.final_loss, ref.losses.at(-1)!, 'final');
+    expect(r.final_loss).to.be.above(1e12);
+    close(r.steady_mse, mean(ref.losses.slice(Math.floor(ref.losses.length / 2))), 'steady');
+    r.per_level.forEach((lv: any, l: number) => expect(lv.updates).to.equal(ref.losses.length - 1, `updates ${l}`));
+  });
+
   it('level ℓ updates floor(ticks/base^ℓ) times at ticks C−1, 2C−1, …; levels slower than the stream never move', () => {
     const r = runRaw(nested, q({ levels: 6, ticks: 100, base: 3 })).result as any;
     for (const lv of r.per_level) {

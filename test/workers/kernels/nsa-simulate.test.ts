@@ -32,7 +32,7 @@ function reference(seed: number, p: P) {
   const G = rows('gates', 3, 1 / Math.sqrt(d));
   const meanOf = (M: number[][], b: number) => Array.from({ length: d }, (_, i) => M.slice(b * B, (b + 1) * B).reduce((a, r) => a + r[i]!, 0) / B);
   const nq = Math.min(L, 64);
-  const out = { coverage: [] as number[], tokens: [] as number[], cmp: [] as number[], gates: [0, 0, 0], lastSel: [] as number[], num: 0, den: 0 };
+  const out = { coverage: [] as number[], tokens: [] as number[], cmp: [] as number[], sel: [] as number[], rows: [] as number[], density: 0, fullSel: 0, gates: [0, 0, 0], lastSel: [] as number[], num: 0, den: 0 };
   for (let k = 0; k < nq; k++) {
     const t = Math.floor(((k + 1) * L) / nq) - 1;
     const q = Q[t]!;
@@ -53,6 +53,10 @@ function reference(seed: number, p: P) {
     out.coverage.push(f.w.reduce((a, wj, j) => a + (selTok.includes(j) || winTok.includes(j) ? wj : 0), 0));
     out.tokens.push(nC + selTok.length + winTok.length);
     out.cmp.push(nC);
+    out.sel.push(selTok.length);
+    out.rows.push(t);
+    out.density += (nC + selTok.length + winTok.length) / (t + 1) / nq;
+    if (sel.length === cur + 1) out.fullSel++;
     g.forEach((x, i) => (out.gates[i] += x / nq));
     for (let i = 0; i < d; i++) {
       out.num += (g[0]! * c.out[i]! + g[1]! * s.out[i]! + g[2]! * w.out[i]! - f.out[i]!) ** 2;
@@ -84,6 +88,13 @@ describe('kernel nsa/simulate', () => {
       expect(r.gates_mean.slc).to.be.closeTo(ref.gates[1]!, 1e-12);
       expect(r.gates_mean.win).to.be.closeTo(ref.gates[2]!, 1e-12);
       expect(r.output_rel_error).to.be.closeTo(Math.sqrt(ref.num / ref.den), 1e-9);
+      expect(r.query_indices).to.deep.equal(ref.rows);
+      expect(r.compressed_tokens).to.deep.equal(ref.cmp);
+      expect(r.selected_tokens).to.deep.equal(ref.sel);
+      expect(r.mean_coverage).to.be.closeTo(ref.coverage.reduce((a, b) => a + b, 0) / ref.coverage.length, 1e-12);
+      expect(r.tokens_attended_mean).to.be.closeTo(ref.tokens.reduce((a, b) => a + b, 0) / ref.tokens.length, 1e-12);
+      expect(r.density).to.be.closeTo(ref.density, 1e-12);
+      expect(r.queries_with_full_selection).to.equal(ref.fullSel);
     }
   });
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import qhall, { clusterEntropies, greedyClusters, kleVne, type Generations } from '../../../workers/kernels/qhall-quantify.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 /** ln det(A) by an independent Cholesky (A symmetric positive definite, as array of rows). */
@@ -53,7 +54,49 @@ const centre = (z: number[]): number[] => {
 };
 const dot = (a: number[], b: number[]): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
+/** Generations redrawn: A·dim prototype normals from one stream, then per generation int(A) and dim normals ×0.35 from another (the questions use one stream for both). */
+function draw(protos: ReturnType<RngStreams['stream']>, gens: ReturnType<RngStreams['stream']>, K: number, dim: number, A: number) {
+  const mu = Array.from({ length: A }, () => Array.from({ length: dim }, () => protos.normal()));
+  return Array.from({ length: K }, () => {
+    const a = Math.floor(gens.next() * A);
+    return { latent: a, z: mu[a]!.map((m) => m + 0.35 * gens.normal()) };
+  });
+}
+const eigenScoreOf = (gs: { z: number[] }[]): number => {
+  const Z = gs.map((g) => centre(g.z));
+  return logDet(Z.map((a, i) => Z.map((b, j) => dot(a, b) + (i === j ? 1e-3 : 0)))) / gs.length;
+};
+
 describe('kernel qhall/quantify', () => {
+  it('generations redrawn from their streams; the Gram eigenvalues, the KLE spectrum and all 16 detection EigenScores recomputed', () => {
+    for (const [seed, K, dim, A] of [[42, 24, 8, 3], [5, 6, 10, 4], [9, 30, 4, 1]] as const) {
+      const r = runRaw(qhall, { seed, generations: K, dim, latent_answers: A }).result as any;
+      const rng = new RngStreams(seed, 'qhall/quantify');
+      const gens = draw(rng.stream('answers'), rng.stream('gens'), K, dim, A);
+      r.generations.forEach((g: any, j: number) => {
+        expect(g.latent).to.equal(gens[j]!.latent);
+        Array.from(g.z as ArrayLike<number>).forEach((x, i) => expect(x).to.be.closeTo(gens[j]!.z[i]!, 1e-15));
+      });
+      // eigenvalues of the smaller of the centred Gram (K×K) and scatter (dim×dim) matrices
+      const Z = gens.map((g) => centre(g.z));
+      const small = K <= dim ? Z.map((a) => Z.map((b) => dot(a, b))) : Array.from({ length: dim }, (_, a) => Array.from({ length: dim }, (_, b) => Z.reduce((t, z) => t + z[a]! * z[b]!, 0)));
+      const want = eigenvalues(small).sort((a, b) => a - b);
+      Array.from(r.eigenvalues as ArrayLike<number>).sort((a, b) => a - b).forEach((x, i) => expect(x).to.be.closeTo(want[i]!, 1e-9));
+      const U = gens.map((g) => g.z.map((v) => v / Math.hypot(...g.z)));
+      const rho = K <= dim ? U.map((a) => U.map((b) => dot(a, b) / K)) : Array.from({ length: dim }, (_, a) => Array.from({ length: dim }, (_, b) => U.reduce((t, u) => t + (u[a]! * u[b]!) / K, 0)));
+      const spec = eigenvalues(rho).sort((a, b) => a - b);
+      Array.from(r.kle_spectrum as ArrayLike<number>).sort((a, b) => a - b).forEach((x, i) => expect(x).to.be.closeTo(spec[i]!, 1e-12));
+      const grounded: number[] = [];
+      const confab: number[] = [];
+      for (let q = 0; q < 16; q++) {
+        const st = rng.stream(`questions/${q}`);
+        (q < 8 ? grounded : confab).push(eigenScoreOf(draw(st, st, K, dim, q < 8 ? 1 : A)));
+      }
+      r.detection.eigenscores_grounded.forEach((x: number, i: number) => expect(x).to.be.closeTo(grounded[i]!, 1e-9));
+      r.detection.eigenscores_confab.forEach((x: number, i: number) => expect(x).to.be.closeTo(confab[i]!, 1e-9));
+    }
+  });
+
   it('EigenScore via the K×K Gram equals the dim×dim path (Sylvester), both recomputed by log-determinants', () => {
     for (const [seed, K, dim] of [[42, 24, 8], [3, 5, 12], [7, 40, 3]] as const) {
       const r = runRaw(qhall, { seed, generations: K, dim }).result as any;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import tda from '../../../workers/kernels/quant-tda-fracture.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const N = 14;
@@ -72,6 +73,21 @@ function betti1At(d: number[][], r: number): number {
 }
 
 describe('kernel quant/tda-fracture', () => {
+  it('the series and lanes are redrawn from stream series: lane int(3) per vessel, then per step 3 lane shocks (0.02), 14 idiosyncratic (0.015), one common (0.06, from T/2 with the anomaly)', () => {
+    for (const [seed, anomaly] of [[42, true], [7, false], [3, true]] as const) {
+      const r = runRaw(tda, { seed, anomaly }).result as any;
+      const st = new RngStreams(seed, 'quant/tda-fracture').stream('series');
+      const lanes = Array.from({ length: N }, () => Math.floor(st.next() * 3));
+      expect(r.vessel_lanes).to.deep.equal(lanes);
+      for (let t = 0; t < 160; t++) {
+        const lane = [0, 1, 2].map(() => 0.02 * st.normal());
+        const idio = Array.from({ length: N }, () => 0.015 * st.normal());
+        const common = 0.06 * st.normal();
+        r.series[t].forEach((x: number, v: number) => expect(x, `t ${t} v ${v}`).to.be.closeTo(lane[lanes[v]!]! + idio[v]! + (anomaly && t >= 80 ? common : 0), 1e-15));
+      }
+    }
+  });
+
   it('H0 deaths are the MST edge lengths (Prim, independently) and tree_length is their mean', () => {
     for (const [seed, anomaly] of [[3, false], [4, true]] as const) {
       const r = runRaw(tda, { seed, anomaly }).result as any;

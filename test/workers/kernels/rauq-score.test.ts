@@ -87,7 +87,8 @@ function rankAuroc(scores: number[], labels: number[]): number {
 
 describe('kernel rauq/score', () => {
   it('matches an independent full-softmax reference of the whole pipeline', () => {
-    for (const [seed, L, H] of [[42, 32, 8], [7, 2, 1], [3, 17, 5], [11, 60, 3]] as const) {
+    // [4, 2, 8]: at L = 2 the planted head is missed in some sequences (selection accuracy 0.5625), so the accuracy is not a constant 1
+    for (const [seed, L, H] of [[42, 32, 8], [7, 2, 1], [3, 17, 5], [11, 60, 3], [4, 2, 8]] as const) {
       const r = runRaw(rauq, q({ seed, seq_len: L, num_heads: H })).result as any;
       const ref = reference(seed, L, H);
       expect(r.planted_heads).to.deep.equal(ref.planted);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import est from '../../../workers/kernels/sement-estimate.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { ariByPairs, purityOf, redraw } from '../../helpers/semantic-entropy-reference.js';
 
 /** Independent re-implementation of the greedy first-member clustering. */
 function recluster(samples: { string: string; embedding: ArrayLike<number> }[], threshold: number): number[][] {
@@ -40,6 +41,25 @@ const stringCounts = (samples: { string: string }[]): number[] => {
 const raw = (q: Record<string, unknown>): any => runRaw(est, q).result;
 
 describe('kernel sement/estimate', () => {
+  it('the answers are redrawn independently from streams meanings and samples; π, purity and ARI recomputed', () => {
+    for (const [seed, K, C, th] of [[42, 40, 5, 0.6], [7, 120, 12, 0.5], [3, 13, 13, 0.9], [5, 150, 8, 0.1], [6, 90, 10, 0.2]] as const) {
+      const r = runRaw(est, { seed, K, n_clusters: C, threshold: th }).result as any;
+      const ref = redraw('sement/estimate', seed, K, C);
+      Array.from(r.pi as ArrayLike<number>).forEach((p, c) => expect(p).to.be.closeTo(ref.pi[c]!, 1e-12));
+      expect(r.samples.map((x: any) => [x.meaning, x.paraphrase, x.string])).to.deep.equal(ref.samples.map((x) => [x.meaning, x.paraphrase, x.string]));
+      r.samples.forEach((x: any, k: number) => expect(x.loglik).to.be.closeTo(ref.samples[k]!.loglik, 1e-12));
+      r.samples.forEach((x: any, k: number) => Array.from(x.embedding as ArrayLike<number>).forEach((v, d) => expect(v).to.be.closeTo(ref.samples[k]!.embedding[d]!, 1e-12)));
+      const clusters: number[][] = r.clusters;
+      const truth = ref.samples.map((x) => x.meaning);
+      const labels = new Array<number>(K);
+      clusters.forEach((c, ci) => c.forEach((i) => (labels[i] = ci)));
+      expect(r.purity).to.be.closeTo(purityOf(clusters, truth), 1e-12);
+      expect(r.ari).to.be.closeTo(ariByPairs(labels, truth), 1e-12);
+      expect(r.max_entropy).to.be.closeTo(Math.log(K), 1e-15);
+      expect(r.n_clusters_found).to.equal(clusters.length);
+    }
+  });
+
   it('recomputes: the greedy clustering of the returned samples and every entropy', () => {
     for (const [seed, K, C, th] of [[42, 40, 5, 0.6], [1, 256, 20, 0.6], [2, 100, 50, 0.3], [3, 77, 8, 0.9]] as const) {
       const r = raw({ seed, K, n_clusters: C, threshold: th });

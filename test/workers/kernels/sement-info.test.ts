@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import info from '../../../workers/kernels/sement-info.js';
 import est from '../../../workers/kernels/sement-estimate.js';
 import { paramsFor, rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { ariByPairs, purityOf, redraw } from '../../helpers/semantic-entropy-reference.js';
 
 const H = (counts: number[]): number => {
   const t = counts.reduce((a, b) => a + b, 0);
@@ -36,6 +37,25 @@ function recluster(ex: any, threshold: number): number[][] {
 }
 
 describe('kernel sement/info', () => {
+  it('the answers are redrawn independently from streams meanings and samples; π, purity and ARI recomputed', () => {
+    for (const [seed, K, C, th] of [[42, 40, 5, 0.6], [7, 120, 12, 0.5], [3, 13, 13, 0.9], [5, 150, 8, 0.1], [6, 90, 10, 0.2]] as const) {
+      const r = runRaw(info, { seed, K, n_clusters: C, threshold: th }).result as any;
+      const ref = redraw('sement/info', seed, K, C);
+      Array.from(r.example.pi as ArrayLike<number>).forEach((p, c) => expect(p).to.be.closeTo(ref.pi[c]!, 1e-12));
+      expect(r.example.samples.map((x: any) => [x.meaning, x.paraphrase, x.string])).to.deep.equal(ref.samples.map((x) => [x.meaning, x.paraphrase, x.string]));
+      r.example.samples.forEach((x: any, k: number) => expect(x.loglik).to.be.closeTo(ref.samples[k]!.loglik, 1e-12));
+      const strings = new Map<string, ArrayLike<number>>(r.example.strings.map((x: any) => [x.string, x.embedding]));
+      for (const x of ref.samples) Array.from(strings.get(x.string)!).forEach((v, d) => expect(v).to.be.closeTo(x.embedding[d]!, 1e-12));
+      expect(strings.size).to.equal(new Set(ref.samples.map((x) => x.string)).size);
+      const clusters: number[][] = r.example.clusters.map((c: any) => c.members);
+      const truth = ref.samples.map((x) => x.meaning);
+      const labels = new Array<number>(K);
+      clusters.forEach((c, ci) => c.forEach((i) => (labels[i] = ci)));
+      expect(r.example.purity).to.be.closeTo(purityOf(clusters, truth), 1e-12);
+      expect(r.example.ari).to.be.closeTo(ariByPairs(labels, truth), 1e-12);
+    }
+  });
+
   it('recomputes: the greedy rule on the returned samples reproduces the clusters, and the entropies their sizes', () => {
     for (const [seed, K, C, th] of [[42, 40, 5, 0.6], [5, 200, 20, 0.5], [6, 13, 13, 0.8]] as const) {
       const ex = raw({ seed, K, n_clusters: C, threshold: th }).example;

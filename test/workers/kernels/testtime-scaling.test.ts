@@ -1,6 +1,67 @@
 import { expect } from 'chai';
 import tts from '../../../workers/kernels/testtime-scaling.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+/**
+ * Independent replay (kernels-b §5): z_i from stream problems, p_i = σ(logit p + 0.8 z_i); stream
+ * parallel sample-major, per (sample, problem) a uniform (correct?), a uniform for the distractor
+ * (weights 0.4, 0.3, 0.2, 0.1), a normal (verifier score 1[correct] + 0.5·ξ); stream revise
+ * step-major, one uniform per problem (fix 0.15, break 0.03). Every sample is kept, and each budget's
+ * statistics are recomputed from the first n samples of every problem.
+ */
+function replay(seed: number, p: number, N: number, steps: number) {
+  const rng = new RngStreams(seed, 'testtime/scaling');
+  const zs = rng.stream('problems');
+  const z = Array.from({ length: M }, () => zs.normal());
+  const pi = z.map((x) => (p === 0 || p === 1 ? p : 1 / (1 + Math.exp(-(Math.log(p / (1 - p)) + 0.8 * x)))));
+  const par = rng.stream('parallel');
+  const samples: { ok: boolean; ans: number; score: number }[][] = Array.from({ length: M }, () => []);
+  for (let j = 0; j < N; j++) for (let i = 0; i < M; i++) {
+    const ok = par.next() < pi[i]!;
+    let u = par.next();
+    let dis = [0.4, 0.3, 0.2].findIndex((w) => (u -= w) < 0);
+    if (dis < 0) dis = 3;
+    samples[i]!.push({ ok, ans: ok ? 0 : dis + 1, score: (ok ? 1 : 0) + 0.5 * par.normal() });
+  }
+  const budgets: number[] = [];
+  for (let b = 1; b < N; b *= 2) budgets.push(b);
+  budgets.push(N);
+  const at = (n: number) => {
+    let cov = 0;
+    let maj = 0;
+    let bon = 0;
+    for (const list of samples) {
+      const first = list.slice(0, n);
+      cov += first.some((x) => x.ok) ? 1 : 0;
+      // best-of-n: the first sample with the highest score
+      let b = 0;
+      first.forEach((x, k) => (x.score > first[b]!.score ? (b = k) : 0));
+      bon += first[b]!.ok ? 1 : 0;
+      // plurality, ties to the answer that appeared first
+      const count = (a: number) => first.filter((x) => x.ans === a).length;
+      const order = [...new Set(first.map((x) => x.ans))];
+      const win = order.reduce((w, a) => (count(a) > count(w) ? a : w), order[0]!);
+      maj += win === 0 ? 1 : 0;
+    }
+    return { cov: cov / M, maj: maj / M, bon: bon / M };
+  };
+  const rev = rng.stream('revise');
+  let state = samples.map((l) => l[0]!.ok);
+  const ever = [...state];
+  const acc = [state.filter(Boolean).length / M];
+  const cov = [ever.filter(Boolean).length / M];
+  for (let k = 1; k <= steps; k++) {
+    state = state.map((st) => {
+      const u = rev.next();
+      return st ? u >= 0.03 : u < 0.15;
+    });
+    state.forEach((st, i) => (ever[i] = ever[i] || st));
+    acc.push(state.filter(Boolean).length / M);
+    cov.push(ever.filter(Boolean).length / M);
+  }
+  return { pi, budgets, stats: budgets.map(at), counts: samples.map((l) => l.filter((x) => x.ok).length), acc, cov };
+}
 
 const M = 128;
 
@@ -12,6 +73,29 @@ function lnChoose(n: number, k: number): number {
 }
 
 describe('kernel testtime/scaling', () => {
+  it('every empirical series replayed independently from streams problems, parallel and revise', () => {
+    for (const [seed, p, N, steps] of [[42, 0.2, 64, 8], [3, 0.05, 100, 20], [9, 0.6, 7, 3], [1, 0.35, 33, 1]] as const) {
+      const r = runRaw(tts, { seed: String(seed), p: String(p), N: String(N), steps: String(steps) }).result as any;
+      const ref = replay(seed, p, N, steps);
+      Array.from(r.problem_p as Float64Array).forEach((x, i) => expect(x).to.be.closeTo(ref.pi[i]!, 1e-12));
+      expect(r.mean_problem_p).to.be.closeTo(ref.pi.reduce((a, b) => a + b, 0) / M, 1e-12);
+      expect(r.budgets).to.deep.equal(ref.budgets);
+      expect(Array.from(r.correct_counts)).to.deep.equal(ref.counts);
+      expect(Array.from(r.coverage)).to.deep.equal(ref.stats.map((x) => x.cov));
+      expect(Array.from(r.majority)).to.deep.equal(ref.stats.map((x) => x.maj));
+      expect(Array.from(r.best_of_n)).to.deep.equal(ref.stats.map((x) => x.bon));
+      expect(r.sequential.accuracy).to.deep.equal(ref.acc);
+      expect(r.sequential.coverage).to.deep.equal(ref.cov);
+      // the closed forms from the redrawn p_i
+      const pBar = ref.pi.reduce((a, b) => a + b, 0) / M;
+      r.sequential.accuracy_closed_form.forEach((x: number, k: number) => expect(x).to.be.closeTo(0.15 / 0.18 + (pBar - 0.15 / 0.18) * 0.82 ** k, 1e-12));
+      r.sequential.coverage_closed_form.forEach((x: number, k: number) => expect(x).to.be.closeTo(ref.pi.reduce((a, q) => a + 1 - (1 - q) * 0.85 ** k, 0) / M, 1e-12));
+      Array.from(r.closed_form_heterogeneous as number[]).forEach((x, k) => expect(x).to.be.closeTo(ref.pi.reduce((a, q) => a + 1 - (1 - q) ** ref.budgets[k]!, 0) / M, 1e-12));
+      Array.from(r.closed_form_homogeneous as number[]).forEach((x, k) => expect(x).to.be.closeTo(1 - (1 - p) ** ref.budgets[k]!, 1e-12));
+      expect(r.sequential.accuracy_limit).to.be.closeTo(0.15 / 0.18, 1e-15);
+    }
+  });
+
   it('pathwise orderings: coverage is non-decreasing and dominates majority vote and best-of-n', () => {
     for (let seed = 0; seed < 10; seed++) {
       const r = runRaw(tts, { seed, p: 0.1 + 0.05 * seed, N: 200 }).result as any;

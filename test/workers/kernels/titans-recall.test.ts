@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import titans, { trainMemory } from '../../../workers/kernels/titans-recall.js';
+import { createHash } from 'node:crypto';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 /** Independent replay of S ← ηS − θ·2(Mk − v)kᵀ, M ← (1 − α)M + S, with plain nested arrays. */
@@ -19,19 +21,31 @@ function replay(keys: number[][], values: number[][], orders: number[][], eta = 
     });
     return num / den;
   };
+  // nearest-neighbour recall: the value of largest cosine with Mk_p must be v_p (an all-zero Mk recalls nothing)
+  const accOf = (): number =>
+    keys.filter((k, p) => {
+      const pred = M.map((row) => row.reduce((s, m, j) => s + m * k[j]!, 0));
+      if (pred.every((x) => x === 0)) return false;
+      const cos = values.map((v) => pred.reduce((s, x, i) => s + x * v[i]!, 0) / Math.hypot(...v));
+      return cos.indexOf(Math.max(...cos)) === p;
+    }).length / keys.length;
   const losses = [lossOf()];
+  const acc = [accOf()];
+  const surprise: number[] = [];
   for (const order of orders) {
     for (const p of order) {
       const k = keys[p]!;
       const e = M.map((row, i) => row.reduce((s, m, j) => s + m * k[j]!, 0) - values[p]![i]!);
+      surprise.push(2 * Math.hypot(...e) * Math.hypot(...k));
       for (let i = 0; i < d; i++) for (let j = 0; j < d; j++) {
         S[i]![j] = eta * S[i]![j]! - theta * 2 * e[i]! * k[j]!;
         M[i]![j] = (1 - alpha) * M[i]![j]! + S[i]![j]!;
       }
     }
     losses.push(lossOf());
+    acc.push(accOf());
   }
-  return { M, losses };
+  return { M, losses, acc, surprise };
 }
 
 /** Least-squares loss min_M Σ‖Mk − v‖² / Σ‖v‖² by Gaussian elimination on the d×d normal equations (P > d). */
@@ -65,6 +79,40 @@ function lsLoss(keys: number[][], values: number[][]): number {
 const rowsOf = (x: Float64Array[]): number[][] => x.map((r) => Array.from(r));
 
 describe('kernel titans/recall', () => {
+  it('keys, values and orders redrawn from streams kv and order; accuracy, surprise, its digest, L* and capacity recomputed', () => {
+    for (const [seed, d, P, epochs] of [[42, 8, 8, 8], [3, 5, 12, 4], [6, 16, 6, 3], [2, 1, 3, 2]] as const) {
+      const r = runRaw(titans, { seed, d, patterns: P, epochs }).result as any;
+      const kv = new RngStreams(seed, 'titans/recall').stream('kv');
+      const keys: number[][] = [];
+      const values: number[][] = [];
+      for (let p = 0; p < P; p++) {
+        const g = Array.from({ length: d }, () => kv.normal());
+        keys.push(g.map((x) => x / Math.hypot(...g)));
+        values.push(Array.from({ length: d }, () => kv.normal() / Math.sqrt(d)));
+      }
+      const os = new RngStreams(seed, 'titans/recall').stream('order');
+      const orders = Array.from({ length: epochs }, () => {
+        const a = Array.from({ length: P }, (_, i) => i);
+        for (let i = P - 1; i > 0; i--) {
+          const j = Math.floor(os.next() * (i + 1));
+          [a[i], a[j]] = [a[j]!, a[i]!];
+        }
+        return a;
+      });
+      rowsOf(r.keys).forEach((k, p) => k.forEach((x, i) => expect(x).to.be.closeTo(keys[p]![i]!, 1e-15)));
+      rowsOf(r.values).forEach((v, p) => v.forEach((x, i) => expect(x).to.be.closeTo(values[p]![i]!, 1e-15)));
+      expect(r.orders).to.deep.equal(orders);
+      const ref = replay(keys, values, orders);
+      expect(r.accuracy_by_epoch).to.deep.equal(ref.acc);
+      expect(r.surprise_index).to.deep.equal(ref.surprise.map((_, i) => i));
+      r.surprise.forEach((x: number, i: number) => expect(x).to.be.closeTo(ref.surprise[i]!, 1e-11));
+      expect(r.surprise_digest).to.equal(createHash('sha256').update(JSON.stringify(ref.surprise.map((x) => Number(x.toPrecision(12))))).digest('hex'));
+      // P ≤ d: the keys can be fitted exactly (L* ≈ 0); P > d: the normal-equation optimum
+      expect(r.ls_optimum_loss).to.be.closeTo(P <= d ? 0 : lsLoss(keys, values), 1e-9);
+      expect(r.capacity_prediction).to.equal(Math.max(0, P - d) / P);
+    }
+  });
+
   it('replays from keys, values and orders: M_final and the loss curve to 1e-12', () => {
     for (const [seed, d, patterns, epochs] of [[42, 8, 8, 8], [3, 5, 12, 4], [6, 16, 6, 3]] as const) {
       const r = runRaw(titans, { seed, d, patterns, epochs }).result as any;

@@ -1,6 +1,23 @@
 import { expect } from 'chai';
 import track from '../../../workers/kernels/trackfusion-associate.js';
+import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+
+/** OSPA (p = 2, c = 100) by trying every matching (n ≤ 6). */
+function ospaBrute(a: number[][], b: number[][]): number {
+  const n = a.length;
+  let best = Infinity;
+  const perm = (used: boolean[], k: number, acc: number): void => {
+    if (k === n) return void (best = Math.min(best, acc));
+    for (let j = 0; j < n; j++) if (!used[j]) {
+      used[j] = true;
+      perm(used, k + 1, acc + Math.min(100, Math.hypot(a[k]![0]! - b[j]![0]!, a[k]![1]! - b[j]![1]!)) ** 2);
+      used[j] = false;
+    }
+  };
+  perm(new Array<boolean>(n).fill(false), 0, 0);
+  return Math.sqrt(best / n);
+}
 
 const GATE = 9.2103;
 const PD = 0.9;
@@ -48,6 +65,51 @@ function enumerate(p: (Pair | null)[][], m: number, visit: (choice: number[]) =>
 }
 
 describe('kernel trackfusion/associate', () => {
+  it('scene and scans redrawn from their streams; accuracy, detected pairs, RMSE and OSPA (brute-force matching) recomputed', () => {
+    for (const [seed, nt, ns, clutter] of [[42, 5, 4, 6], [3, 6, 2, 30], [9, 3, 6, 0], [1, 4, 3, 80]] as const) {
+      const r = runRaw(track, { seed: String(seed), n_tracks: String(nt), n_sensors: String(ns), clutter: String(clutter) }).result as any;
+      const rng = new RngStreams(seed, 'trackfusion/associate');
+      const sc = rng.stream('scene');
+      const truths: number[][] = [];
+      const pred: number[][] = [];
+      for (let i = 0; i < nt; i++) {
+        const x = 100 + 800 * sc.next();
+        const y = 100 + 800 * sc.next();
+        truths.push([x, y]);
+        pred.push([x + 15 * sc.normal(), y + 15 * sc.normal()]);
+      }
+      r.truths.forEach((t: number[], i: number) => t.forEach((v, k) => expect(v).to.be.closeTo(truths[i]![k]!, 1e-12)));
+      r.predicted.forEach((t: number[], i: number) => t.forEach((v, k) => expect(v).to.be.closeTo(pred[i]![k]!, 1e-12)));
+      let detected = 0;
+      let correct = 0;
+      r.sensors.forEach((sen: any, s: number) => {
+        // the scan: per target a detection uniform (p 0.9) and two noise normals, then Poisson clutter, then a shuffle
+        const st = rng.stream(`sensor/${s}`);
+        const sigma = 10 + 10 * (s % 4);
+        expect(sen.sigma_m).to.equal(sigma);
+        const dets = truths.map(([x, y], i) => {
+          const d = st.next() < 0.9;
+          const nx = st.normal();
+          const ny = st.normal();
+          return d ? { x: x! + sigma * nx, y: y! + sigma * ny, origin: i } : null;
+        });
+        const real = dets.filter((d): d is { x: number; y: number; origin: number } => d !== null);
+        expect(sen.measurements.filter((z: any) => z.origin >= 0).sort((a: any, b: any) => a.origin - b.origin).map((z: any) => [z.origin, z.x, z.y])).to.deep.equal(real.map((z) => [z.origin, z.x, z.y]));
+        expect(sen.n_clutter).to.equal(sen.measurements.length - real.length);
+        detected += real.length;
+        correct += sen.gnn.assignment.filter((j: number, i: number) => j >= 0 && sen.measurements[j].origin === i).length;
+      });
+      expect(r.detected_pairs).to.equal(detected);
+      expect(r.association_accuracy).to.equal(detected ? correct / detected : null);
+      const fused = r.fused.map((f: any) => [f.x, f.y]);
+      const rmse = (est: number[][]) => Math.sqrt(est.reduce((a, e, i) => a + (e[0]! - truths[i]![0]!) ** 2 + (e[1]! - truths[i]![1]!) ** 2, 0) / nt);
+      expect(r.rmse_predicted_m).to.be.closeTo(rmse(pred), 1e-9);
+      expect(r.rmse_fused_m).to.be.closeTo(rmse(fused), 1e-9);
+      expect(r.ospa_predicted_m).to.be.closeTo(ospaBrute(pred, truths), 1e-9);
+      expect(r.ospa_fused_m).to.be.closeTo(ospaBrute(fused, truths), 1e-9);
+    }
+  });
+
   it('GNN equals the brute-force minimum-cost joint event, which is also the most probable JPDA event', () => {
     let instances = 0;
     for (let seed = 0; seed < 25; seed++) {

@@ -24,7 +24,163 @@ function isPsd(a: Mat, jitter: number): boolean {
   return true;
 }
 
+/** Solves M X = B (columns of B) by Gaussian elimination with partial pivoting. */
+function solve(M: Mat, B: Mat): Mat {
+  const n = M.length;
+  const a = M.map((row, i) => [...row, ...B[i]!]);
+  const w = a[0]!.length;
+  for (let k = 0; k < n; k++) {
+    let p = k;
+    for (let i = k + 1; i < n; i++) if (Math.abs(a[i]![k]!) > Math.abs(a[p]![k]!)) p = i;
+    [a[k], a[p]] = [a[p]!, a[k]!];
+    for (let i = 0; i < n; i++) {
+      if (i === k) continue;
+      const f = a[i]![k]! / a[k]![k]!;
+      for (let j = k; j < w; j++) a[i]![j] = a[i]![j]! - f * a[k]![j]!;
+    }
+  }
+  return a.map((row, i) => row.slice(n).map((x) => x / a[i]![i]!));
+}
+const det = (M: Mat): number => {
+  const a = M.map((r) => [...r]);
+  let d = 1;
+  for (let k = 0; k < a.length; k++) {
+    let p = k;
+    for (let i = k + 1; i < a.length; i++) if (Math.abs(a[i]![k]!) > Math.abs(a[p]![k]!)) p = i;
+    if (p !== k) {
+      [a[k], a[p]] = [a[p]!, a[k]!];
+      d = -d;
+    }
+    d *= a[k]![k]!;
+    for (let i = k + 1; i < a.length; i++) {
+      const f = a[i]![k]! / a[k]![k]!;
+      for (let j = k; j < a.length; j++) a[i]![j] = a[i]![j]! - f * a[k]![j]!;
+    }
+  }
+  return d;
+};
+
+/**
+ * Independent replay (kernels-b §7): stream system gives a d×d normal matrix whose columns are
+ * orthonormalised (modified Gram–Schmidt), A = 0.95·Q, then B (d×2, sd 1/√d); stream train gives z_0,
+ * then per step a_t (2) and w_t (d, ×0.05); the ridge fit Θ = (XᵀX + 1e-6 I)⁻¹XᵀY by elimination;
+ * stream test gives z_0 and the actions; stream rollout/<r> gives each true rollout's noise.
+ */
+function reference(seed: number, d: number, H: number) {
+  const rng = new RngStreams(seed, 'worldmodel/predict');
+  const sy = rng.stream('system');
+  const G = Array.from({ length: d }, () => Array.from({ length: d }, () => sy.normal()));
+  const Q = G.map((r) => [...r]);
+  for (let j = 0; j < d; j++) {
+    for (let i = 0; i < j; i++) {
+      const s = Q.reduce((t, row) => t + row[i]! * row[j]!, 0);
+      Q.forEach((row) => (row[j] = row[j]! - s * row[i]!));
+    }
+    const len = Math.hypot(...Q.map((row) => row[j]!));
+    Q.forEach((row) => (row[j] = row[j]! / len));
+  }
+  const A = Q.map((row) => row.map((x) => 0.95 * x));
+  const B = Array.from({ length: d }, () => Array.from({ length: 2 }, () => sy.normal() / Math.sqrt(d)));
+  const stepOf = (Am: Mat, Bm: Mat, z: number[], a: number[]) => z.map((_, i) => Am[i]!.reduce((s, x, j) => s + x * z[j]!, 0) + Bm[i]!.reduce((s, x, k) => s + x * a[k]!, 0));
+  const trn = rng.stream('train');
+  const T = 8 * (d + 2);
+  let z = Array.from({ length: d }, () => trn.normal());
+  const X: Mat = [];
+  const Y: Mat = [];
+  for (let t = 0; t < T; t++) {
+    const a = [trn.normal(), trn.normal()];
+    const w = Array.from({ length: d }, () => 0.05 * trn.normal());
+    const next = stepOf(A, B, z, a).map((v, i) => v + w[i]!);
+    X.push([...z, ...a]);
+    Y.push(next);
+    z = next;
+  }
+  const XtX = tr(X).map((row, i) => tr(X).map((col, j) => row.reduce((s, x, k) => s + x * col[k]!, 0) + (i === j ? 1e-6 : 0)));
+  const theta = solve(XtX, mul(tr(X), Y));
+  const Ahat = tr(theta.slice(0, d));
+  const Bhat = tr(theta.slice(d));
+  const E = Y.map((y, t) => y.map((v, k) => v - X[t]!.reduce((s, x, j) => s + x * theta[j]![k]!, 0)));
+  const Qhat = tr(E).map((ei) => tr(E).map((ej) => ei.reduce((s, x, t) => s + x * ej[t]!, 0) / (T - d - 2)));
+  const test = rng.stream('test');
+  const z0 = Array.from({ length: d }, () => test.normal());
+  const actions = Array.from({ length: H }, () => [test.normal(), test.normal()]);
+  const noise = Array.from({ length: 32 }, (_, r) => rng.stream(`rollout/${r}`));
+  let truth = Array.from({ length: 32 }, () => [...z0]);
+  let zh = [...z0];
+  let zo = [...z0];
+  let P: Mat = Array.from({ length: d }, () => new Array<number>(d).fill(0));
+  let c = 0;
+  const out = { rmse: [] as number[], std: [] as number[], nees: [] as number[], surprise: [] as number[], trace: [] as number[], ormse: [] as number[], ostd: [] as number[], onees: [] as number[], osurprise: [] as number[], pers: [] as number[] };
+  const rms = (ref: number[]) => Math.sqrt(truth.reduce((s, zt) => s + zt.reduce((t, v, i) => t + (v - ref[i]!) ** 2, 0), 0) / (32 * d));
+  for (let h = 0; h < H; h++) {
+    truth = truth.map((zt, r) => stepOf(A, B, zt, actions[h]!).map((v) => v + 0.05 * noise[r]!.normal()));
+    out.pers.push(rms(z0));
+    zh = stepOf(Ahat, Bhat, zh, actions[h]!);
+    P = add(mul(mul(Ahat, P), tr(Ahat)), Qhat);
+    out.rmse.push(rms(zh));
+    const trace = P.reduce((s, row, i) => s + row[i]!, 0);
+    out.trace.push(trace);
+    out.std.push(Math.sqrt(trace / d));
+    const errs = truth.map((zt) => zt.map((v, i) => [v - zh[i]!]));
+    const nees = errs.reduce((s, e) => s + solve(P, e).reduce((t, x, i) => t + x[0]! * e[i]![0]!, 0), 0) / 32;
+    out.nees.push(nees);
+    out.surprise.push(0.5 * (nees + d * Math.log(2 * Math.PI) + Math.log(det(P))));
+    zo = stepOf(A, B, zo, actions[h]!);
+    c = 0.95 ** 2 * c + 0.05 ** 2;
+    const so = truth.reduce((s, zt) => s + zt.reduce((t, v, i) => t + (v - zo[i]!) ** 2, 0), 0);
+    out.ormse.push(Math.sqrt(so / (32 * d)));
+    out.ostd.push(Math.sqrt(c));
+    out.onees.push(so / c / 32);
+    out.osurprise.push(0.5 * (so / c / 32 + d * (Math.log(2 * Math.PI) + Math.log(c))));
+  }
+  const relErr = Math.sqrt(Ahat.reduce((s, row, i) => s + row.reduce((t, x, j) => t + (x - A[i]![j]!) ** 2, 0), 0) / A.reduce((s, row) => s + row.reduce((t, x) => t + x * x, 0), 0));
+  return { A, B, Ahat, Bhat, Qhat, z0, actions, T, relErr, ...out };
+}
+
 describe('kernel worldmodel/predict', () => {
+  it('every reported value recomputed by an independent replay (system, data, ridge fit by elimination, rollouts, scores)', () => {
+    for (const [seed, d, H] of [[42, 16, 12], [3, 4, 30], [9, 1, 5], [5, 2, 8]] as const) {
+      const r = runRaw(wm, { seed: String(seed), horizon: String(H), latent_dim: String(d) }).result as any;
+      const ref = reference(seed, d, H);
+      const close = (a: number, b: number, what: string, tol = 1e-8) => expect(a, what).to.be.closeTo(b, tol * Math.max(1, Math.abs(b)));
+      const mat = (a: number[][], b: Mat, what: string, tol?: number) => a.forEach((row, i) => row.forEach((x, j) => close(x, b[i]![j]!, `${what} ${i},${j}`, tol)));
+      expect([r.d, r.m, r.train_steps, r.rollouts]).to.deep.equal([d, 2, ref.T, 32]);
+      mat(r.A_true, ref.A, 'A', 1e-12);
+      mat(r.B_true, ref.B, 'B', 1e-12);
+      mat(r.A_hat, ref.Ahat, 'Â');
+      mat(r.B_hat, ref.Bhat, 'B̂');
+      mat(r.Q_hat, ref.Qhat, 'Q̂');
+      Array.from(r.z0 as ArrayLike<number>).forEach((x, i) => close(x, ref.z0[i]!, 'z0', 1e-15));
+      r.actions.forEach((a: ArrayLike<number>, h: number) => Array.from(a).forEach((x, k) => close(x, ref.actions[h]![k]!, 'action', 1e-15)));
+      const series: [string, number[], number[]][] = [
+        ['rmse', r.rmse, ref.rmse], ['pred_std', r.pred_std, ref.std], ['nees', r.nees, ref.nees], ['surprise', r.surprise, ref.surprise], ['trace_P', r.trace_P, ref.trace],
+        ['oracle rmse', r.oracle.rmse, ref.ormse], ['oracle std', r.oracle.pred_std, ref.ostd], ['oracle nees', r.oracle.nees, ref.onees], ['oracle surprise', r.oracle.surprise, ref.osurprise], ['persistence', r.persistence_rmse, ref.pers],
+      ];
+      for (const [name, got, want] of series) {
+        expect(got.length, name).to.equal(H);
+        got.forEach((x, h) => close(x, want[h]!, `${name} ${h}`, 1e-6));
+      }
+      close(r.model_error_rel, ref.relErr, 'model error');
+    }
+  });
+
+  it('the spectral radius of Â: the modulus of its eigenvalues for d = 2 (closed form), between |det|^(1/d) and ‖Â‖_F otherwise', () => {
+    for (const [seed, d] of [[5, 2], [11, 2], [42, 16]] as const) {
+      const r = runRaw(wm, { seed: String(seed), horizon: '3', latent_dim: String(d) }).result as any;
+      const A: Mat = r.A_hat;
+      if (d === 2) {
+        const t = A[0]![0]! + A[1]![1]!;
+        const dt = A[0]![0]! * A[1]![1]! - A[0]![1]! * A[1]![0]!;
+        const disc = t * t - 4 * dt;
+        const rho = disc >= 0 ? Math.max(Math.abs((t + Math.sqrt(disc)) / 2), Math.abs((t - Math.sqrt(disc)) / 2)) : Math.sqrt(dt);
+        expect(r.spectral_radius_hat).to.be.closeTo(rho, 1e-6);
+      } else {
+        expect(r.spectral_radius_hat).to.be.at.least(Math.abs(det(A)) ** (1 / d) - 1e-9);
+        expect(r.spectral_radius_hat).to.be.at.most(Math.hypot(...A.flat()));
+      }
+    }
+  });
+
   it('ridge least squares solves its normal equations (recomputed in the test from the training data)', () => {
     for (const d of [1, 5, 16, 32]) {
       const rng = new RngStreams(d, 'worldmodel/predict');

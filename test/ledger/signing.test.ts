@@ -1,0 +1,207 @@
+// The signing path in units: DSSE PAE and signature encodings, the batched Signer (with a pool that
+// signs in-process), key loading and keyids, the keyring, and the start-up signature sweep (with the
+// worker's own verify handler run in-process).
+import { expect } from 'chai';
+import { createHash, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeBase64, isStrictBase64, pae, PAYLOAD_TYPE, sha256, verifySignature } from '../../src/ledger/dsse.js';
+import { Keyring, keyidOf } from '../../src/ledger/keyring.js';
+import { KeyError, loadSigningKey, resolveSigningKey } from '../../src/ledger/keys.js';
+import { signatureVerifier } from '../../src/ledger/replay.js';
+import { Signer } from '../../src/ledger/signer.js';
+import type { LedgerNode } from '../../src/ledger/ledger.js';
+import type { WorkerPool } from '../../src/kernels/pool.js';
+import hostHandle from '../../workers/host.js';
+import signHandle from '../../workers/sign-host.js';
+import type { Task } from '../../workers/tasks.js';
+import { withTempDir } from '../helpers/shell.js';
+
+const p256 = () => generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+const derKeyid = (k: KeyObject) => createHash('sha256').update(k.export({ type: 'spki', format: 'der' })).digest('hex');
+
+/** A pool stand-in: signs 'sign' tasks with `key`, runs 'verify' through the worker's own handler, records every task. */
+function fakePool(key: KeyObject, opts: { fail?: boolean } = {}) {
+  const tasks: Task[] = [];
+  const pool = {
+    run<T>(task: Task): Promise<{ value: T }> {
+      tasks.push(task);
+      if (opts.fail) return Promise.reject(new Error('pool down'));
+      if (task.kind === 'sign') return Promise.resolve({ value: task.paes.map((p) => new Uint8Array(sign('sha256', p, key))) as T });
+      const res = hostHandle(task);
+      if (!res.ok) return Promise.reject(new Error(res.error.msg));
+      return Promise.resolve({ value: res.value as T });
+    },
+  };
+  return { pool: pool as unknown as WorkerPool, tasks };
+}
+
+describe('signing path', () => {
+  it('PAE: "DSSEv1 <len type> <type> <len body> <body>" with lengths in bytes, not characters', () => {
+    expect(pae('t', Buffer.from('')).toString()).to.equal('DSSEv1 1 t 0 ');
+    const body = Buffer.from('é€', 'utf8'); // 2 characters, 5 bytes
+    expect(pae('ü', body).equals(Buffer.concat([Buffer.from('DSSEv1 2 ü 5 '), body]))).to.equal(true);
+    expect(sha256(Buffer.from('abc')).toString('hex')).to.equal('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  it('strict base64: standard with optional padding, or URL-safe; lengths that cannot be base64 are refused', () => {
+    for (const ok of ['', 'QQ==', 'QUI=', 'QUJD', 'QQ', 'QUI', '-_-_', 'a+/=']) expect(isStrictBase64(ok), ok).to.equal(true);
+    for (const bad of ['Q', 'QUJDR', 'QQ=', 'Q===', 'QUJD=', 'a b', 'a+_b', 'QQ==QQ==']) expect(isStrictBase64(bad), bad).to.equal(false);
+    expect(decodeBase64('+/8=').equals(Buffer.from([0xfb, 0xff]))).to.equal(true);
+    expect(decodeBase64('-_8').equals(Buffer.from([0xfb, 0xff]))).to.equal(true);
+    expect(decodeBase64('AAEC').equals(Buffer.from([0, 1, 2]))).to.equal(true);
+  });
+
+  it('verifySignature: DER first, raw r‖s (64 bytes) second, neither for a wrong key, message or encoding', () => {
+    const { privateKey, publicKey } = p256();
+    const other = p256().publicKey;
+    const msg = pae(PAYLOAD_TYPE, Buffer.from('{"a":1}'));
+    const der = sign('sha256', msg, privateKey);
+    const raw = sign('sha256', msg, { key: privateKey, dsaEncoding: 'ieee-p1363' });
+    expect(raw.length).to.equal(64);
+    expect(verifySignature(msg, der, publicKey)).to.deep.equal({ verified: true, encoding: 'der' });
+    expect(verifySignature(msg, raw, publicKey)).to.deep.equal({ verified: true, encoding: 'ieee-p1363' });
+    expect(verifySignature(msg, der, other)).to.deep.equal({ verified: false, encoding: null });
+    expect(verifySignature(msg, raw, other)).to.deep.equal({ verified: false, encoding: null });
+    expect(verifySignature(Buffer.from('other'), der, publicKey)).to.deep.equal({ verified: false, encoding: null });
+    expect(verifySignature(msg, Buffer.alloc(64, 1), publicKey)).to.deep.equal({ verified: false, encoding: null });
+    expect(verifySignature(msg, Buffer.alloc(63, 1), publicKey)).to.deep.equal({ verified: false, encoding: null });
+    // a raw signature one byte short is not tried as P1363
+    expect(verifySignature(msg, raw.subarray(0, 63), publicKey)).to.deep.equal({ verified: false, encoding: null });
+  });
+
+  it('Signer: PAEs of one turn go in ⌈n/batchMax⌉ round trips, each promise gets its own signature, as an exact-size copy', async () => {
+    const { privateKey, publicKey } = p256();
+    const { pool, tasks } = fakePool(privateKey);
+    const signer = new Signer(pool, 4);
+    const paes = Array.from({ length: 10 }, (_, k) => pae(PAYLOAD_TYPE, Buffer.from(`{"k":${k}}`)));
+    const sigs = await Promise.all(paes.map((p) => signer.sign(p)));
+    expect(tasks.map((t) => (t.kind === 'sign' ? t.paes.length : -1))).to.deep.equal([4, 4, 2]);
+    expect([signer.batches, signer.signatures]).to.deep.equal([3, 10]);
+    sigs.forEach((s, k) => {
+      expect(verify('sha256', paes[k]!, publicKey, s), `sig ${k}`).to.equal(true);
+      expect([s.byteOffset, s.buffer.byteLength]).to.deep.equal([0, s.length]);
+    });
+    // a later turn is a new batch
+    await signer.sign(paes[0]!);
+    expect([signer.batches, signer.signatures]).to.deep.equal([4, 11]);
+  });
+
+  it('Signer: a failed round trip rejects every PAE of its batch', async () => {
+    const { pool } = fakePool(p256().privateKey, { fail: true });
+    const signer = new Signer(pool, 8);
+    const results = await Promise.allSettled([1, 2, 3].map((k) => signer.sign(Buffer.from([k]))));
+    expect(results.map((r) => r.status)).to.deep.equal(['rejected', 'rejected', 'rejected']);
+    expect((results[0] as PromiseRejectedResult).reason.message).to.equal('pool down');
+  });
+
+  it('the signing lane signs only sign tasks, and only with a key (in-process there is none)', () => {
+    expect(signHandle({ kind: 'probe' })).to.deep.include({ ok: false, error: { code: 'BAD_TASK', msg: 'the signing lane only signs' } });
+    expect(signHandle({ kind: 'sign', paes: [] })).to.deep.include({ ok: false, error: { code: 'NO_SIGNING_KEY', msg: 'pool started without a signing key' } });
+  });
+
+  it('keys: keyid is SHA-256 of the DER SPKI, the JWK is the public point, ephemeral only without a file', async () => {
+    const eph = loadSigningKey(null);
+    expect(eph.ephemeral).to.equal(true);
+    expect(eph.keyid).to.equal(derKeyid(eph.publicKey));
+    expect(eph.jwk).to.deep.equal((({ kty, crv, x, y }) => ({ kty, crv, x, y }))(eph.publicKey.export({ format: 'jwk' })));
+    expect(createPublicKey(eph.spkiPem).export({ format: 'der', type: 'spki' }).equals(eph.publicKey.export({ format: 'der', type: 'spki' }))).to.equal(true);
+    await withTempDir(async (dir) => {
+      const { privateKey } = p256();
+      const file = join(dir, 'k.pem');
+      writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      const k = loadSigningKey(file);
+      expect(k.ephemeral).to.equal(false);
+      expect(k.keyid).to.equal(derKeyid(createPublicKey(privateKey)));
+      const ed = join(dir, 'ed.pem');
+      writeFileSync(ed, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      // the curve error is the one thrown, not rewrapped as a parse error
+      expect(() => loadSigningKey(ed)).to.throw(KeyError, /^signing key must be EC P-256 \(prime256v1\), got ed25519\/-$/);
+      const p384 = join(dir, 'p384.pem');
+      writeFileSync(p384, generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      expect(() => loadSigningKey(p384)).to.throw(KeyError, /got ec\/secp384r1/);
+      writeFileSync(join(dir, 'junk.pem'), 'not a key');
+      expect(() => loadSigningKey(join(dir, 'junk.pem'))).to.throw(KeyError, /is not a PKCS#8 PEM private key/);
+      expect(() => loadSigningKey(join(dir, 'missing.pem'))).to.throw(KeyError, /cannot read signing key file/);
+    });
+  });
+
+  it('resolveSigningKey: file mode creates one 0600 key in the data directory and reuses it; a configured file wins', async () => {
+    await withTempDir(async (dir) => {
+      const data = join(dir, 'data');
+      const a = resolveSigningKey({ mode: 'file', dataDir: data, signingKeyFile: null });
+      const file = join(data, 'signing-key.pem');
+      expect(statSync(file).mode & 0o777).to.equal(0o600);
+      expect(a.ephemeral).to.equal(false);
+      const before = readFileSync(file, 'utf8');
+      const b = resolveSigningKey({ mode: 'file', dataDir: data, signingKeyFile: null });
+      expect(b.keyid).to.equal(a.keyid);
+      expect(readFileSync(file, 'utf8')).to.equal(before);
+      const own = join(dir, 'own.pem');
+      writeFileSync(own, p256().privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      expect(resolveSigningKey({ mode: 'file', dataDir: data, signingKeyFile: own }).keyid).to.not.equal(a.keyid);
+      expect(resolveSigningKey({ mode: 'memory', dataDir: data, signingKeyFile: null }).ephemeral).to.equal(true);
+      expect(() => resolveSigningKey({ mode: 'file', dataDir: join(own, 'sub'), signingKeyFile: null })).to.throw();
+      // a directory that exists but where no file can be created (procfs): the create error is reported
+      expect(() => resolveSigningKey({ mode: 'file', dataDir: '/proc/self', signingKeyFile: null })).to.throw(KeyError, /^cannot create signing key file \/proc\/self\/signing-key.pem/);
+    });
+  });
+
+  it('keyring: the current key first, retired keys by keyid, each once; lookups ignore case', () => {
+    const current = loadSigningKey(null);
+    const ring = new Keyring(current);
+    // added in descending keyid order, so a list that kept insertion order would not be sorted
+    const olds = [p256(), p256(), p256(), p256()].map((k) => k.publicKey).sort((a, b) => derKeyid(b).localeCompare(derKeyid(a)));
+    const ids = olds.map((k) => ring.add(k.export({ type: 'spki', format: 'pem' }).toString()));
+    expect(ids).to.deep.equal(olds.map(derKeyid));
+    // re-adding the current key's PEM leaves it current
+    expect(ring.add(current.spkiPem)).to.equal(current.keyid);
+    expect(ring.add(olds[0]!.export({ type: 'spki', format: 'pem' }).toString())).to.equal(ids[0]);
+    expect(ring.list().map((k) => [k.keyid, k.current])).to.deep.equal([[current.keyid, true], ...[...ids].sort().map((id) => [id, false])]);
+    const got = ring.get(ids[1]!.toUpperCase())!;
+    expect(got.keyid).to.equal(ids[1]);
+    expect(got.jwk).to.deep.equal((({ kty, crv, x, y }) => ({ kty, crv, x, y }))(olds[1]!.export({ format: 'jwk' })));
+    expect(createPublicKey(got.spkiPem).export({ format: 'der', type: 'spki' }).equals(olds[1]!.export({ format: 'der', type: 'spki' }))).to.equal(true);
+    expect(ring.get(current.keyid)!.current).to.equal(true);
+    expect(ring.get('00')).to.equal(undefined);
+    expect(keyidOf(olds[2]!)).to.equal(ids[2]);
+  });
+
+  it('start-up sweep: the first node whose signature fails is named, with why; chunks of 2048 go to the pool', async () => {
+    const current = loadSigningKey(null);
+    const retired = p256();
+    const ring = new Keyring(current);
+    ring.add(retired.publicKey.export({ type: 'spki', format: 'pem' }).toString());
+    const node = (i: number, key: KeyObject, keyid: string): LedgerNode => {
+      const payload = Buffer.from(`{"i":${i}}`);
+      return { index: i, kind: 'k', tsUtc: 't', payload, paeSha256: sha256(pae(PAYLOAD_TYPE, payload)), sig: sign('sha256', pae(PAYLOAD_TYPE, payload), key), keyid, prev: Buffer.alloc(32), nodeDigest: Buffer.alloc(32), simulated: false };
+    };
+    const nodes = Array.from({ length: 2050 }, (_, i) => (i % 3 ? node(i, current.privateKey, current.keyid) : node(i, retired.privateKey, derKeyid(retired.publicKey))));
+    const { pool, tasks } = fakePool(current.privateKey);
+    const sweep = signatureVerifier(pool, ring);
+    expect(await sweep(nodes)).to.equal(null);
+    expect(tasks.map((t) => (t.kind === 'verify' ? t.items.length : -1))).to.deep.equal([2048, 2]);
+    // a signature over another payload at 100 (first chunk) and an unknown key at 2049 (second): the lowest index wins
+    const bad = [...nodes];
+    bad[100] = { ...nodes[100]!, sig: node(1, current.privateKey, current.keyid).sig };
+    bad[2049] = node(2049, p256().privateKey, 'ab'.repeat(32));
+    expect(await sweep(bad)).to.deep.equal({ index: 100, reason: 'node 100: signature does not verify over its PAE' });
+    bad[100] = nodes[100]!;
+    expect(await sweep(bad)).to.deep.equal({ index: 2049, reason: `node 2049: signed by key ${'ab'.repeat(32)}, which is not in the keyring` });
+    // within one chunk the first failure is reported, not a later one
+    const two = [...nodes.slice(0, 10)];
+    two[2] = { ...two[2]!, sig: two[5]!.sig };
+    two[7] = { ...two[7]!, sig: two[5]!.sig };
+    expect((await sweep(two))!.index).to.equal(2);
+    // the first node of a chunk
+    const first = [...nodes.slice(0, 4)];
+    first[0] = { ...first[0]!, sig: first[1]!.sig };
+    expect((await sweep(first))!.index).to.equal(0);
+    // no empty chunk is sent: nothing for [], one task for exactly 2048 nodes
+    const before = tasks.length;
+    expect(await sweep([])).to.equal(null);
+    expect(tasks.length).to.equal(before);
+    await sweep(nodes.slice(0, 2048));
+    expect(tasks.length).to.equal(before + 1);
+  });
+});
