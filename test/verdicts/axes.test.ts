@@ -1,7 +1,8 @@
 // Every trust axis recomputed by hand from its documented formula, at and either side of each
 // threshold (a `<=` turned into `<`, or a constant changed, moves one of these values).
 import { expect } from 'chai';
-import { AXES, bearingDeg, haversineM, scoreAxes, weightedGeometricMean } from '../../src/verdicts/axes.js';
+import { bearingDeg, haversineM } from '../../src/lib/geo.js';
+import { AXES, scoreAxes, weightedGeometricMean } from '../../src/verdicts/axes.js';
 import type { GeofenceResult } from '../../src/verdicts/geofence.js';
 import type { TelemetryFrame } from '../../src/verdicts/telemetry.js';
 

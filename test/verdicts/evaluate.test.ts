@@ -108,7 +108,7 @@ describe('verdict evaluation, every field', () => {
 
   it('outside every zone: distance to the nearest one rounded to 0.1 m, inside false, zone null', () => {
     const e = evaluate(strong, [zone], undefined, NOW);
-    expect(e.geofence).to.deep.equal({ inside: false, zone: null, distance_m: Math.round(distanceToPolygonM(36.5, -115.1, zone.polygon) * 10) / 10 });
+    expect(e.geofence).to.deep.equal({ inside: false, zone: null, distance_m: Math.round(distanceToPolygonM({ lat: 36.5, lon: -115.1 }, ringFromLatLon(zone.polygon)) * 10) / 10 });
     expect(evaluate(strong, [], undefined, NOW).geofence).to.deep.equal({ inside: null, zone: null, distance_m: null });
     expect(e.breaches).to.deep.equal([]);
   });

@@ -1,7 +1,8 @@
 // The geofence against independent geometry: a concave ring whose notch is outside, and distances
 // to an edge's interior and to its end points on a hand-built local plane.
 import { expect } from 'chai';
-import { checkGeofence, distanceToPolygonM, insidePolygon } from '../../src/verdicts/geofence.js';
+import { distanceToPolygonM as distanceTo, pointInPolygon, ringFromLatLon } from '../../src/lib/geo.js';
+import { checkGeofence } from '../../src/verdicts/geofence.js';
 import type { NoFlyZone } from '../../src/ledger/ledger.config.js';
 
 const R = 6_371_008.8;
@@ -9,6 +10,10 @@ const M_PER_DEG = (Math.PI / 180) * R;
 // a square [0, 1]² in (lat, lon) degrees near the equator, and a U shape with a notch at lon 0.4–0.6, lat > 0.3
 const square: [number, number][] = [[0, 0], [0, 1], [1, 1], [1, 0]];
 const u: [number, number][] = [[0, 0], [0, 1], [1, 1], [1, 0.6], [0.3, 0.6], [0.3, 0.4], [1, 0.4], [1, 0]];
+
+// the rings here are written [lat, lon] like the no-fly-zone config; the geometry takes [lon, lat]
+const insidePolygon = (lat: number, lon: number, ring: [number, number][]): boolean => pointInPolygon({ lat, lon }, ringFromLatLon(ring));
+const distanceToPolygonM = (lat: number, lon: number, ring: [number, number][]): number => distanceTo({ lat, lon }, ringFromLatLon(ring));
 
 describe('geofence', () => {
   it('point in polygon by even–odd ray casting, including a concave notch', () => {
