@@ -68,7 +68,7 @@ export function readBody(ctx: Context, { limitBytes, timeoutMs }: BodyLimits): P
         reject(err);
       } else resolve(Buffer.concat(chunks, size));
     };
-    const timer = setTimeout(() => finish(new AppError('REQUEST_TIMEOUT', 408, `Request body not received within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => finish(Errors.requestTimeout('Request body', timeoutMs)), timeoutMs);
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > limitBytes) finish(Errors.payloadTooLarge(limitBytes));
