@@ -11,9 +11,10 @@ import { projectRoot } from './config/load.js';
 import { coreRoutes } from './core/core.routes.js';
 import { HealthRegistry } from './core/health.js';
 import { docsRoutes } from './docs/docs.routes.js';
+import { describeInSlices } from './http/describe.js';
 import { createKoaApp } from './http/koa-app.js';
 import { writeGuard } from './http/write-guard.js';
-import type { RouteDef } from './http/route.js';
+import { routeSchemas, type RouteDef } from './http/route.js';
 import { kernelRoutes } from './kernels/kernels.routes.js';
 import { WorkerPool } from './kernels/pool.js';
 import { EventLoopMonitor } from './observability/event-loop.js';
@@ -80,6 +81,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     releaseId: `${PACKAGE_VERSION}+${process.env.SVC_RELEASE_ID ?? 'local'}`,
     enforcement: () => ({ from_refresh_at: null, claims: {} }),
     routeTable: () => routes,
+    routesDescribed: () => described,
   };
 
   health.register('worker-pool:utilization', () => {
@@ -112,6 +114,9 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const features: Feature[] = [ledger, stream, meshFeature(services, ledger.core, stream.stream)];
   for (const build of [adsbFeature, cotFeature, fleetFeature, securityFeature, evidenceFeature, energyFeature, uiFeature]) features.push(build(services));
 
+  let closed = false;
+  // set once the table is complete (below); views that walk the table wait for it
+  let described: Promise<void> = new Promise(() => {});
   routes.push(...coreRoutes(services), ...kernelRoutes({ pool, metrics }), ...features.flatMap((f) => f.routes), ...docsRoutes(() => routes));
 
   const app = createKoaApp({
@@ -126,9 +131,11 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   });
   // building the app blocks the loop on purpose (schemas, datasets, keys): that is not service delay
   eventLoop.forgetStalls();
+  // joi descriptions of every schema, warmed after start-up in slices: views that walk the route
+  // table (attack surface, posture, OpenAPI) would otherwise describe it on a request, ~200 ms
+  described = describeInSlices(routeSchemas(routes), () => closed);
   for (const f of features) f.ready?.();
 
-  let closed = false;
   return {
     app,
     services,

@@ -67,6 +67,8 @@ export interface Services {
   enforcement(): Enforcement;
   /** The app's full route table (available once buildApp has assembled it). */
   routeTable(): readonly RouteDef[];
+  /** Resolves once every route schema is described (done in slices after start-up, see http/describe.ts). */
+  routesDescribed(): Promise<void>;
   /** Set by features as they are built (ledger first, then ADS-B, CoT); read at request time. */
   ledger?: LedgerStatus;
   adsb?: () => AdsbStatus;

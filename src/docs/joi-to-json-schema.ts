@@ -1,5 +1,6 @@
 /** The subset of joi the routes use, described as JSON Schema (2020-12, as OpenAPI 3.1 embeds). */
 import type { Schema } from 'joi';
+import { described } from '../http/describe.js';
 
 type Desc = {
   type?: string;
@@ -80,5 +81,5 @@ export function describeToJsonSchema(d: Desc): JsonSchema {
 }
 
 export function toJsonSchema(schema: Schema): JsonSchema {
-  return describeToJsonSchema(schema.describe() as Desc);
+  return describeToJsonSchema(described(schema) as Desc);
 }

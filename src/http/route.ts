@@ -49,6 +49,15 @@ export interface RouteDef<Q = any, P = any, B = any> {
   handler(input: RouteInput<Q, P, B>): unknown;
 }
 
+/** Every joi schema of a route table (query, path and JSON body). */
+export function* routeSchemas(routes: readonly RouteDef[]): Generator<ObjectSchema> {
+  for (const r of routes) {
+    if (r.query) yield r.query;
+    if (r.params) yield r.params;
+    if (r.body && r.body !== 'text') yield r.body;
+  }
+}
+
 export function defineRoute<Q = any, P = any, B = any>(def: RouteDef<Q, P, B>): RouteDef<Q, P, B> {
   return def;
 }

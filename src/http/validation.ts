@@ -3,6 +3,7 @@
  * FastAPI clients already parse: `{type, loc, msg, input, ctx?}`, every error of a request at once.
  */
 import type { ObjectSchema, ValidationError, ValidationErrorItem } from 'joi';
+import { described } from './describe.js';
 import { Errors, MAX_ISSUES, tooMany, type ValidationIssue } from './errors.js';
 
 export type Source = 'query' | 'path' | 'body';
@@ -21,7 +22,7 @@ type Described = { type?: string; rules?: { name: string }[]; keys?: Record<stri
 /** Walks the described schema along a value path (array indices step into `items`). */
 function isIntegerSchema(schema: ObjectSchema | undefined, path: (string | number)[]): boolean {
   if (!schema || path.length === 0) return false;
-  let node: Described | undefined = schema.describe() as Described;
+  let node: Described | undefined = described(schema) as Described;
   for (const key of path) {
     node = typeof key === 'number' ? node?.items?.[0] : node?.keys?.[key];
     if (!node) return false;
@@ -136,7 +137,7 @@ function arrayLimits(schema: ObjectSchema): { path: string[]; max: number }[] {
     }
     for (const [k, child] of Object.entries(node.keys ?? {})) walk(child, [...path, k]);
   };
-  walk(schema.describe() as DescribedArray, []);
+  walk(described(schema) as DescribedArray, []);
   arrayLimitCache.set(schema, found);
   return found;
 }

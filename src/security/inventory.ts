@@ -5,6 +5,7 @@
  * the app's own prom-client registry, which the views use as observed counts.
  */
 import type { Schema } from 'joi';
+import { described } from '../http/describe.js';
 import type { RouteDef } from '../http/route.js';
 import type { Services } from '../services.js';
 
@@ -80,7 +81,7 @@ export function unclassifiedPosts(routes: readonly RouteDef[]): string[] {
 type Desc = { type?: string; keys?: Record<string, Desc>; rules?: { name: string }[]; items?: Desc[] };
 
 function describe(schema: Schema | undefined): Desc | undefined {
-  return schema ? (schema.describe() as Desc) : undefined;
+  return schema ? (described(schema) as Desc) : undefined;
 }
 
 export function paramNames(r: RouteDef): string[] {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import { projectRoot } from '../config/load.js';
+import type { RouteDef } from '../http/route.js';
 import type { Services } from '../services.js';
 import { envelope, SOURCES } from './envelope.js';
 import { inProcess } from './inprocess.js';
@@ -106,12 +107,24 @@ function cspDirective(csp: string | undefined, name: string): string | null {
 
 const LEAK = /\n\s+at\s|\(?\/[\w./-]+\.(?:ts|js|mjs):\d+|node_modules|\b(?:TypeError|ReferenceError|SyntaxError)\b/;
 
+/** The checks that depend only on the route table (fixed once the app is built). */
+function routeChecks(routes: readonly RouteDef[], baseline: Baseline): Record<string, Actual> {
+  const inventory = new Set(baseline.route_inventory);
+  return {
+    'route-inventory': routes.map(routeKey).filter((k) => !inventory.has(k)).sort(),
+    'numeric-params-bounded': routes.flatMap((r) => [
+      ...unboundedNumbers(r.query, `${routeKey(r)} query`),
+      ...unboundedNumbers(r.params, `${routeKey(r)} path`),
+      ...(r.body && r.body !== 'text' ? unboundedNumbers(r.body, `${routeKey(r)} body`) : []),
+    ]),
+  };
+}
+
 /** Reads the current value of every baseline check from the running process. */
-export async function currentState(s: Services, baseline: Baseline): Promise<Record<string, Actual>> {
+export async function currentState(s: Services, baseline: Baseline, fixed: Record<string, Actual> = routeChecks(s.routeTable(), baseline)): Promise<Record<string, Actual>> {
   const ip = inProcess(s);
   const routes = s.routeTable();
   const keys = routes.map(routeKey);
-  const inventory = new Set(baseline.route_inventory);
   const api = await ip.get(`${API}/doctrine`);
   const htmlRoute = routes.find((r) => r.html && !/[:*]/.test(r.path));
   const html = htmlRoute ? await ip.get(htmlRoute.path) : null;
@@ -154,14 +167,10 @@ export async function currentState(s: Services, baseline: Baseline): Promise<Rec
   const ledgerDoc = keys.includes(`GET ${API}/ledger/readiness`) ? (await ip.getJson<{ durability_state?: string }>(`${API}/ledger/readiness`)).body : null;
 
   return {
-    'route-inventory': keys.filter((k) => !inventory.has(k)).sort(),
+    'route-inventory': fixed['route-inventory'],
     'http-json-limit': s.config.http.jsonLimitBytes,
     'http-xml-limit': s.config.http.xmlLimitBytes,
-    'numeric-params-bounded': routes.flatMap((r) => [
-      ...unboundedNumbers(r.query, `${routeKey(r)} query`),
-      ...unboundedNumbers(r.params, `${routeKey(r)} path`),
-      ...(r.body && r.body !== 'text' ? unboundedNumbers(r.body, `${routeKey(r)} body`) : []),
-    ]),
+    'numeric-params-bounded': fixed['numeric-params-bounded'],
     'kernel-time-budget': s.config.pool.taskDeadlineMs,
     'pool-queue-bound': s.config.pool.maxQueue,
     'worker-pool-size': s.pool.snapshot().threads,
@@ -210,9 +219,39 @@ export function evaluate(baseline: Baseline, state: Record<string, Actual>, env:
   });
 }
 
+interface Prepared {
+  baseline: Baseline;
+  sha256: string;
+  fixed: Record<string, Actual>;
+}
+
+const prepared = new WeakMap<Services, Promise<Prepared>>();
+
+/**
+ * The committed baseline and the route-table checks, once per app: the table and the file do not
+ * change while it runs, and walking every route's schema on a request blocked the loop ~100 ms.
+ */
+function prepare(s: Services): Promise<Prepared> {
+  let p = prepared.get(s);
+  if (!p) {
+    p = s.routesDescribed().then(() => {
+      const { baseline, sha256 } = loadBaseline();
+      return { baseline, sha256, fixed: routeChecks(s.routeTable(), baseline) };
+    });
+    prepared.set(s, p);
+  }
+  return p;
+}
+
+/** Reads the baseline and the route-table checks ahead of the first request. */
+export function preparePosture(s: Services): Promise<void> {
+  return prepare(s).then(() => undefined);
+}
+
+/** `file`: another baseline (read on each call, for tests); the committed one is read once. */
 export async function postureDrift(s: Services, file?: string): Promise<Record<string, unknown>> {
-  const { baseline, sha256 } = loadBaseline(file);
-  const state = await currentState(s, baseline);
+  const { baseline, sha256, fixed } = file === undefined ? await prepare(s) : { ...loadBaseline(file), fixed: undefined };
+  const state = await currentState(s, baseline, fixed);
   const checks = evaluate(baseline, state, s.config.env);
   const summary = { pass: 0, drift: 0, approved_deviation: 0, not_applicable: 0, total: checks.length };
   for (const c of checks) summary[c.status]++;

@@ -6,9 +6,9 @@ import type { Feature } from '../feature.js';
 import { defineRoute } from '../http/route.js';
 import type { Services } from '../services.js';
 import { closeEventLoopHistogram, eventLoopHistogram } from '../evidence/wiring.js';
-import { attackSurface } from './attack-surface.js';
+import { attackSurface, prepareAttackSurface } from './attack-surface.js';
 import { API } from './inventory.js';
-import { postureDrift } from './posture.js';
+import { postureDrift, preparePosture } from './posture.js';
 import { topologyHealth } from './topology.js';
 import { zeroTrustMesh } from './zerotrust.js';
 
@@ -35,6 +35,8 @@ export function securityFeature(s: Services): Feature {
     ],
     ready() {
       histogram.reset();
+      // built in the background once the schemas are described, so no request pays for it
+      Promise.all([prepareAttackSurface(s), preparePosture(s)]).catch((err: unknown) => s.log.error({ err }, 'security views: preparing failed'));
     },
     close() {
       closeEventLoopHistogram(s);
