@@ -7,7 +7,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ObjectSchema } from 'joi';
 import { Errors, type ValidationIssue } from './errors.js';
-import { parseJsonBody, readBody, utf8Text } from './body.js';
+import { bodyReader, parseJsonBody, utf8Text } from './body.js';
 import { throwIfIssues, validatePart } from './validation.js';
 import type { Logger } from '../observability/logger.js';
 
@@ -78,7 +78,7 @@ type Handler = (ctx: Context) => Promise<void>;
 /** Compiles one declaration into a Koa handler: body parsing, validation, abort signal, result. */
 function compile(def: RouteDef, opts: MountOptions): Handler {
   const accepted = def.bodyTypes ?? (def.body === 'text' ? ['text/plain'] : ['application/json']);
-  const limits = { limitBytes: def.bodyLimitBytes ?? opts.jsonLimitBytes, timeoutMs: opts.bodyTimeoutMs };
+  const readBody = bodyReader(accepted, { limitBytes: def.bodyLimitBytes ?? opts.jsonLimitBytes, timeoutMs: opts.bodyTimeoutMs });
   const handler = async (ctx: Context): Promise<void> => {
     let body: unknown;
     if (def.body && ctx.method === 'POST' && hasBody(ctx)) {
@@ -86,7 +86,7 @@ function compile(def: RouteDef, opts: MountOptions): Handler {
         ctx.set('Connection', 'close'); // the unread body stays on the socket
         throw Errors.unsupportedMediaType(ctx.get('content-type'), accepted);
       }
-      const bytes = await readBody(ctx, limits);
+      const bytes = await readBody(ctx);
       body = def.body === 'text' ? utf8Text(bytes) : parseJsonBody(bytes);
     }
     const issues: ValidationIssue[] = [];
