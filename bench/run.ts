@@ -8,6 +8,7 @@ import { SCENARIOS } from './scenarios.js';
 import { environment, printTable, saveReport, startServer, type Server, type Summary } from './lib.js';
 import { writeReportMarkdown } from './report.js';
 import { signingBench } from './signing.js';
+import { admissionBench } from './admission.js';
 import { sseBench } from './sse.js';
 import { ledgerBench } from './ledger.js';
 import { ledgerMemory } from './ledger-memory.js';
@@ -47,6 +48,12 @@ if (wanted.length === 0 || wanted.includes('ledger-memory')) {
   const r = ledgerMemory();
   console.log(`\n## ledger-memory: ${r.nodes} nodes appended in memory mode, ${r.bytesPerNode.toFixed(0)} bytes per node (heap + array buffers after GC${r.gc ? '' : '; run without --expose-gc, figures include garbage'})`);
   report.scenarios['ledger-memory'] = r;
+}
+if (wanted.length === 0 || wanted.includes('admission')) {
+  const r = await admissionBench();
+  console.log(`\n## admission: spin tasks of 50-150 ms (wall clock) at 4x a 2-thread pool's capacity, in-process`);
+  console.log(`${r.ratePerS}/s offered, capacity ${r.capacityPerS}/s: ${JSON.stringify(r.outcomes)}; kept ${r.kept.toFixed(2)}x capacity`);
+  report.scenarios.admission = r;
 }
 if (wanted.length === 0 || wanted.includes('signing')) {
   const rows = await signingBench();

@@ -19,6 +19,8 @@ export interface Scenario {
 const ratio = (row: Summary, base: Summary, vs: string): Row => ({ ...row, ratio: row.reqPerSec / base.reqPerSec, vs });
 
 const KERNEL = '/api/svc/v1/ssm/scan';
+/** Health probes per second in the overload scenario. */
+const HEALTH_RATE = 200;
 
 const FRAME = JSON.stringify({ track_id: 'a1b2c3', source: 'ADS-B', lat: 36.5, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 });
 
@@ -87,17 +89,24 @@ export const SCENARIOS: Scenario[] = [
     async run({ svc }) {
       const heavy = `${svc.base}/api/svc/v1/mla/latent-compress?seq_len=256&n_heads=16&d_head=64&d_latent=256`;
       await warm(heavy, { connections: 2 });
-      const health = { url: `${svc.base}/api/svc/v1/health`, connections: 4 };
-      const idle = await load('/health, idle (4 connections)', health);
+      // /health is probed at a steady rate, as a health checker does: a closed loop of /health as
+      // fast as it is answered is a second flood (the http scenario), which on two cores takes a
+      // core from the kernels and measures CPU share, not how long a probe waits
+      const health = { url: `${svc.base}/api/svc/v1/health`, connections: 4, overallRate: HEALTH_RATE };
+      const idle = await load(`/health, idle (${HEALTH_RATE}/s, 4 conn)`, health);
       // capacity: as many in flight as there are kernel threads, nothing queued
       const cap = await load('worst-case mla, capacity (2 connections)', { url: heavy, connections: 2 });
       const capacity = (cap.status['200'] ?? 0) / DURATION_S;
       const rate = Math.max(1, Math.round(capacity * 4));
       const [over, busy] = await Promise.all([
         load(`worst-case mla at 4x capacity (${rate}/s, 200 conn)`, { url: heavy, connections: 200, overallRate: rate }),
-        load('/health during the overload (4 connections)', health),
+        load(`/health during the overload (${HEALTH_RATE}/s, 4 conn)`, health),
       ]);
-      const kept = (over.status['200'] ?? 0) / DURATION_S / Math.max(capacity, 1e-9);
+      // capacity again right after: on a machine shared with other work it drifts between runs,
+      // so the flood is compared with the mean of the runs either side of it
+      const capAfter = await load('worst-case mla, capacity again (2 connections)', { url: heavy, connections: 2 });
+      const capacityAfter = (capAfter.status['200'] ?? 0) / DURATION_S;
+      const kept = (over.status['200'] ?? 0) / DURATION_S / Math.max((capacity + capacityAfter) / 2, 1e-9);
       const post = { url: `${svc.base}/api/svc/v1/verdict`, method: 'POST' as const, body: FRAME, headers: { 'content-type': 'application/json' }, connections: 4 };
       const [, verdicts] = await Promise.all([
         load(`worst-case mla flood (${rate}/s, 200 conn)`, { url: heavy, connections: 200, overallRate: rate }),
@@ -108,8 +117,9 @@ export const SCENARIOS: Scenario[] = [
       return [
         idle,
         describe(cap, `${capacity.toFixed(1)} ok/s`),
-        describe({ ...over, ratio: kept, vs: 'ok/s vs capacity' }, codes(over)),
+        describe({ ...over, ratio: kept, vs: 'ok/s vs mean capacity' }, codes(over)),
         { ...busy, ratio: busy.p99 / Math.max(idle.p99, 0.001), vs: 'p99 vs idle' },
+        describe(capAfter, `${capacityAfter.toFixed(1)} ok/s`),
         describe({ ...verdicts, ratio: verdicts.max / 1000, vs: 'max latency, s' }, codes(verdicts)),
       ];
     },

@@ -10,9 +10,10 @@ import { effectiveThreads } from './config/schema.js';
 import { projectRoot } from './config/load.js';
 import { HealthRegistry } from './core/health.js';
 import { docsRoutes } from './docs/docs.routes.js';
+import { describeInSlices } from './http/describe.js';
 import { createKoaApp } from './http/koa-app.js';
 import { writeGuard } from './http/write-guard.js';
-import type { RouteDef } from './http/route.js';
+import { routeSchemas, type RouteDef } from './http/route.js';
 import { kernelRoutes } from './kernels/kernels.routes.js';
 import { WorkerPool } from './kernels/pool.js';
 import { EventLoopMonitor } from './observability/event-loop.js';
@@ -88,6 +89,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     get inProcess() {
       return (inProcess ??= new InProcessClient(services));
     },
+    routesDescribed: () => described,
   };
   let inProcess: InProcessClient | undefined;
   let names: PluginName[] = [];
@@ -129,6 +131,9 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   // hooks run in build order (and close in reverse); routes are mounted in list order
   const features = built.order.map((n) => built.byName.get(n)!);
   routes.push(...plugins.flatMap((p) => built.byName.get(p.name)!.routes));
+  let closed = false;
+  // set once the table is complete (below); views that walk the table wait for it
+  let described: Promise<void> = new Promise(() => {});
 
   const app = createKoaApp({
     routes,
@@ -142,9 +147,11 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   });
   // building the app blocks the loop on purpose (schemas, datasets, keys): that is not service delay
   eventLoop.forgetStalls();
+  // joi descriptions of every schema, warmed after start-up in slices: views that walk the route
+  // table (attack surface, posture, OpenAPI) would otherwise describe it on a request, ~200 ms
+  described = describeInSlices(routeSchemas(routes), () => closed);
   for (const f of features) f.ready?.();
 
-  let closed = false;
   return {
     app,
     services,

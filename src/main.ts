@@ -2,17 +2,12 @@
  * Process entry: load and validate config, build the app, listen, and shut down gracefully on
  * SIGTERM/SIGINT (stop accepting, let in-flight requests finish, close the pool, exit under 5 s).
  */
-import { createServer } from 'node:http';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/load.js';
+import { createHttpServer } from './http/server.js';
 import { KeyError } from './ledger/keys.js';
 import { LockHeldError } from './ledger/store/file-store.js';
 import { createLogger } from './observability/logger.js';
-
-const REFUSED_BODY = '{"detail":"Too many connections, retry later"}';
-const REFUSED =
-  `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${REFUSED_BODY.length}\r\n` +
-  `Retry-After: 1\r\nConnection: close\r\n\r\n${REFUSED_BODY}`;
 
 async function main(): Promise<void> {
   let config;
@@ -38,36 +33,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const handle = built.app.callback();
   let stopping = false;
-  const guard = config.guard;
-  // Koa's handler settles every request itself; the returned promise carries nothing to await
-  const server = createServer(
-    {
-      headersTimeout: guard.headersTimeoutMs,
-      requestTimeout: guard.requestTimeoutMs,
-      // how often Node checks those two timeouts (its default, 30 s, would let a 10 s limit run to 40 s)
-      connectionsCheckingInterval: Math.max(100, Math.min(5000, Math.floor(guard.headersTimeoutMs / 4))),
-    },
-    (req, res) => {
-      // while shutting down, every answer says the connection ends with it (no ECONNRESET on a reuse)
-      if (stopping) res.setHeader('Connection', 'close');
-      void handle(req, res);
-    },
-  );
-  server.keepAliveTimeout = config.server.keepAliveTimeoutMs;
-  // the cap is enforced by hand so that a refused socket gets a real answer, not a silent close
-  let open = 0;
-  server.on('connection', (socket) => {
-    if (open >= guard.maxConnections) {
-      built.services.metrics.connectionsRefused?.inc();
-      socket.end(REFUSED);
-      socket.destroySoon();
-      return;
-    }
-    open++;
-    socket.once('close', () => open--);
-    socket.setKeepAlive(true);
+  const server = createHttpServer(built.app.callback(), {
+    guard: config.guard,
+    keepAliveTimeoutMs: config.server.keepAliveTimeoutMs,
+    stopping: () => stopping,
+    onRefused: () => built.services.metrics.connectionsRefused?.inc(),
   });
 
   await new Promise<void>((resolve, reject) => {

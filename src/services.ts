@@ -71,4 +71,6 @@ export interface Services {
   plugins(): readonly PluginName[];
   /** GET requests through this app's own route table without a socket (probes, evidence, posture). */
   readonly inProcess: InProcessClient;
+  /** Resolves once every route schema is described (done in slices after start-up, see http/describe.ts). */
+  routesDescribed(): Promise<void>;
 }

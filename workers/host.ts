@@ -3,12 +3,48 @@
  * handler never leaves a floating promise behind (lost silently under atomics:'sync').
  */
 import { createPublicKey, verify } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { workerData } from 'node:worker_threads';
 import { runKernelTask } from './run-kernel.js';
 import type { Task, TaskResult } from './tasks.js';
 
-const data = (workerData ?? {}) as { diagnostics?: boolean };
+const data = (workerData ?? {}) as { diagnostics?: boolean; niceIncrement?: number };
 const diagnostics = Boolean(data.diagnostics);
+
+/** This thread's id for the scheduler (Linux: /proc/thread-self -> <pid>/task/<tid>), or null. */
+function threadId(): number | null {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(tid) && tid > 0 ? tid : null;
+  } catch {
+    return null;
+  }
+}
+
+const tid = threadId();
+
+/**
+ * Kernel threads step back: on Linux a nice value belongs to a thread, so raising this one's
+ * leaves the main thread (HTTP, /health) and the signing lane at their priority. Two kernels
+ * saturating two cores then no longer delay every answer of the main thread. Raising one's own
+ * nice value needs no privilege; where it is refused or unsupported the thread runs as before.
+ */
+if (tid !== null && data.niceIncrement) {
+  try {
+    setPriority(tid, Math.min(19, getPriority(tid) + data.niceIncrement));
+  } catch {
+    // not permitted here: normal priority
+  }
+}
+
+function nice(): number | null {
+  try {
+    return tid === null ? null : getPriority(tid);
+  } catch {
+    return null;
+  }
+}
 
 function busyWait(ms: number): void {
   const end = performance.now() + ms;
@@ -34,7 +70,7 @@ export default function handle(task: Task): TaskResult<unknown> {
       return { ok: true, value: ok, stats: { runMs: performance.now() - started } };
     }
     case 'probe':
-      return { ok: true, value: { pid: process.pid, at: performance.now() }, stats: { runMs: 0 } };
+      return { ok: true, value: { pid: process.pid, at: performance.now(), nice: nice() }, stats: { runMs: 0 } };
     case 'diag':
       if (!diagnostics) return { ok: false, error: { code: 'BAD_TASK', msg: 'diagnostics disabled' }, stats: { runMs: 0 } };
       if (task.op === 'spin') busyWait(task.ms ?? 1000);

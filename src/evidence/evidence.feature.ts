@@ -23,6 +23,7 @@ import { withBudget } from './probes.js';
 import { runSection, SECTIONS, type SectionResult } from './readiness.js';
 import { worst } from './wiring.js';
 import { SingleFlight } from '../lib/single-flight.js';
+import { yieldLoop } from '../core/slices.js';
 
 /** Ids are lower-case slugs (domain-data note 0); anything else is 422, an unknown slug 404. */
 export const ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -99,6 +100,9 @@ function buildEvidence(s: Observed): Built<'evidence'> {
       const results = new Map<string, ClaimResult>();
       // sequential: claims share the pool and the in-process client; the whole run has one budget
       for (const claim of CLAIMS) {
+        // a new turn of the loop per claim: checks that find everything in memory would otherwise
+        // chain into one long main-thread task
+        await yieldLoop();
         const remaining = REFRESH_BUDGET_MS - (performance.now() - started);
         results.set(claim.claim_id, await checkClaim(s, claim, Math.max(1, remaining)));
       }

@@ -1,14 +1,20 @@
 /**
- * Request bodies, read by hand so every failure is the client's status, not a 500: a size limit
- * counted after decompression (413), a deadline for the whole body (408, so a trickling client
- * cannot hold a socket for Node's 300 s requestTimeout), corrupt gzip/deflate/br (400), unknown
- * encodings (415), bytes that are not UTF-8 (400, never silently replaced by U+FFFD), and JSON
- * nested deeper than any route takes (422 before validation).
+ * Request bodies. koa-body reads them (co-body → inflation + raw-body: the size limit counted
+ * after decompression, 413 from the declared length before a byte is read, gzip/deflate/br); this
+ * module layers on what it does not give, so every failure is the client's status, never a 500:
+ * - a deadline for the whole body (408, so a trickling client cannot hold a socket for Node's
+ *   300 s requestTimeout): koa-body has no timeout;
+ * - Content-Encoding checked and normalised first (case, `x-gzip`; anything else 415 in our words);
+ * - corrupt gzip/deflate/br is 400 (raw-body passes zlib's error on without a status: a 500);
+ * - bytes that are not UTF-8 are 400/422, never silently replaced by U+FFFD: koa-body decodes
+ *   with a replacing decoder, so it is asked for latin1 (one character per byte, nothing lost)
+ *   and the bytes are checked and decoded here;
+ * - JSON is parsed here (strict, and nested deeper than any route takes is 422 before validation),
+ *   from those checked bytes: koa-body's JSON path would decode them lossily first.
  */
 import { isUtf8 } from 'node:buffer';
 import type { Context } from 'koa';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Readable, Transform } from 'node:stream';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import { AppError, Errors, type ValidationIssue } from './errors.js';
 
 export const ENCODINGS = ['identity', 'gzip', 'deflate', 'br'] as const;
@@ -21,68 +27,78 @@ export interface BodyLimits {
   timeoutMs: number;
 }
 
-function decoder(encoding: string): Transform | null {
-  switch (encoding) {
-    case 'gzip':
-    case 'x-gzip':
-      return createGunzip();
-    case 'deflate':
-      return createInflate();
-    case 'br':
-      return createBrotliDecompress();
-    default:
-      return null;
-  }
+/** The Content-Encoding as inflation expects it, or a 415 for one it cannot decode. */
+function normaliseEncoding(ctx: Context): void {
+  const raw = ctx.get('content-encoding');
+  if (!raw) return;
+  let encoding = raw.trim().toLowerCase();
+  if (encoding === 'x-gzip') encoding = 'gzip';
+  if (!(ENCODINGS as readonly string[]).includes(encoding)) throw Errors.unsupportedMediaType(`Content-Encoding ${encoding}`, ENCODINGS);
+  ctx.req.headers['content-encoding'] = encoding;
 }
 
-/** The whole body as bytes (decoded from its Content-Encoding), or an AppError. */
-export function readBody(ctx: Context, { limitBytes, timeoutMs }: BodyLimits): Promise<Buffer> {
-  const req = ctx.req;
-  const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
-  const declared = Number(ctx.get('content-length') || NaN);
-  if (encoding === 'identity' && Number.isFinite(declared) && declared > limitBytes) {
-    ctx.set('Connection', 'close');
-    return Promise.reject(Errors.payloadTooLarge(limitBytes));
-  }
-  let source: Readable = req;
-  if (encoding !== 'identity') {
-    const d = decoder(encoding);
-    if (!d) return Promise.reject(Errors.unsupportedMediaType(`Content-Encoding ${encoding}`, ENCODINGS));
-    source = req.pipe(d);
-  }
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (err: AppError | null): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      source.off('data', onData);
-      if (err) {
-        // the rest of the body is not read: this connection cannot carry another request
-        ctx.set('Connection', 'close');
-        if (source !== req) source.destroy();
-        req.unpipe();
-        req.resume();
-        reject(err);
-      } else resolve(Buffer.concat(chunks, size));
-    };
-    const timer = setTimeout(() => finish(new AppError('REQUEST_TIMEOUT', 408, `Request body not received within ${timeoutMs} ms`)), timeoutMs);
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limitBytes) finish(Errors.payloadTooLarge(limitBytes));
-      else chunks.push(chunk);
-    };
-    source.on('data', onData);
-    source.once('end', () => finish(null));
-    source.once('error', (err: NodeJS.ErrnoException) => {
-      if (source !== req && err.code !== 'ECONNRESET') finish(Errors.badRequest(`Request body could not be decoded: corrupt ${encoding} data`));
-      else finish(Errors.clientClosed());
-    });
-    req.once('aborted', () => finish(Errors.clientClosed()));
-    if (source !== req) req.once('error', () => finish(Errors.clientClosed()));
+/** What koa-body (raw-body, inflation, zlib) threw, as the client's error. */
+function bodyError(err: unknown, ctx: Context, limitBytes: number): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { status?: number; type?: string; code?: string };
+  if (e.status === 413) return Errors.payloadTooLarge(limitBytes);
+  if (e.type === 'request.aborted' || e.code === 'ECONNRESET' || e.code === 'ECONNABORTED') return Errors.clientClosed();
+  if (e.status === 415) return Errors.unsupportedMediaType(`Content-Encoding ${ctx.get('content-encoding')}`, ENCODINGS);
+  if (e.type === 'request.size.invalid') return Errors.badRequest('Request body length does not match Content-Length');
+  // zlib's errors carry a code (Z_DATA_ERROR, ERR_BROTLI_…) and no status
+  if (typeof e.code === 'string' && e.status === undefined) return Errors.badRequest(`Request body could not be decoded: corrupt ${ctx.get('content-encoding')} data`);
+  return Errors.internal(err);
+}
+
+/**
+ * A reader for one route's bodies: the whole body as bytes (decoded from its Content-Encoding),
+ * or an AppError. Any failure sets `Connection: close`: the rest of the body is not read, so the
+ * connection cannot carry another request.
+ */
+export function bodyReader(types: readonly string[], { limitBytes, timeoutMs }: BodyLimits): (ctx: Context) => Promise<Buffer> {
+  const parse = koaBody({
+    parsedMethods: [HttpMethodEnum.POST],
+    json: false,
+    urlencoded: false,
+    multipart: false,
+    text: true,
+    textTypes: [...types],
+    textLimit: limitBytes,
+    encoding: 'latin1',
   });
+  return async (ctx) => {
+    try {
+      normaliseEncoding(ctx);
+      const read = parse(ctx, async () => {});
+      let timer: NodeJS.Timeout | undefined;
+      let onGone: (() => void) | undefined;
+      try {
+        await Promise.race([
+          read,
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(Errors.requestTimeout('Request body', timeoutMs)), timeoutMs);
+          }),
+          // raw-body reads the decompressing stream, which does not see the client leave
+          new Promise<never>((_, reject) => {
+            onGone = () => {
+              if (!ctx.req.complete) reject(Errors.clientClosed());
+            };
+            ctx.req.once('close', onGone);
+          }),
+        ]);
+      } finally {
+        clearTimeout(timer);
+        if (onGone) ctx.req.off('close', onGone);
+        // after a deadline or a disconnect the read settles later (when the socket closes): ignored
+        read.catch(() => {});
+      }
+      const text = ctx.request.body as unknown;
+      return Buffer.from(typeof text === 'string' ? text : '', 'latin1');
+    } catch (err) {
+      ctx.set('Connection', 'close');
+      throw bodyError(err, ctx, limitBytes);
+    }
+  };
 }
 
 /** UTF-8 text, refusing invalid sequences (a replacement character would change what was signed or stored). */

@@ -61,6 +61,7 @@ export type ErrorCode =
   | 'VALIDATION'
   | 'BAD_REQUEST'
   | 'REQUEST_TIMEOUT'
+  | 'HEADERS_TOO_LARGE'
   | 'UNAUTHORIZED'
   | 'RATE_LIMITED'
   | 'PAYLOAD_TOO_LARGE'
@@ -96,6 +97,9 @@ export const Errors = {
   methodNotAllowed: (allow: string) => new AppError('METHOD_NOT_ALLOWED', 405, 'Method Not Allowed', { Allow: allow }),
   validation: (issues: ValidationIssue[]) => new AppError('VALIDATION', 422, boundIssues(issues)),
   badRequest: (detail: string) => new AppError('BAD_REQUEST', 400, detail),
+  requestTimeout: (what: string, ms: number) => new AppError('REQUEST_TIMEOUT', 408, `${what} not received within ${ms} ms`),
+  headersTooLarge: (limitBytes: number) =>
+    new AppError('HEADERS_TOO_LARGE', 431, `Request line and headers too large: the limit is ${limitBytes} bytes`),
   payloadTooLarge: (limitBytes: number) => new AppError('PAYLOAD_TOO_LARGE', 413, `Request body too large: the limit is ${limitBytes} bytes`),
   unsupportedMediaType: (got: string, allowed: readonly string[]) =>
     new AppError('UNSUPPORTED_MEDIA_TYPE', 415, `Unsupported media type '${got || 'none'}': send ${allowed.join(', ')}`),

@@ -7,11 +7,21 @@
 import Joi from 'joi';
 import type { FeatureConfig } from '../config/feature-config.js';
 
+/**
+ * The largest legal request line: a `request` parameter (kernels, khipu DAG) may be 4,096 UTF-16
+ * code units, and one code unit can take 3 UTF-8 bytes, each sent as `%XX` in the query: 36,864
+ * bytes for the value alone. The smallest header limit allowed leaves room for it, the path and
+ * ordinary headers; Node's own default (16 KiB) does not, and answered such a request 431.
+ */
+export const MIN_HEADER_BYTES = 48 * 1024;
+
 export interface GuardConfig {
   /** Node `server.headersTimeout`: the request head must arrive within this (408 after). */
   headersTimeoutMs: number;
   /** Node `server.requestTimeout`: the whole request (head and body) must arrive within this. */
   requestTimeoutMs: number;
+  /** Node `maxHeaderSize`: request line plus headers at most (a JSON 431 beyond it). */
+  maxHeaderBytes: number;
   /** A route reading a body gives up after this (408, connection closed). */
   bodyTimeoutMs: number;
   /** Open connections at most; beyond it new sockets get a 503 and are closed. */
@@ -34,6 +44,7 @@ export const guardConfig: FeatureConfig = {
     headersTimeoutMs: Joi.number().integer().min(100).max(300_000).default(10_000),
     requestTimeoutMs: Joi.number().integer().min(100).max(3_600_000).default(30_000),
     bodyTimeoutMs: Joi.number().integer().min(50).max(300_000).default(10_000),
+    maxHeaderBytes: Joi.number().integer().min(MIN_HEADER_BYTES).max(1024 * 1024).default(64 * 1024),
     maxConnections: Joi.number().integer().min(1).max(1_000_000).default(4096),
     writeTokens: Joi.string().allow('').max(65_536).default(''),
     writeRatePerS: Joi.number().min(0).max(100_000).default(20),
@@ -45,6 +56,7 @@ export const guardConfig: FeatureConfig = {
     SVC_HEADERS_TIMEOUT_MS: 'headersTimeoutMs',
     SVC_REQUEST_TIMEOUT_MS: 'requestTimeoutMs',
     SVC_BODY_TIMEOUT_MS: 'bodyTimeoutMs',
+    SVC_MAX_HEADER_BYTES: 'maxHeaderBytes',
     SVC_MAX_CONNECTIONS: 'maxConnections',
     SVC_WRITE_TOKENS: 'writeTokens',
     SVC_WRITE_RATE_PER_S: 'writeRatePerS',

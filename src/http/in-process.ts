@@ -8,6 +8,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { createHash } from 'node:crypto';
 import type Koa from 'koa';
+import { yieldLoop } from '../core/slices.js';
 import { createKoaApp } from './koa-app.js';
 import { writeGuard } from './write-guard.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -56,6 +57,9 @@ export class InProcessClient {
   }
 
   async get(path: string, headers: Record<string, string> = {}): Promise<InProcessResponse> {
+    // without a socket nothing here waits on I/O: views chaining several in-process requests
+    // (refreshes, posture) ran them all in one task of the loop, 100+ ms; each starts a new turn
+    await yieldLoop();
     this.handle ??= this.koa().callback();
     const socket = new Socket();
     const req = new IncomingMessage(socket);

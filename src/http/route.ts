@@ -8,7 +8,7 @@ import type Koa from 'koa';
 import type { Context } from 'koa';
 import type { ObjectSchema } from 'joi';
 import { Errors, type ValidationIssue } from './errors.js';
-import { parseJsonBody, readBody, utf8Text } from './body.js';
+import { bodyReader, parseJsonBody, utf8Text } from './body.js';
 import { throwIfIssues, validatePart } from './validation.js';
 import type { Logger } from '../observability/logger.js';
 import type { HtmlPolicy } from './csp.js';
@@ -51,6 +51,15 @@ export interface RouteDef<Q = any, P = any, B = any> {
   handler(input: RouteInput<Q, P, B>): unknown;
 }
 
+/** Every joi schema of a route table (query, path and JSON body). */
+export function* routeSchemas(routes: readonly RouteDef[]): Generator<ObjectSchema> {
+  for (const r of routes) {
+    if (r.query) yield r.query;
+    if (r.params) yield r.params;
+    if (r.body && r.body !== 'text') yield r.body;
+  }
+}
+
 export function defineRoute<Q = any, P = any, B = any>(def: RouteDef<Q, P, B>): RouteDef<Q, P, B> {
   return def;
 }
@@ -71,7 +80,7 @@ type Handler = (ctx: Context) => Promise<void>;
 /** Compiles one declaration into a Koa handler: body parsing, validation, abort signal, result. */
 function compile(def: RouteDef, opts: MountOptions): Handler {
   const accepted = def.bodyTypes ?? (def.body === 'text' ? ['text/plain'] : ['application/json']);
-  const limits = { limitBytes: def.bodyLimitBytes ?? opts.jsonLimitBytes, timeoutMs: opts.bodyTimeoutMs };
+  const readBody = bodyReader(accepted, { limitBytes: def.bodyLimitBytes ?? opts.jsonLimitBytes, timeoutMs: opts.bodyTimeoutMs });
   const handler = async (ctx: Context): Promise<void> => {
     let body: unknown;
     if (def.body && ctx.method === 'POST' && hasBody(ctx)) {
@@ -79,7 +88,7 @@ function compile(def: RouteDef, opts: MountOptions): Handler {
         ctx.set('Connection', 'close'); // the unread body stays on the socket
         throw Errors.unsupportedMediaType(ctx.get('content-type'), accepted);
       }
-      const bytes = await readBody(ctx, limits);
+      const bytes = await readBody(ctx);
       body = def.body === 'text' ? utf8Text(bytes) : parseJsonBody(bytes);
     }
     const issues: ValidationIssue[] = [];

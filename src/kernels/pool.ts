@@ -47,10 +47,21 @@ function workerEntry(name = 'host'): URL {
  * receipt (issue 17 item 5).
  *
  * Admission (item 4): a task starts at once when a kernel thread is free; otherwise it waits only
- * if the estimated wait (work queued and running, from a moving average of each task's run time,
- * spread over the threads) plus its own run fits in its deadline, else it is shed at once with 503
- * and a `Retry-After` of the estimated wait (never less than `pool.retryAfterS`). `pool.maxQueue`
- * stays a hard cap. A task that waits past its deadline leaves the queue without costing a thread.
+ * if the estimated wait (work queued and running, from a moving average of how long each kind of
+ * task holds a thread, spread over the threads) plus its own run, with a margin for its spread,
+ * fits in its deadline; else it is shed at once with 503 and a `Retry-After` of the estimated wait
+ * (never less than `pool.retryAfterS`). `pool.maxQueue` stays a hard cap. A queued task is checked
+ * again when a thread frees: if what is left of its deadline no longer fits its run (an earlier
+ * task overran its estimate), it is shed then with 503 rather than started and answered 504 with
+ * the thread's time wasted. A task that waits past its deadline leaves the queue without costing
+ * a thread.
+ *
+ * The estimate is the time a task holds a thread as the main thread sees it (dispatch to result),
+ * not only the run the worker reports: under load the round trip and a busy loop add to it, and
+ * only the observed figure keeps admitted work inside its deadline.
+ *
+ * Priority: kernel threads lower their own scheduling priority (`pool.niceIncrement`, Linux), so
+ * on a saturated machine the main thread (HTTP, /health) and the signing lane get the CPU first.
  *
  * Deadlines and disconnects (item 9): a running task is never aborted for a gone client, and is
  * answered 504 at its deadline while it finishes in the background (its result is dropped). Only a
@@ -60,7 +71,13 @@ function workerEntry(name = 'host'): URL {
 interface Job {
   task: Task;
   key: string;
+  /** Mean time this kind of task holds a thread (queue sums use it). */
   expectedMs: number;
+  /** Mean plus twice its mean deviation: what this task's own run must fit in. */
+  upperMs: number;
+  /** Admitted to wait (every thread was busy): checked again at dispatch. A task offered a free
+   * thread starts whatever the estimate says (it may be a first, unknown run). */
+  waits: boolean;
   deadlineAt: number;
   budget: number;
   enqueuedAt: number;
@@ -69,10 +86,15 @@ interface Job {
   settled: boolean;
   resolve(v: RunOutcome<unknown>): void;
   reject(e: AppError): void;
+  /** Answers a still-queued task with `err` (it leaves the queue without costing a thread). */
+  fail(err: AppError): void;
   cleanup(): void;
 }
 
-const DEFAULT_EXPECTED_MS = 5;
+/** Until a kind of task has run once its cost is unknown: assumed heavy enough to queue few. */
+const DEFAULT_EXPECTED_MS = 50;
+/** Weight of the newest observation in the moving averages. */
+const EWMA_ALPHA = 0.2;
 /** Share of a task's deadline its estimated wait and run may use at admission. */
 const ADMIT_SHARE = 0.8;
 
@@ -82,13 +104,15 @@ export class WorkerPool {
   private crashes = 0;
   /** Running tasks past their deadline + grace, terminated (their threads replaced). */
   killed = 0;
-  /** Tasks refused at admission. */
+  /** Tasks refused at admission or, later, at dispatch. */
   shed = 0;
+  /** Of those, tasks shed at dispatch: admitted, but their deadline no longer fit their run. */
+  shedLate = 0;
   private readonly queue: Job[] = [];
   private readonly running = new Set<Job>();
   private signInFlight = 0;
-  /** Moving average of run time per task key (kernel id, task kind). */
-  private readonly ewma = new Map<string, number>();
+  /** Per task key (kernel id, task kind): moving average of the time a task holds a thread, and of its deviation. */
+  private readonly estimates = new Map<string, { mean: number; dev: number }>();
   private kernelsReady: Promise<void>;
   private readonly signReady: Promise<void>;
   private kernelsBooted = false;
@@ -124,7 +148,13 @@ export class WorkerPool {
       resourceLimits: { maxOldGenerationSizeMb: cfg.maxOldGenerationSizeMb },
     };
     // kernel threads never hold the signing key: only the signing lane does
-    this.pool = new Piscina({ ...common, filename: workerEntry().href, minThreads: threads, maxThreads: threads, workerData: { diagnostics: cfg.diagnostics } });
+    this.pool = new Piscina({
+      ...common,
+      filename: workerEntry().href,
+      minThreads: threads,
+      maxThreads: threads,
+      workerData: { diagnostics: cfg.diagnostics, niceIncrement: cfg.niceIncrement },
+    });
     this.signPool = new Piscina({ ...common, filename: workerEntry('sign-host').href, minThreads: cfg.signThreads, maxThreads: cfg.signThreads, workerData: { diagnostics: false, signingKey } });
     // a thread's boot is not a task's run: deadlines start once the lanes have booted
     const warm = (p: Piscina, task: Task, n: number) => Promise.all(Array.from({ length: n }, () => p.run(task).catch(() => undefined)));
@@ -145,19 +175,26 @@ export class WorkerPool {
 
   private static keyOf(task: Task): string {
     if (task.kind === 'kernel') return `kernel:${task.id}`;
-    if (task.kind === 'diag') return `diag:${task.op}:${task.ms ?? 0}`;
+    if (task.kind === 'diag') return `diag:${task.op}:${task.estimateAs ?? task.ms ?? 0}`;
     return task.kind;
   }
 
-  private expected(key: string, task: Task): number {
-    const known = this.ewma.get(key);
-    if (known !== undefined) return known;
-    return task.kind === 'diag' && task.op === 'spin' ? (task.ms ?? 1000) : DEFAULT_EXPECTED_MS;
+  /** Mean and upper estimate (mean + 2 deviations) of how long a task of this key holds a thread. */
+  private expected(key: string, task: Task): { mean: number; upper: number } {
+    const known = this.estimates.get(key);
+    if (known !== undefined) return { mean: known.mean, upper: known.mean + 2 * known.dev };
+    const guess = task.kind === 'diag' && task.op === 'spin' ? (task.ms ?? 1000) : DEFAULT_EXPECTED_MS;
+    return { mean: guess, upper: guess };
   }
 
-  private learn(key: string, runMs: number): void {
-    const prev = this.ewma.get(key);
-    this.ewma.set(key, prev === undefined ? runMs : prev * 0.8 + runMs * 0.2);
+  private learn(key: string, ms: number): void {
+    const prev = this.estimates.get(key);
+    if (!prev) {
+      this.estimates.set(key, { mean: ms, dev: 0 });
+      return;
+    }
+    prev.dev = prev.dev * (1 - EWMA_ALPHA) + Math.abs(ms - prev.mean) * EWMA_ALPHA;
+    prev.mean = prev.mean * (1 - EWMA_ALPHA) + ms * EWMA_ALPHA;
   }
 
   /** Milliseconds until a task submitted now would start: queued and remaining running work over the threads. */
@@ -181,13 +218,14 @@ export class WorkerPool {
     if (!this.kernelsBooted) await this.kernelsReady;
     const budget = opts.deadlineMs ?? this.cfg.taskDeadlineMs;
     const key = WorkerPool.keyOf(task);
-    const expectedMs = this.expected(key, task);
+    const { mean: expectedMs, upper: upperMs } = this.expected(key, task);
     const now = performance.now();
-    if (this.running.size >= this.threads) {
+    const waits = this.running.size >= this.threads;
+    if (waits) {
       if (this.queue.length >= this.cfg.maxQueue) throw this.shedError(this.estimatedWaitMs(now));
       const waitMs = this.estimatedWaitMs(now);
       // 20 % of the budget is kept for dispatch and scheduling jitter: admitted work should finish
-      if (waitMs + expectedMs > budget * ADMIT_SHARE) throw this.shedError(waitMs);
+      if (waitMs + upperMs > budget * ADMIT_SHARE) throw this.shedError(waitMs);
     }
     if (opts.signal?.aborted) throw Errors.clientClosed();
     return new Promise<RunOutcome<T>>((resolve, reject) => {
@@ -195,6 +233,8 @@ export class WorkerPool {
         task,
         key,
         expectedMs,
+        upperMs,
+        waits,
         deadlineAt: now + budget,
         budget,
         enqueuedAt: now,
@@ -202,6 +242,7 @@ export class WorkerPool {
         settled: false,
         resolve: resolve as (v: RunOutcome<unknown>) => void,
         reject,
+        fail: () => {},
         cleanup: () => {},
       };
       const settle = (err: AppError): void => {
@@ -212,6 +253,7 @@ export class WorkerPool {
         if (i >= 0) this.queue.splice(i, 1); // a queued task leaves without costing a thread
         reject(err);
       };
+      job.fail = settle;
       const timer = setTimeout(() => settle(Errors.deadline(budget)), budget);
       const onAbort = (): void => settle(Errors.clientClosed());
       opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -226,8 +268,20 @@ export class WorkerPool {
 
   private dispatch(): void {
     while (this.running.size < this.threads && this.queue.length) {
-      const job = this.queue.shift()!;
-      if (job.settled) continue;
+      const job = this.queue[0]!;
+      if (job.settled) {
+        this.queue.shift();
+        continue;
+      }
+      const now = performance.now();
+      // admitted on an estimate that an earlier task overran: it would be answered 504 after
+      // holding a thread for nothing, so it is shed now, before any work, like at admission
+      if (job.waits && now + job.expectedMs > job.deadlineAt) {
+        this.shedLate++;
+        job.fail(this.shedError(this.estimatedWaitMs(now)));
+        continue;
+      }
+      this.queue.shift();
       this.start(job);
     }
   }
@@ -247,7 +301,8 @@ export class WorkerPool {
     clearTimeout(killTimer);
     this.running.delete(job);
     const elapsed = performance.now() - job.startedAt;
-    if (result) this.learn(job.key, result.stats.runMs);
+    // the thread was held from dispatch to now, whatever the worker's own clock says
+    if (result) this.learn(job.key, elapsed);
     else if (kill.aborted) {
       this.killed++;
       this.learn(job.key, elapsed);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import { projectRoot } from '../config/load.js';
+import type { RouteDef } from '../http/route.js';
 import type { Observed } from '../evidence/observed.js';
 import { envelope, SOURCES } from './envelope.js';
 import { API, routeKey, unboundedNumbers } from './inventory.js';
@@ -105,12 +106,24 @@ function cspDirective(csp: string | undefined, name: string): string | null {
 
 const LEAK = /\n\s+at\s|\(?\/[\w./-]+\.(?:ts|js|mjs):\d+|node_modules|\b(?:TypeError|ReferenceError|SyntaxError)\b/;
 
+/** The checks that depend only on the route table (fixed once the app is built). */
+function routeChecks(routes: readonly RouteDef[], baseline: Baseline): Record<string, Actual> {
+  const inventory = new Set(baseline.route_inventory);
+  return {
+    'route-inventory': routes.map(routeKey).filter((k) => !inventory.has(k)).sort(),
+    'numeric-params-bounded': routes.flatMap((r) => [
+      ...unboundedNumbers(r.query, `${routeKey(r)} query`),
+      ...unboundedNumbers(r.params, `${routeKey(r)} path`),
+      ...(r.body && r.body !== 'text' ? unboundedNumbers(r.body, `${routeKey(r)} body`) : []),
+    ]),
+  };
+}
+
 /** Reads the current value of every baseline check from the running process. */
-export async function currentState(s: Observed, baseline: Baseline): Promise<Record<string, Actual>> {
+export async function currentState(s: Observed, baseline: Baseline, fixed: Record<string, Actual> = routeChecks(s.routeTable(), baseline)): Promise<Record<string, Actual>> {
   const ip = s.inProcess;
   const routes = s.routeTable();
   const keys = routes.map(routeKey);
-  const inventory = new Set(baseline.route_inventory);
   const api = await ip.get(`${API}/doctrine`);
   const htmlRoute = routes.find((r) => r.html && !/[:*]/.test(r.path));
   const html = htmlRoute ? await ip.get(htmlRoute.path) : null;
@@ -150,14 +163,10 @@ export async function currentState(s: Observed, baseline: Baseline): Promise<Rec
   const ledgerDoc = keys.includes(`GET ${API}/ledger/readiness`) ? (await ip.getJson<{ durability_state?: string }>(`${API}/ledger/readiness`)).body : null;
 
   return {
-    'route-inventory': keys.filter((k) => !inventory.has(k)).sort(),
+    'route-inventory': fixed['route-inventory'],
     'http-json-limit': s.config.http.jsonLimitBytes,
     'http-xml-limit': s.config.http.xmlLimitBytes,
-    'numeric-params-bounded': routes.flatMap((r) => [
-      ...unboundedNumbers(r.query, `${routeKey(r)} query`),
-      ...unboundedNumbers(r.params, `${routeKey(r)} path`),
-      ...(r.body && r.body !== 'text' ? unboundedNumbers(r.body, `${routeKey(r)} body`) : []),
-    ]),
+    'numeric-params-bounded': fixed['numeric-params-bounded'],
     'kernel-time-budget': s.config.pool.taskDeadlineMs,
     'pool-queue-bound': s.config.pool.maxQueue,
     'worker-pool-size': s.pool.snapshot().threads,
@@ -206,9 +215,32 @@ export function evaluate(baseline: Baseline, state: Record<string, Actual>, env:
   });
 }
 
-export async function postureDrift(s: Observed, file?: string): Promise<Record<string, unknown>> {
-  const { baseline, sha256 } = loadBaseline(file);
-  const state = await currentState(s, baseline);
+interface Prepared {
+  baseline: Baseline;
+  sha256: string;
+  fixed: Record<string, Actual>;
+}
+
+/**
+ * The view of one app. The committed baseline and the route-table checks are computed once: the
+ * table and the file do not change while it runs, and walking every route's schema on a request
+ * blocked the loop ~100 ms. `drift(file)` reads another baseline on each call (tests).
+ */
+export function postureView(s: Observed): { prepare(): Promise<void>; drift(file?: string): Promise<Record<string, unknown>> } {
+  let p: Promise<Prepared> | null = null;
+  const prepare = (): Promise<Prepared> =>
+    (p ??= s.routesDescribed().then(() => {
+      const { baseline, sha256 } = loadBaseline();
+      return { baseline, sha256, fixed: routeChecks(s.routeTable(), baseline) };
+    }));
+  return {
+    prepare: () => prepare().then(() => undefined),
+    drift: async (file) => postureDrift(s, file === undefined ? await prepare() : { ...loadBaseline(file), fixed: undefined }),
+  };
+}
+
+async function postureDrift(s: Observed, { baseline, sha256, fixed }: { baseline: Baseline; sha256: string; fixed: Record<string, Actual> | undefined }): Promise<Record<string, unknown>> {
+  const state = await currentState(s, baseline, fixed);
   const checks = evaluate(baseline, state, s.config.env);
   const summary = { pass: 0, drift: 0, approved_deviation: 0, not_applicable: 0, total: checks.length };
   for (const c of checks) summary[c.status]++;

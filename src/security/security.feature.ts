@@ -1,14 +1,16 @@
 /**
- * The security feature: attack-surface graph, posture drift, zero-trust mesh and topology health
- * (domain-data note 2), all computed at request time from the running service's real state.
+ * The security plugin: attack-surface graph, posture drift, zero-trust mesh and topology health
+ * (domain-data note 2), all computed at request time from the running service's real state. What
+ * depends only on the route table (the surface model, the posture's route checks) is built once,
+ * in the background after start-up.
  */
 import { observe, type Observed } from '../evidence/observed.js';
-import { definePlugin, type Built } from '../plugin.js';
 import { defineRoute } from '../http/route.js';
+import { definePlugin, type Built } from '../plugin.js';
 import type { Services } from '../services.js';
-import { attackSurface } from './attack-surface.js';
+import { attackSurfaceView } from './attack-surface.js';
 import { API } from './inventory.js';
-import { postureDrift } from './posture.js';
+import { postureView } from './posture.js';
 import { topologyHealth } from './topology.js';
 import { zeroTrustMesh } from './zerotrust.js';
 
@@ -19,7 +21,9 @@ export const securityPlugin = definePlugin({
 });
 
 function buildSecurity(s: Observed): Built<'security'> {
-  const view = (path: string, summary: string, build: (s: Observed) => Promise<Record<string, unknown>>) =>
+  const surface = attackSurfaceView(s);
+  const posture = postureView(s);
+  const view = (path: string, summary: string, build: () => Promise<Record<string, unknown>>) =>
     defineRoute({
       method: 'GET',
       path: `${API}${path}`,
@@ -27,16 +31,20 @@ function buildSecurity(s: Observed): Built<'security'> {
       tag: 'security',
       async handler({ ctx }) {
         ctx.set('Cache-Control', 'no-store');
-        return build(s);
+        return build();
       },
     });
   return {
     routes: [
-      view('/attack-surface/graph', 'Attack-surface graph of the running service: entry points from its route table, components, assets, upstream hosts, observed counts and technique mapping', attackSurface),
-      view('/posture/drift', 'Posture drift: the committed configuration baseline compared with the running process (config, routes, headers, key, upstreams)', postureDrift),
-      view('/zerotrust/mesh', 'Zero-trust mesh: NIST SP 800-207 components and tenets mapped onto the real middleware chain and request counters', zeroTrustMesh),
-      view('/topology/health', 'Topology health: passive status of every wired component (IETF health-check vocabulary); ADS-B capped at warn', topologyHealth),
+      view('/attack-surface/graph', 'Attack-surface graph of the running service: entry points from its route table, components, assets, upstream hosts, observed counts and technique mapping', surface.render),
+      view('/posture/drift', 'Posture drift: the committed configuration baseline compared with the running process (config, routes, headers, key, upstreams)', () => posture.drift()),
+      view('/zerotrust/mesh', 'Zero-trust mesh: NIST SP 800-207 components and tenets mapped onto the real middleware chain and request counters', () => zeroTrustMesh(s, () => posture.drift())),
+      view('/topology/health', 'Topology health: passive status of every wired component (IETF health-check vocabulary); ADS-B capped at warn', () => topologyHealth(s)),
     ],
     provides: {},
+    ready() {
+      // built in the background once the schemas are described, so no request pays for it
+      Promise.all([surface.prepare(), posture.prepare()]).catch((err: unknown) => s.log.error({ err }, 'security views: preparing failed'));
+    },
   };
 }

@@ -7,7 +7,6 @@
 import type { Observed } from '../evidence/observed.js';
 import { envelope, SOURCES } from './envelope.js';
 import { countFor, requestCounts } from './inventory.js';
-import { postureDrift } from './posture.js';
 
 const PEP_ROLES: Record<string, string> = {
   requestContextMiddleware: 'request id, W3C trace, security headers, access log and metrics on every answer',
@@ -37,7 +36,7 @@ export function decisionOf(status: number): { decision: Decision; reason: string
   return status >= 500 ? { decision: 'error', reason: `error_${status}` } : { decision: 'deny', reason: `other_${status}` };
 }
 
-export async function zeroTrustMesh(s: Observed): Promise<Record<string, unknown>> {
+export async function zeroTrustMesh(s: Observed, postureDrift: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
   const counts = await requestCounts(s);
   const ip = s.inProcess;
   const chain = ip.koa().middleware.map((fn) => (fn as { name: string }).name);
@@ -51,7 +50,7 @@ export async function zeroTrustMesh(s: Observed): Promise<Record<string, unknown
     else if (d.decision === 'error') errors += c.count;
     else denyByReason[d.reason] = (denyByReason[d.reason] ?? 0) + c.count;
   }
-  const drift = (await postureDrift(s)) as { summary: { drift: number; total: number }; current_sha256: string };
+  const drift = (await postureDrift()) as { summary: { drift: number; total: number }; current_sha256: string };
   const adsb = s.adsb();
   // Node's TLS stack verifies upstream certificates unless this variable turns it off
   const tlsVerify = process.env.NODE_TLS_REJECT_UNAUTHORIZED !== '0';

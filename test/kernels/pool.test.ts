@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { getPriority } from 'node:os';
 import { AppError } from '../../src/http/errors.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
@@ -137,6 +138,28 @@ describe('worker pool semantics', () => {
       expect(t.services.pool.killed).to.equal(killed);
     });
 
+    it('item 4: a queued task whose deadline no longer fits its run (an earlier task overran its estimate) is shed at dispatch with 503, never run and answered 504', async () => {
+      const pool = t.services.pool;
+      // learn two estimates: "short" tasks hold a thread ~20 ms, "b200" ones ~200 ms
+      await pool.run({ kind: 'diag', op: 'spin', ms: 20, estimateAs: 'short' }, { deadlineMs: 5000 });
+      await pool.run({ kind: 'diag', op: 'spin', ms: 200, estimateAs: 'b200' }, { deadlineMs: 5000 });
+      const shedLate = pool.shedLate;
+      const started = performance.now();
+      // estimated at ~20 ms, it runs 300 ms
+      const overrun = pool.run({ kind: 'diag', op: 'spin', ms: 300, estimateAs: 'short' }, { deadlineMs: 5000 });
+      // admitted (~20 ms of wait + ~200 ms of run fit 80 % of 420 ms), but when the thread frees at
+      // ~300 ms only ~120 ms are left of its deadline: started, it would be answered 504 at 420 ms
+      const err = await rejection(pool.run({ kind: 'diag', op: 'spin', ms: 200, estimateAs: 'b200' }, { deadlineMs: 420 }));
+      const at = performance.now() - started;
+      expect(err.code).to.equal('QUEUE_FULL');
+      expect(err.status).to.equal(503);
+      expect(Number(err.headers['Retry-After'])).to.be.at.least(1);
+      expect(at).to.be.within(250, 420); // it waited for the overrunning task, then was shed at once
+      expect(pool.shedLate).to.equal(shedLate + 1);
+      await overrun;
+      await pool.idle();
+    });
+
     it('item 5: signing has its own lane: a receipt is signed while kernels fill the pool', async () => {
       const flood = Array.from({ length: 4 }, () => t.services.pool.run({ kind: 'diag', op: 'spin', ms: 600 }, { deadlineMs: 5000 }).catch(() => null));
       await new Promise((r) => setTimeout(r, 20));
@@ -146,6 +169,24 @@ describe('worker pool semantics', () => {
       expect(res.status).to.equal(200);
       expect(ms).to.be.below(500); // behind the kernels, it waited for at least one 600 ms spin
       await Promise.all(flood);
+    });
+  });
+
+  describe('priority (issue 17 item 4: the main thread stays fast for everyone else)', () => {
+    let t: TestApp;
+    before(async () => {
+      t = await buildTestApp({ pool: { threads: 1, niceIncrement: 7 } });
+    });
+    after(() => t.close());
+
+    it('kernel threads lower their own priority by pool.niceIncrement; the main thread and the signing lane keep theirs', async () => {
+      const probe = (await t.services.pool.run<{ nice: number | null }>({ kind: 'probe' }, { deadlineMs: 10_000 })).value;
+      const main = getPriority(process.pid);
+      if (process.platform === 'linux') expect(probe.nice).to.equal(Math.min(19, main + 7));
+      else expect(probe.nice).to.equal(null);
+      expect(getPriority(process.pid)).to.equal(main);
+      // receipts are still signed (the signing lane is a separate pool, not lowered)
+      expect((await t.http.post('/api/svc/v1/verdict').send({ track_id: 'nice-1', lat: 1, lon: 2 })).status).to.equal(200);
     });
   });
 });

@@ -1,0 +1,109 @@
+/**
+ * The node:http server around the Koa handler: head and request timeouts, the header size limit,
+ * the connection cap, and answers for requests Node refuses before Koa ever sees them (oversized
+ * head, malformed HTTP, head timeout). Those answers are JSON bodies from the error catalogue
+ * (design section 2), written on the socket: Node's own are empty-bodied.
+ */
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { Errors, type AppError } from './errors.js';
+import type { GuardConfig } from './guard.config.js';
+
+/** A complete HTTP/1.1 answer for a raw socket: the error's JSON body, then the connection ends. */
+export function rawResponse(err: AppError): string {
+  const body = JSON.stringify(err.body);
+  const head = [
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'X-Content-Type-Options: nosniff',
+    ...Object.entries(err.headers).map(([k, v]) => `${k}: ${v}`),
+    'Connection: close',
+  ];
+  return `${head.join('\r\n')}\r\n\r\n${body}`;
+}
+
+/** What Node's parser or timers refused, as the client's error (never a 5xx: nothing of ours failed). */
+export function clientErrorFor(err: NodeJS.ErrnoException, guard: Pick<GuardConfig, 'maxHeaderBytes' | 'headersTimeoutMs' | 'requestTimeoutMs'>): AppError {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return Errors.headersTooLarge(guard.maxHeaderBytes);
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      // Node uses this code for both timeouts; the head's is the shorter and the usual one
+      return Errors.requestTimeout('Request', Math.min(guard.headersTimeoutMs, guard.requestTimeoutMs));
+    default:
+      return Errors.badRequest(`Malformed HTTP request${err.code ? ` (${err.code})` : ''}`);
+  }
+}
+
+/** After an answer to a refused request, unread bytes are drained this long before the socket is
+ * destroyed: closing with unread data sends a TCP reset, which can discard the answer at the client. */
+const LINGER_MS = 1000;
+
+const answered = new WeakSet<Socket>();
+
+function onClientError(guard: GuardConfig, err: NodeJS.ErrnoException, socket: Socket): void {
+  // the parser reports again for every further chunk of the same broken request: answer once
+  if (answered.has(socket)) return;
+  answered.add(socket);
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  // as Node does: no answer if a response on this socket has already started (it would corrupt it)
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  socket.end(rawResponse(clientErrorFor(err, guard)));
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
+}
+
+export interface HttpServerOptions {
+  guard: GuardConfig;
+  keepAliveTimeoutMs: number;
+  /** True once shutdown began: every answer then closes its connection. */
+  stopping?: () => boolean;
+  /** Counts sockets refused at the connection cap. */
+  onRefused?: () => void;
+}
+
+export function createHttpServer(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, opts: HttpServerOptions): Server {
+  const { guard } = opts;
+  const server = createServer(
+    {
+      headersTimeout: guard.headersTimeoutMs,
+      requestTimeout: guard.requestTimeoutMs,
+      // how often Node checks those two timeouts (its default, 30 s, would let a 10 s limit run to 40 s)
+      connectionsCheckingInterval: Math.max(100, Math.min(5000, Math.floor(guard.headersTimeoutMs / 4))),
+      // Node's 16 KiB would refuse a legal `request` parameter (see MIN_HEADER_BYTES)
+      maxHeaderSize: guard.maxHeaderBytes,
+    },
+    (req, res) => {
+      // while shutting down, every answer says the connection ends with it (no ECONNRESET on a reuse)
+      if (opts.stopping?.()) res.setHeader('Connection', 'close');
+      // Koa's handler settles every request itself; the returned promise carries nothing to await
+      void handle(req, res);
+    },
+  );
+  server.keepAliveTimeout = opts.keepAliveTimeoutMs;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => onClientError(guard, err, socket));
+  // the cap is enforced by hand so that a refused socket gets a real answer, not a silent close
+  const refused = rawResponse(Errors.capacity('Too many connections', 1));
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    if (open >= guard.maxConnections) {
+      opts.onRefused?.();
+      socket.end(refused);
+      socket.destroySoon();
+      return;
+    }
+    open++;
+    socket.once('close', () => open--);
+    socket.setKeepAlive(true);
+  });
+  return server;
+}
