@@ -57,7 +57,7 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
       summary: 'Swagger UI assets',
       tag: 'docs',
       params: Joi.object({ file: Joi.string().max(64).required() }),
-      produces: 'application/javascript',
+      produces: ['application/javascript', 'text/css'],
       errors: [404],
       async handler({ params, ctx }) {
         const file = (params as { file: string }).file;
