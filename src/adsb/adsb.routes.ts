@@ -8,6 +8,7 @@ import { defineRoute, type RouteDef } from '../http/route.js';
 import { Joi as QJoi, num } from '../../workers/lib/params.js';
 import type { AdsbFeed } from './feed.js';
 import { inBox, type BBox } from './normalise.js';
+import { ADSB } from './adsb.responses.js';
 
 const bboxQuery = QJoi.object({
   lat_min: num(-90, 90, 24.0),
@@ -32,6 +33,7 @@ export function adsbRoutes(feed: AdsbFeed, freshMs: number): RouteDef[] {
         'providers in order with breakers; on upstream failure 200 with live=false and the last snapshot or an empty set; never synthetic',
       tag: 'adsb',
       query: bboxQuery,
+      response: ADSB,
       async handler({ query, ctx }) {
         if (query.lat_min > query.lat_max) {
           throw Errors.validation([

@@ -2,6 +2,8 @@
 import { defineRoute, type RouteDef } from '../http/route.js';
 import type { Services } from '../services.js';
 import { API_VERSION, doctrineDocument } from './doctrine.js';
+import { text } from '../http/response-schema.js';
+import { DOCTRINE, HEALTH } from './core.responses.js';
 
 export function coreRoutes(s: Services): RouteDef[] {
   return [
@@ -11,6 +13,8 @@ export function coreRoutes(s: Services): RouteDef[] {
       summary: 'Liveness and passive component checks (IETF health-check format); 503 when a check fails',
       tag: 'core',
       errors: [503],
+      response: HEALTH,
+      responseAlsoOn: [503],
       handler({ ctx }) {
         const { status, checks } = s.health.run();
         ctx.status = status === 'fail' ? 503 : 200;
@@ -31,6 +35,7 @@ export function coreRoutes(s: Services): RouteDef[] {
       path: '/api/svc/v1/doctrine',
       summary: 'Doctrine: honesty rules, service rules, limits, crypto and their live enforcement status',
       tag: 'core',
+      response: DOCTRINE,
       handler() {
         return doctrineDocument(s.enforcement(), s.config.ledger.mode);
       },
@@ -41,6 +46,7 @@ export function coreRoutes(s: Services): RouteDef[] {
       summary: 'Prometheus text exposition: process, HTTP, pool, kernel and event-loop metrics',
       tag: 'core',
       produces: 'text/plain',
+      response: text('Prometheus text exposition format 0.0.4'),
       async handler({ ctx }) {
         const { contentType, body } = await s.metrics.render();
         ctx.type = contentType;

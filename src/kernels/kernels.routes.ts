@@ -5,6 +5,7 @@ import { defineRoute, type RouteDef } from '../http/route.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { WorkerPool } from './pool.js';
 import { effectiveParams, requestQuerySchema } from './kernel-params.js';
+import { kernelResponseSchema } from './kernel-response.js';
 
 export interface KernelRouteDeps {
   pool: WorkerPool;
@@ -22,6 +23,7 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
     // query kernels: the full param schema (also used for the docs); request kernels: `request` only
     query: def.input === 'query' ? kernelParamsSchema(def) : requestQuerySchema,
     errors: [500, 503, 504],
+    response: kernelResponseSchema(def),
     async handler({ query, ctx, signal }) {
       const { params, requestLabel } = effectiveParams(def, query as Record<string, unknown>, ctx.query as Record<string, unknown>);
       const task = { kind: 'kernel' as const, id: def.id, params, requestLabel };

@@ -9,6 +9,7 @@ import type { LedgerCore } from '../ledger/ledger.feature.js';
 import { Ring } from '../observability/traces.js';
 import type { Services } from '../services.js';
 import type { StreamCore } from '../stream/stream.feature.js';
+import { MESH_STATE } from './mesh.responses.js';
 
 const RECENT = 32;
 
@@ -64,6 +65,7 @@ export function meshFeature(s: Services, core: LedgerCore, stream: StreamCore): 
         path: '/mesh/state',
         summary: 'Mesh wire board (interface 2.5) computed from live counters, traces and the ledger',
         tag: 'mesh',
+        response: MESH_STATE,
         handler: () => document(),
       }),
     ],

@@ -2,6 +2,7 @@
  * The security feature: attack-surface graph, posture drift, zero-trust mesh and topology health
  * (domain-data note 2), all computed at request time from the running service's real state.
  */
+import type { Schema } from 'joi';
 import type { Feature } from '../feature.js';
 import { defineRoute } from '../http/route.js';
 import type { Services } from '../services.js';
@@ -10,6 +11,10 @@ import { API } from './inventory.js';
 import { postureDrift } from './posture.js';
 import { topologyHealth } from './topology.js';
 import { zeroTrustMesh } from './zerotrust.js';
+import { ATTACK_SURFACE, POSTURE_DRIFT, TOPOLOGY, ZERO_TRUST } from './security.responses.js';
+
+/** By view path. */
+const RESPONSES: Record<string, Schema> = { '/attack-surface/graph': ATTACK_SURFACE, '/posture/drift': POSTURE_DRIFT, '/zerotrust/mesh': ZERO_TRUST, '/topology/health': TOPOLOGY };
 
 export function securityFeature(s: Services): Feature {
   const view = (path: string, summary: string, build: (s: Services) => Promise<Record<string, unknown>>) =>
@@ -18,6 +23,7 @@ export function securityFeature(s: Services): Feature {
       path: `${API}${path}`,
       summary,
       tag: 'security',
+      response: RESPONSES[path]!,
       async handler({ ctx }) {
         ctx.set('Cache-Control', 'no-store');
         return build(s);
