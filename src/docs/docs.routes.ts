@@ -6,7 +6,7 @@ import Joi from 'joi';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Errors } from '../http/errors.js';
 import { buildOpenApi } from './openapi.js';
-import { object, oneOf, shape, text } from '../http/response-schema.js';
+import { listOf, object, oneOf, shape, text } from '../http/response-schema.js';
 
 const require = createRequire(import.meta.url);
 const SWAGGER_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -34,7 +34,7 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
       path: '/openapi.json',
       summary: 'OpenAPI 3.1 description generated from the route table',
       tag: 'docs',
-      response: shape({ openapi: oneOf('3.1.0'), info: object(), paths: object(), components: object() }).description('The OpenAPI 3.1 document'),
+      response: shape({ openapi: oneOf('3.1.0'), info: object(), servers: listOf(object()), security: listOf(object()), paths: object(), components: object() }).description('The OpenAPI 3.1 document'),
       handler({ ctx }) {
         spec ??= JSON.stringify(buildOpenApi(table()));
         ctx.type = 'application/json';

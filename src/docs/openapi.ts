@@ -28,9 +28,11 @@ const VALIDATION_ERROR: JsonSchema = {
 const MESSAGE_ERROR: JsonSchema = { type: 'object', title: 'ErrorMessage', required: ['detail'], properties: { detail: { type: 'string' } } };
 
 const STATUS_TEXT: Record<number, string> = {
+  401: 'Write token missing or not accepted (WWW-Authenticate: Bearer)',
   404: 'Not Found',
   413: 'Request body too large',
   415: 'Unsupported media type',
+  429: 'Too many write requests from this client (Retry-After)',
   500: 'Internal Server Error',
   503: 'Capacity or queue limit reached (Retry-After)',
   504: 'Computation exceeded its time budget',
@@ -45,6 +47,8 @@ export const INFO_DESCRIPTION = [
     'An unknown path is `404` with `{"detail":"Not Found"}` for every method. `HEAD` is answered wherever `GET` is, with the headers of the `GET`.',
   '',
   '**Errors.** `422` is `HTTPValidationError` (every issue of the request together, pydantic v2 wording); other errors are `{"detail": "<message>"}`; `503` carries `Retry-After`.',
+  '',
+  '**Writes.** Routes that append, store or refresh (marked with the `writeToken` security requirement) need `Authorization: Bearer <token>` when write tokens are configured (401 otherwise) and are rate limited per client (429 with Retry-After).',
   '',
   '**Query values.** Integers are plain decimals (`5`, not `5.0` or `5e0`), numbers finite decimals, booleans one of true/false/1/0/yes/no/on/off/t/f/y/n; every numeric parameter is bounded and out of range is 422, never clamped.',
 ].join('\n');
@@ -84,7 +88,7 @@ function json(schema: JsonSchema): JsonSchema {
 
 /** The success body of a route as OpenAPI content: its media type and the JSON Schema of its `response`. */
 export function responseContent(r: RouteDef): JsonSchema {
-  const schema = r.response ? toJsonSchema(r.response) : {};
+  const schema = toJsonSchema(r.response);
   const types = typeof r.produces === 'string' ? [r.produces] : (r.produces ?? ['application/json']);
   return Object.fromEntries(types.map((t) => [t, { schema }]));
 }
@@ -116,6 +120,11 @@ export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
       parameters: [...parameters(r, 'path'), ...parameters(r, 'query')],
       responses,
     };
+    if (r.write) {
+      // src/http/write-guard.ts: a bearer token when tokens are configured, else open; always rate limited
+      op.security = [{ writeToken: [] }, {}];
+      for (const status of [401, 429]) responses[status] ??= { description: STATUS_TEXT[status], content: json({ $ref: '#/components/schemas/ErrorMessage' }) };
+    }
     if (r.body) {
       op.requestBody = {
         required: true,
@@ -131,7 +140,15 @@ export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
       version: API_VERSION,
       description: INFO_DESCRIPTION,
     },
+    servers: [{ url: '/', description: 'this service (paths are absolute from its origin)' }],
+    // reads are open; writes take the write token when SVC_WRITE_TOKENS is set (per operation)
+    security: [{}],
     paths,
-    components: { schemas: { HTTPValidationError: VALIDATION_ERROR, ErrorMessage: MESSAGE_ERROR } },
+    components: {
+      schemas: { HTTPValidationError: VALIDATION_ERROR, ErrorMessage: MESSAGE_ERROR },
+      securitySchemes: {
+        writeToken: { type: 'http', scheme: 'bearer', description: 'A write token of SVC_WRITE_TOKENS (guard.writeTokens); write routes need one only when tokens are configured' },
+      },
+    },
   };
 }

@@ -46,7 +46,7 @@ export interface RouteDef<Q = any, P = any, B = any> {
    * 2xx body a test receives against it). JSON routes describe their keys (see response-schema.ts);
    * HTML, XML, text, PEM and SSE routes a string of their `produces` media type.
    */
-  response?: Schema;
+  response: Schema;
   /** Statuses besides 2xx whose body is the success body (a readiness probe's 503). */
   responseAlsoOn?: readonly number[];
   /** Error statuses this route can answer besides 422 (for the docs). */

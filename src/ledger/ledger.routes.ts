@@ -3,9 +3,9 @@ import Joi from 'joi';
 import { Joi as QJoi } from '../../workers/lib/params.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Errors } from '../http/errors.js';
-import { requestQuerySchema } from '../kernels/kernel-params.js';
+import { requestParamSchema } from '../kernels/kernel-params.js';
 import { exportDocument, publicKeyUrl, readinessDocument, type LedgerState } from './documents.js';
-import { khipuDag } from './khipu-dag.js';
+import { dagParams, khipuDag } from './khipu-dag.js';
 import { verifyBodySchema, verifyEnvelope } from './verify.js';
 import { text } from '../http/response-schema.js';
 import { DAG, EXPORT, PUBKEY, READINESS, VERIFICATION } from './ledger.responses.js';
@@ -18,7 +18,7 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
       path: '/api/svc/v1/receipt/export',
       summary: 'Receipt export document (interface 2.1) for the newest node, or node `index`; the signature is re-verified at serve time',
       tag: 'ledger',
-      query: QJoi.object({ index: QJoi.qint().min(-1).max(Number.MAX_SAFE_INTEGER).default(-1) }),
+      query: QJoi.object({ index: QJoi.qint().min(-1).max(Number.MAX_SAFE_INTEGER).default(-1).description('the ledger index of the node to export; -1 (default) for the newest; an index not in the ledger is 404') }),
       errors: [404],
       response: EXPORT,
       handler({ query, ctx }) {
@@ -110,7 +110,7 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
       path: '/api/svc/khipu/dag',
       summary: 'The ledger as a DAG: receipts, pendants, root, inclusion and consistency proofs (request = JSON object of node, depth, pendants, proof, since)',
       tag: 'ledger',
-      query: requestQuerySchema,
+      query: requestParamSchema(dagParams, 'The DAG view'),
       errors: [404],
       response: DAG,
       handler({ query }) {

@@ -31,7 +31,9 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
       tag: 'stream',
       produces: 'text/event-stream',
       response: SSE,
-      query: Joi.object({ last_event_id: Joi.string().pattern(LAST_EVENT_ID) }),
+      query: Joi.object({
+        last_event_id: Joi.string().pattern(LAST_EVENT_ID).description('resume after this ledger index, for clients that cannot send the Last-Event-ID header (the header wins)'),
+      }),
       errors: [503],
       handler({ ctx, query }) {
         if (ctx.method === 'HEAD') {

@@ -10,7 +10,7 @@ import Joi from 'joi';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { adsbTestConfig } from '../helpers/adsb-config.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
-import { checkResponse, describeMismatches, takeResponseMismatches } from '../helpers/response-check.js';
+import { checkResponse, describeMismatches, MISMATCH_STATUS, takeResponseMismatches } from '../helpers/response-check.js';
 import type { RouteDef } from '../../src/http/route.js';
 
 const COT = (uid: string) =>
@@ -104,12 +104,14 @@ describe('every route answers its declared response schema', function () {
     expectNoMismatch();
   });
 
-  it('a response that does not match is recorded against the request that got it', async () => {
+  it('a response that does not match is recorded, and the request that got it receives a 500 naming it', async () => {
     const route = t.routes.find((r) => r.path === '/api/svc/v1/doctrine')!;
     const declared = route.response;
     route.response = Joi.object({ schema: Joi.string().valid('something else') });
     try {
-      expect((await t.http.get('/api/svc/v1/doctrine')).status).to.equal(200);
+      const res = await t.http.get('/api/svc/v1/doctrine');
+      expect(res.status).to.equal(MISMATCH_STATUS);
+      expect(res.body.detail).to.match(/^response does not match its route's declared schema: GET \/api\/svc\/v1\/doctrine → 200/);
     } finally {
       route.response = declared;
     }

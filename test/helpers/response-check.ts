@@ -3,8 +3,9 @@
  * `response` (RouteDef), as /openapi.json documents it: the joi schema converted to JSON Schema by
  * the same code, validated with Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1). A 2xx body
  * (or one on a status of `responseAlsoOn`) that does not match, or that arrives under another
- * media type than the route declares, is recorded; a root `afterEach` fails the test that made
- * the request. Validators are compiled once per schema object, on first use.
+ * media type than the route declares, is recorded and replaced by a 500 naming the mismatch, so
+ * the test that made the request fails where it reads it; a root `after` hook fails the run with
+ * any mismatch no test took. Validators are compiled once per schema object, on first use.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as addFormatsModule from 'ajv-formats';
@@ -77,7 +78,6 @@ export function checkResponse(def: RouteDef, type: string, body: unknown): strin
       return [`the ${type} body is not JSON`];
     }
   }
-  if (!def.response) return [];
   const validate = responseValidator(def.response);
   if (validate(value)) return [];
   return (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`);
@@ -98,17 +98,25 @@ export function responseChecker(routes: readonly RouteDef[]): Koa.Middleware {
     if (!success && !def.responseAlsoOn?.includes(status)) return;
     if (ctx.body == null) return; // SSE: the hub writes the response itself
     const problems = checkResponse(def, ctx.type, ctx.body);
-    if (problems.length) mismatches.push({ request: `${ctx.method} ${ctx.url}`, route: `${def.method} ${def.path}`, status, problems });
+    if (!problems.length) return;
+    const mismatch = { request: `${ctx.method} ${ctx.url}`, route: `${def.method} ${def.path}`, status, problems };
+    mismatches.push(mismatch);
+    // the test that made the request sees a failure where it reads the response
+    ctx.status = MISMATCH_STATUS;
+    ctx.type = 'application/json';
+    ctx.body = { detail: `response does not match its route's declared schema: ${describeMismatches([mismatch])}` };
   };
 }
 
-// Under mocha: fail the test during which a mismatching response was sent (root hooks, registered
-// once when the first test file imports the test app helper).
-if (typeof afterEach === 'function' && typeof after === 'function') {
-  const fail = (): void => {
+/** What a test receives instead of a response that does not match its schema. */
+export const MISMATCH_STATUS = 500;
+
+// Under mocha: a root `after` hook fails the run with every mismatch no test took, so a test that
+// ignored the 500 it got still cannot pass the suite (an afterEach failure would stop every later
+// test; registered once, when the first test file imports the test app helper).
+if (typeof after === 'function') {
+  after(() => {
     const found = takeResponseMismatches();
-    if (found.length) throw new Error(`response does not match its route's declared schema:\n  ${describeMismatches(found)}`);
-  };
-  afterEach(fail);
-  after(fail);
+    if (found.length) throw new Error(`responses did not match their routes' declared schemas:\n  ${describeMismatches(found)}`);
+  });
 }
