@@ -6,6 +6,7 @@
 import type { ObjectSchema } from 'joi';
 import { Joi, seed, type Schema } from './lib/params.js';
 import type { RngStreams } from './lib/prng.js';
+import { KERNEL_DOCS, SEED_DOC } from './kernel-docs.js';
 
 export const API_PREFIX = '/api/svc/v1';
 
@@ -58,9 +59,29 @@ export function kernelPath(def: KernelDef): string {
   return def.path ?? `${API_PREFIX}/${def.id}`;
 }
 
-/** The full parameter schema of a kernel: `seed` first, then its own keys; unknown keys are refused. */
+const paramsSchemas = new WeakMap<KernelDef, ObjectSchema>();
+
+/**
+ * The full parameter schema of a kernel: `seed` first, then its own keys; unknown keys are refused.
+ * Each key carries its description from kernel-docs.ts (and any documentation-only JSON Schema
+ * keyword). Built once per kernel.
+ */
 export function kernelParamsSchema(def: KernelDef): ObjectSchema {
-  return Joi.object({ seed: seed(), ...def.params }).unknown(false);
+  const cached = paramsSchemas.get(def);
+  if (cached) return cached;
+  const docs = KERNEL_DOCS[def.id];
+  const keys: Record<string, Schema> = { seed: seed().description(SEED_DOC) };
+  for (const [k, s] of Object.entries(def.params)) {
+    let d = s;
+    const text = docs?.params[k];
+    if (text) d = d.description(text);
+    const keywords = docs?.keywords?.[k];
+    if (keywords) d = d.meta({ jsonSchema: keywords });
+    keys[k] = d;
+  }
+  const schema: ObjectSchema = Joi.object(keys).unknown(false);
+  paramsSchemas.set(def, schema);
+  return schema;
 }
 
 /** Effective params in declaration order, so the same query always serialises to the same bytes. */

@@ -9,12 +9,13 @@ import { Joi as QJoi, num } from '../../workers/lib/params.js';
 import type { AdsbFeed } from './feed.js';
 import { inBox, type BBox } from './normalise.js';
 import type { AdsbAnswer } from '../isomorphic/wire/adsb.js';
+import { ADSB } from './adsb.responses.js';
 
 const bboxQuery = QJoi.object({
-  lat_min: num(-90, 90, 24.0),
-  lat_max: num(-90, 90, 50.0),
-  lon_min: num(-180, 180, -125.0),
-  lon_max: num(-180, 180, -60.0),
+  lat_min: num(-90, 90, 24.0).description('southern edge of the box, degrees (must be ≤ lat_max)'),
+  lat_max: num(-90, 90, 50.0).description('northern edge of the box, degrees (must be ≥ lat_min)'),
+  lon_min: num(-180, 180, -125.0).description('western edge of the box, degrees (lon_min > lon_max crosses the antimeridian)'),
+  lon_max: num(-180, 180, -60.0).description('eastern edge of the box, degrees'),
 });
 
 const HONESTY =
@@ -33,6 +34,8 @@ export function adsbRoutes(feed: AdsbFeed, freshMs: number): RouteDef[] {
         'providers in order with breakers; on upstream failure 200 with live=false and the last snapshot or an empty set; never synthetic',
       tag: 'adsb',
       query: bboxQuery,
+      description: 'Cross-parameter rule: lat_min must be less than or equal to lat_max (else 422 `value_error` at lat_min). lon_min may exceed lon_max: the box then crosses the antimeridian.',
+      response: ADSB,
       async handler({ query, ctx }): Promise<AdsbAnswer> {
         if (query.lat_min > query.lat_max) {
           throw Errors.validation([

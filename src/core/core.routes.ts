@@ -3,6 +3,8 @@ import { defineRoute, type RouteDef } from '../http/route.js';
 import { definePlugin } from '../plugin.js';
 import type { Services } from '../services.js';
 import { API_VERSION, doctrineDocument, type Enforcement } from './doctrine.js';
+import { text } from '../http/response-schema.js';
+import { DOCTRINE, HEALTH } from './core.responses.js';
 
 /** The doctrine reports enforcement from the evidence plugin's last refresh. */
 export const corePlugin = definePlugin({
@@ -19,6 +21,8 @@ function coreRoutes(s: Services, enforcement: () => Enforcement): RouteDef[] {
       summary: 'Liveness and passive component checks (IETF health-check format); 503 when a check fails',
       tag: 'core',
       errors: [503],
+      response: HEALTH,
+      responseAlsoOn: [503],
       handler({ ctx }) {
         const { status, checks } = s.health.run();
         ctx.status = status === 'fail' ? 503 : 200;
@@ -39,6 +43,7 @@ function coreRoutes(s: Services, enforcement: () => Enforcement): RouteDef[] {
       path: '/api/svc/v1/doctrine',
       summary: 'Doctrine: honesty rules, service rules, limits, crypto and their live enforcement status',
       tag: 'core',
+      response: DOCTRINE,
       handler() {
         return doctrineDocument(enforcement(), s.config.ledger.mode);
       },
@@ -49,6 +54,7 @@ function coreRoutes(s: Services, enforcement: () => Enforcement): RouteDef[] {
       summary: 'Prometheus text exposition: process, HTTP, pool, kernel and event-loop metrics',
       tag: 'core',
       produces: 'text/plain',
+      response: text('Prometheus text exposition format 0.0.4'),
       async handler({ ctx }) {
         const { contentType, body } = await s.metrics.render();
         ctx.type = contentType;

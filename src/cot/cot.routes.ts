@@ -5,6 +5,7 @@ import { defineRoute, type RouteDef } from '../http/route.js';
 import { Readable } from 'node:stream';
 import { API, type CotService } from './service.js';
 import { statusDocument } from './status.js';
+import { EVENT_XML, EXPORT_XML, INGEST, STATUS } from './cot.responses.js';
 
 export const INGEST_TYPES = ['application/xml', 'text/xml', 'application/cot+xml'] as const;
 const UTF8_CHARSETS = new Set(['', 'utf-8', 'utf8', 'us-ascii']);
@@ -18,6 +19,7 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
       summary: 'CoT 2.0 XML for every track (sample tracks, marked simulated, then ingested events) wrapped in <events>',
       tag: 'cot',
       produces: 'application/xml',
+      response: EXPORT_XML,
       handler({ ctx }) {
         ctx.type = XML;
         ctx.set('Cache-Control', 'no-store');
@@ -30,8 +32,11 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
       path: `${API}/cot/export/:track_id`,
       summary: 'CoT 2.0 XML <event> for one track: a sample track id (e.g. mar-001) or the uid the export prints for it (svc-track-mar-001), or the uid of an ingested event',
       tag: 'cot',
-      params: Joi.object({ track_id: Joi.string().min(1).max(maxUidLen).required() }),
+      params: Joi.object({
+        track_id: Joi.string().min(1).max(maxUidLen).required().description('A sample track id (e.g. mar-001), the uid the export prints for it (svc-track-mar-001), or the uid of an ingested event'),
+      }),
       produces: 'application/xml',
+      response: EVENT_XML,
       errors: [404],
       handler({ params, ctx }) {
         const xml = cot.exportOne(params.track_id);
@@ -52,6 +57,7 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
       bodyTypes: INGEST_TYPES,
       bodyLimitBytes: xmlLimitBytes,
       errors: [413, 415],
+      response: INGEST,
       handler({ body, ctx }) {
         const charset = (ctx.request.charset ?? '').toLowerCase();
         if (!UTF8_CHARSETS.has(charset)) throw Errors.unsupportedMediaType(ctx.get('content-type'), INGEST_TYPES.map((t) => `${t}; charset=utf-8`));
@@ -64,6 +70,7 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
       path: `${API}/cot/status`,
       summary: 'CoT status document (interface 2.4): counts computed from the real export; every roadmap item wired=false',
       tag: 'cot',
+      response: STATUS,
       handler({ ctx }) {
         ctx.set('Cache-Control', 'no-store');
         return statusDocument(cot.tracksTotal(), cot.tracksCotValid());

@@ -6,6 +6,7 @@ import Joi from 'joi';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Errors } from '../http/errors.js';
 import { buildOpenApi } from './openapi.js';
+import { listOf, object, oneOf, shape, text } from '../http/response-schema.js';
 
 const require = createRequire(import.meta.url);
 const SWAGGER_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -33,6 +34,7 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
       path: '/openapi.json',
       summary: 'OpenAPI 3.1 description generated from the route table',
       tag: 'docs',
+      response: shape({ openapi: oneOf('3.1.0'), info: object(), servers: listOf(object()), security: listOf(object()), paths: object(), components: object() }).description('The OpenAPI 3.1 document'),
       handler({ ctx }) {
         spec ??= JSON.stringify(buildOpenApi(table()));
         ctx.type = 'application/json';
@@ -45,6 +47,7 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
       summary: 'Interactive API documentation (Swagger UI, served locally)',
       tag: 'docs',
       produces: 'text/html',
+      response: text('The Swagger UI page'),
       html: 'docs',
       handler({ ctx }) {
         ctx.type = 'text/html; charset=utf-8';
@@ -56,8 +59,9 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
       path: '/docs/assets/:file',
       summary: 'Swagger UI assets',
       tag: 'docs',
-      params: Joi.object({ file: Joi.string().max(64).required() }),
-      produces: 'application/javascript',
+      params: Joi.object({ file: Joi.string().max(64).required().description('swagger-ui.css, swagger-ui-bundle.js or init.js') }),
+      produces: ['application/javascript', 'text/css'],
+      response: text('The asset (Swagger UI from the installed swagger-ui-dist package)'),
       errors: [404],
       async handler({ params, ctx }) {
         const file = (params as { file: string }).file;

@@ -1,11 +1,41 @@
-/** The subset of joi the routes use, described as JSON Schema (2020-12, as OpenAPI 3.1 embeds). */
+/**
+ * The subset of joi the routes use, described as JSON Schema (2020-12, as OpenAPI 3.1 embeds):
+ * request schemas (query, path, body) and the response schemas of `RouteDef.response`.
+ *
+ * Beyond the plain types: `allow(null)` becomes a `null` type member, `isoDate()` the `date-time`
+ * format, `less`/`greater` the exclusive bounds, `multiple` `multipleOf`, `object().pattern()`
+ * `additionalProperties`, `array().ordered()` `prefixItems`, and `.prefs({ presence: 'required' })`
+ * makes every key below it required unless marked `.optional()`. A `.meta({ jsonSchema })` object is
+ * merged in last: documentation-only keywords (a cross-field rule the handler enforces, e.g.
+ * `not: { multipleOf: 2 }` for an odd distance) that joi does not check itself.
+ */
 import type { Schema } from 'joi';
 import { described, hasRule, ruleArgs as rule, type Described as Desc } from '../http/schema-walk.js';
 
 export type JsonSchema = Record<string, unknown>;
 
-export function describeToJsonSchema(d: Desc): JsonSchema {
+type Presence = 'optional' | 'required';
+
+function isRequired(d: Desc, inherited: Presence): boolean {
+  const own = d.flags?.presence;
+  return own === 'required' || (own === undefined && inherited === 'required');
+}
+
+/** `allow(null)` on a typed schema: the type becomes `[type, 'null']` (or a null member of `anyOf`). */
+function addNull(out: JsonSchema): void {
+  if (Array.isArray(out.enum)) return; // `valid(..., null)`: null is already listed
+  if (typeof out.type === 'string') out.type = [out.type, 'null'];
+  else if (Array.isArray(out.anyOf)) out.anyOf = [...(out.anyOf as JsonSchema[]), { type: 'null' }];
+  else if (out.type === undefined && Object.keys(out).length > 0) {
+    const copy = { ...out };
+    for (const k of Object.keys(out)) delete out[k];
+    out.anyOf = [copy, { type: 'null' }];
+  }
+}
+
+export function describeToJsonSchema(d: Desc, inherited: Presence = 'optional'): JsonSchema {
   const out: JsonSchema = {};
+  const presence: Presence = d.preferences?.presence === 'required' ? 'required' : d.preferences?.presence === 'optional' ? 'optional' : inherited;
   switch (d.type) {
     case 'qint':
       out.type = 'integer';
@@ -25,44 +55,65 @@ export function describeToJsonSchema(d: Desc): JsonSchema {
       break;
     case 'array':
       out.type = 'array';
-      if (d.items?.[0]) out.items = describeToJsonSchema(d.items[0]);
+      if (d.ordered?.length) {
+        out.prefixItems = d.ordered.map((x) => describeToJsonSchema(x, presence));
+        out.items = false;
+      } else if (d.items?.length === 1) out.items = describeToJsonSchema(d.items[0]!, presence);
+      else if (d.items && d.items.length > 1) out.items = { anyOf: d.items.map((x) => describeToJsonSchema(x, presence)) };
       break;
     case 'object': {
       out.type = 'object';
+      // `Joi.object()` without keys takes any keys; `Joi.object({})` takes none
+      if (d.keys === undefined && !d.patterns) break;
       const props: Record<string, JsonSchema> = {};
       const required: string[] = [];
       for (const [k, v] of Object.entries(d.keys ?? {})) {
-        props[k] = describeToJsonSchema(v);
-        if (v.flags?.presence === 'required') required.push(k);
+        if (v.flags?.presence === 'forbidden') continue;
+        props[k] = describeToJsonSchema(v, presence);
+        if (isRequired(v, presence)) required.push(k);
       }
-      out.properties = props;
+      if (d.keys !== undefined) out.properties = props;
       if (required.length) out.required = required;
-      out.additionalProperties = d.flags?.unknown === true;
+      const pattern = d.patterns?.[0];
+      if (pattern && d.flags?.unknown !== true) out.additionalProperties = describeToJsonSchema(pattern.rule, presence);
+      else out.additionalProperties = d.flags?.unknown === true;
       break;
     }
     case 'alternatives':
-      out.anyOf = (d.matches ?? []).flatMap((m) => (m.schema ? [describeToJsonSchema(m.schema)] : []));
+      out.anyOf = (d.matches ?? []).flatMap((m) => (m.schema ? [describeToJsonSchema(m.schema, presence)] : []));
       break;
     default:
       break;
   }
   const min = rule(d, 'min')?.limit;
   const max = rule(d, 'max')?.limit;
+  const length = rule(d, 'length')?.limit;
   if (out.type === 'string') {
     if (typeof min === 'number') out.minLength = min;
     if (typeof max === 'number') out.maxLength = max;
+    if (typeof length === 'number') out.minLength = out.maxLength = length;
     const pattern = rule(d, 'pattern')?.regex;
     if (pattern) out.pattern = String(pattern).slice(1, String(pattern).lastIndexOf('/'));
+    if (hasRule(d, 'isoDate')) out.format = 'date-time';
   } else if (out.type === 'array') {
     if (typeof min === 'number') out.minItems = min;
     if (typeof max === 'number') out.maxItems = max;
+    if (typeof length === 'number') out.minItems = out.maxItems = length;
   } else if (out.type === 'integer' || out.type === 'number') {
     if (typeof min === 'number') out.minimum = min;
     if (typeof max === 'number') out.maximum = max;
+    const greater = rule(d, 'greater')?.limit;
+    const less = rule(d, 'less')?.limit;
+    if (typeof greater === 'number') out.exclusiveMinimum = greater;
+    if (typeof less === 'number') out.exclusiveMaximum = less;
+    const multiple = rule(d, 'multiple')?.base;
+    if (typeof multiple === 'number') out.multipleOf = multiple;
   }
   if (d.flags?.only && d.allow) out.enum = d.allow;
+  else if (d.allow?.includes(null)) addNull(out);
   if (d.flags?.default !== undefined && typeof d.flags.default !== 'function') out.default = d.flags.default;
   if (d.flags?.description) out.description = d.flags.description;
+  for (const m of d.metas ?? []) if (m.jsonSchema && typeof m.jsonSchema === 'object') Object.assign(out, m.jsonSchema);
   return out;
 }
 

@@ -28,55 +28,107 @@ const VALIDATION_ERROR: JsonSchema = {
 const MESSAGE_ERROR: JsonSchema = { type: 'object', title: 'ErrorMessage', required: ['detail'], properties: { detail: { type: 'string' } } };
 
 const STATUS_TEXT: Record<number, string> = {
+  401: 'Write token missing or not accepted (WWW-Authenticate: Bearer)',
   404: 'Not Found',
   413: 'Request body too large',
   415: 'Unsupported media type',
+  429: 'Too many write requests from this client (Retry-After)',
   500: 'Internal Server Error',
   503: 'Capacity or queue limit reached (Retry-After)',
   504: 'Computation exceeded its time budget',
 };
 
+/** What every path does besides its operations (src/http/route.ts `mountRoutes`, errors.ts). */
+export const INFO_DESCRIPTION = [
+  'Counter-drone verdicts with DSSE receipts in a hash-chained ledger, live ADS-B, CoT 2.0 interop, read-only views and seeded kernels.',
+  '',
+  '**Methods.** Every path answers `OPTIONS` with `204 No Content` and an `Allow` header naming what it serves (`GET` implies `HEAD`; `OPTIONS` is always listed), e.g. `Allow: GET, HEAD, OPTIONS`. ' +
+    'A method a path does not serve (any method: `PUT`, `DELETE`, `TRACE`, `PROPFIND`, …) is `405` with the same `Allow` and the JSON body `{"detail":"Method Not Allowed"}`, never 501 or text. ' +
+    'An unknown path is `404` with `{"detail":"Not Found"}` for every method. `HEAD` is answered wherever `GET` is, with the headers of the `GET`.',
+  '',
+  '**Errors.** `422` is `HTTPValidationError` (every issue of the request together, pydantic v2 wording); other errors are `{"detail": "<message>"}`; `503` carries `Retry-After`.',
+  '',
+  '**Writes.** Routes that append, store or refresh (marked with the `writeToken` security requirement) need `Authorization: Bearer <token>` when write tokens are configured (401 otherwise) and are rate limited per client (429 with Retry-After).',
+  '',
+  '**Query values.** Integers are plain decimals (`5`, not `5.0` or `5e0`), numbers finite decimals, booleans one of true/false/1/0/yes/no/on/off/t/f/y/n; every numeric parameter is bounded and out of range is 422, never clamped.',
+].join('\n');
+
 function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
+/**
+ * `<method>_<path as identifier>`; a trailing slash is its own path (`/jackin/` beside `/jackin`),
+ * so it becomes `_slash` rather than vanishing.
+ */
+export function operationId(method: string, path: string): string {
+  const slash = path.length > 1 && path.endsWith('/') ? '_slash' : '';
+  return `${method.toLowerCase()}_${path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}${slash}`;
 }
 
 function parameters(route: RouteDef, where: 'query' | 'path'): JsonSchema[] {
   const schema = where === 'query' ? route.query : route.params;
   if (!schema) return [];
   const s = toJsonSchema(schema) as { properties?: Record<string, JsonSchema>; required?: string[] };
-  return Object.entries(s.properties ?? {}).map(([name, p]) => ({
-    name,
-    in: where,
-    required: where === 'path' || (s.required ?? []).includes(name),
-    schema: p,
-  }));
+  return Object.entries(s.properties ?? {}).map(([name, p]) => {
+    const { description, ...rest } = p;
+    return {
+      name,
+      in: where,
+      ...(typeof description === 'string' ? { description } : {}),
+      required: where === 'path' || (s.required ?? []).includes(name),
+      schema: rest,
+    };
+  });
+}
+
+function json(schema: JsonSchema): JsonSchema {
+  return { 'application/json': { schema } };
+}
+
+/** The success body of a route as OpenAPI content: its media type and the JSON Schema of its `response`. */
+export function responseContent(r: RouteDef): JsonSchema {
+  const schema = toJsonSchema(r.response);
+  const types = typeof r.produces === 'string' ? [r.produces] : (r.produces ?? ['application/json']);
+  return Object.fromEntries(types.map((t) => [t, { schema }]));
 }
 
 export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  const ids = new Set<string>();
   for (const r of routes) {
     const p = openApiPath(r.path);
-    const responses: Record<string, JsonSchema> = {
-      200: { description: 'OK', content: { [r.produces ?? 'application/json']: { schema: {} } } },
-    };
-    if (r.query || r.params || r.body) responses[422] = { description: 'Validation Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } } };
+    const content = responseContent(r);
+    const responses: Record<string, JsonSchema> = { 200: { description: 'OK', content } };
+    for (const status of r.responseAlsoOn ?? []) responses[status] = { description: `${STATUS_TEXT[status] ?? 'Error'}: the same body`, content };
+    if (r.query || r.params || r.body) responses[422] = { description: 'Validation Error', content: json({ $ref: '#/components/schemas/HTTPValidationError' }) };
     for (const status of r.errors ?? []) {
-      responses[status] = { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorMessage' } } } };
+      if (responses[status]) continue;
+      responses[status] =
+        status === 304
+          ? { description: 'Not Modified: If-None-Match matched the current ETag (no body)' }
+          : { description: STATUS_TEXT[status] ?? 'Error', content: json({ $ref: '#/components/schemas/ErrorMessage' }) };
     }
+    const id = operationId(r.method, p);
+    if (ids.has(id)) throw new Error(`operationId ${id} is not unique (${r.method} ${r.path})`);
+    ids.add(id);
     const op: JsonSchema = {
       summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
       tags: [r.tag],
-      operationId: `${r.method.toLowerCase()}_${p.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
+      operationId: id,
       parameters: [...parameters(r, 'path'), ...parameters(r, 'query')],
       responses,
     };
+    if (r.write) {
+      // src/http/write-guard.ts: a bearer token when tokens are configured, else open; always rate limited
+      op.security = [{ writeToken: [] }, {}];
+      for (const status of [401, 429]) responses[status] ??= { description: STATUS_TEXT[status], content: json({ $ref: '#/components/schemas/ErrorMessage' }) };
+    }
     if (r.body) {
       op.requestBody = {
         required: true,
-        content:
-          r.body === 'text'
-            ? Object.fromEntries((r.bodyTypes ?? ['text/plain']).map((t) => [t, { schema: { type: 'string' } }]))
-            : { 'application/json': { schema: toJsonSchema(r.body) } },
+        content: r.body === 'text' ? Object.fromEntries((r.bodyTypes ?? ['text/plain']).map((t) => [t, { schema: { type: 'string' } }])) : json(toJsonSchema(r.body)),
       };
     }
     (paths[p] ??= {})[r.method.toLowerCase()] = op;
@@ -86,9 +138,17 @@ export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
     info: {
       title: 'Drone Intelligence Service',
       version: API_VERSION,
-      description: 'Counter-drone verdicts with DSSE receipts in a hash-chained ledger, live ADS-B, CoT 2.0 interop, read-only views and seeded kernels.',
+      description: INFO_DESCRIPTION,
     },
+    servers: [{ url: '/', description: 'this service (paths are absolute from its origin)' }],
+    // reads are open; writes take the write token when SVC_WRITE_TOKENS is set (per operation)
+    security: [{}],
     paths,
-    components: { schemas: { HTTPValidationError: VALIDATION_ERROR, ErrorMessage: MESSAGE_ERROR } },
+    components: {
+      schemas: { HTTPValidationError: VALIDATION_ERROR, ErrorMessage: MESSAGE_ERROR },
+      securitySchemes: {
+        writeToken: { type: 'http', scheme: 'bearer', description: 'A write token of SVC_WRITE_TOKENS (guard.writeTokens); write routes need one only when tokens are configured' },
+      },
+    },
   };
 }

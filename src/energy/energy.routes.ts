@@ -17,6 +17,7 @@ import { jtokenBody, kvcacheBody, type receiptDefaultsExample } from './referenc
 import { carbonBody, sovereignBody } from './sovereign.js';
 import { gatewayBody, routerBody, throughputBody } from './traffic-views.js';
 import type { CounterSnapshot, RequestWindows, ServerTap } from './traffic.js';
+import { ENERGY_RESPONSES, PANEL } from './energy.responses.js';
 
 export const ENERGY_PREFIX = '/api/svc/v1/energy';
 
@@ -46,8 +47,8 @@ export function energyRoutes(deps: EnergyDeps): RouteDef[] {
     ctx.set('Cache-Control', 'no-store');
     return chain.link({ schema, doctrine: RECEIPT_DOCTRINE, ...rest });
   };
-  const view = (name: string, summary: string, build: Builder): RouteDef =>
-    defineRoute({ method: 'GET', path: `${ENERGY_PREFIX}/${name}`, summary, tag: 'energy', query: noParams, handler: ({ ctx }) => snapshot(ctx, build) });
+  const view = (name: keyof typeof ENERGY_RESPONSES, summary: string, build: Builder): RouteDef =>
+    defineRoute({ method: 'GET', path: `${ENERGY_PREFIX}/${name}`, summary, tag: 'energy', query: noParams, response: ENERGY_RESPONSES[name], handler: ({ ctx }) => snapshot(ctx, build) });
 
   return [
     view('sovereign', 'Process CPU time, requests and event-loop use through the stated CPU power model; energy and carbon in-process; `series`: the same readings sampled on a fixed interval (bounded ring)', sovereign),
@@ -70,6 +71,7 @@ export function energyRoutes(deps: EnergyDeps): RouteDef[] {
       tag: 'energy',
       query: noParams,
       produces: 'text/html',
+      response: PANEL,
       html: 'ui',
       async handler({ ctx }) {
         const snap = await snapshot(ctx, sovereign);

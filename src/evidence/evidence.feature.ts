@@ -24,6 +24,7 @@ import { runSection, SECTIONS, type SectionResult } from './readiness.js';
 import { worst } from './wiring.js';
 import { SingleFlight } from '../lib/single-flight.js';
 import { yieldLoop } from '../core/slices.js';
+import * as R from './evidence.responses.js';
 
 /** Ids are lower-case slugs (domain-data note 0); anything else is 422, an unknown slug 404. */
 export const ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -71,7 +72,7 @@ function findClaim(id: string): Claim {
   return c;
 }
 
-const idParams = (name: string) => Joi.object({ [name]: Joi.string().pattern(ID_PATTERN).required() });
+const idParams = (name: string, description: string) => Joi.object({ [name]: Joi.string().pattern(ID_PATTERN).required().description(description) });
 
 /** The caller's Host, so URLs inside in-process bodies (public_key_url) match what it would see. */
 function hostHeaders(ctx: Context): Record<string, string> {
@@ -184,6 +185,7 @@ function buildEvidence(s: Observed): Built<'evidence'> {
         path: `${API}/evidence/research`,
         summary: 'Evidence index: every claim the doctrine relies on, with its status from the last refresh',
         tag: 'evidence',
+        response: R.EVIDENCE_INDEX,
         handler({ ctx }) {
           ctx.set('Cache-Control', 'no-store');
           return evidenceIndex();
@@ -195,6 +197,7 @@ function buildEvidence(s: Observed): Built<'evidence'> {
         write: true,
         summary: 'Re-check every evidence claim now (single-flight, bounded; never touches the ledger) and return the new index',
         tag: 'evidence',
+        response: R.EVIDENCE_REFRESH,
         async handler({ ctx }) {
           ctx.set('Cache-Control', 'no-store');
           const r = await refreshEvidence();
@@ -208,7 +211,8 @@ function buildEvidence(s: Observed): Built<'evidence'> {
         path: `${API}/evidence/research/:claim_id/live`,
         summary: 'Re-check one evidence claim now against the running service',
         tag: 'evidence',
-        params: idParams('claim_id'),
+        response: R.EVIDENCE_CLAIM,
+        params: idParams('claim_id', 'A claim id of the evidence index (lower-case slug); unknown ids are 404'),
         errors: [404],
         async handler({ params, ctx }) {
           const claim = findClaim((params as { claim_id: string }).claim_id);
@@ -234,7 +238,8 @@ function buildEvidence(s: Observed): Built<'evidence'> {
         path: `${API}/evidence/research/:claim_id/sources/live`,
         summary: "A claim's sources: internal ones fetched in-process now (status, type, body digest, latency); external ones are not fetched",
         tag: 'evidence',
-        params: idParams('claim_id'),
+        response: R.EVIDENCE_SOURCES,
+        params: idParams('claim_id', 'A claim id of the evidence index (lower-case slug); unknown ids are 404'),
         errors: [404],
         async handler({ params, ctx }) {
           const claim = findClaim((params as { claim_id: string }).claim_id);
@@ -258,6 +263,7 @@ function buildEvidence(s: Observed): Built<'evidence'> {
         path: `${API}/readiness`,
         summary: 'Readiness index: each section from the last refresh (the first call runs one); overall is the worst, ADS-B capped at warn',
         tag: 'evidence',
+        response: R.READINESS_INDEX,
         async handler({ ctx }) {
           ctx.set('Cache-Control', 'no-store');
           return readinessIndex(lastReadiness ?? (await refreshReadiness(hostHeaders(ctx))));
@@ -269,6 +275,7 @@ function buildEvidence(s: Observed): Built<'evidence'> {
         write: true,
         summary: 'Re-run every readiness section now (single-flight, read-only probes) and return the new index',
         tag: 'evidence',
+        response: R.READINESS_REFRESH,
         async handler({ ctx }) {
           ctx.set('Cache-Control', 'no-store');
           const r = await refreshReadiness(hostHeaders(ctx));
@@ -280,7 +287,8 @@ function buildEvidence(s: Observed): Built<'evidence'> {
         path: `${API}/readiness/:section_id/live`,
         summary: 'One readiness section re-checked now: observations and a read-only probe',
         tag: 'evidence',
-        params: idParams('section_id'),
+        response: R.READINESS_SECTION,
+        params: idParams('section_id', 'A section id of the readiness index (lower-case slug); unknown ids are 404'),
         errors: [404],
         async handler({ params, ctx }) {
           const id = (params as { section_id: string }).section_id;
@@ -301,6 +309,7 @@ function buildEvidence(s: Observed): Built<'evidence'> {
         path: `${API}/elite/wiring`,
         summary: 'Wiring diagram of the internal components and links, each component checked against the running app',
         tag: 'evidence',
+        response: R.ELITE_WIRING,
         handler() {
           return wiringDocument(s);
         },
@@ -310,7 +319,8 @@ function buildEvidence(s: Observed): Built<'evidence'> {
         path: `${API}/elite/wiring/health`,
         summary: 'Wiring health: passive status per component; probe=true adds one read-only active probe each (bounded)',
         tag: 'evidence',
-        query: QJoi.object({ probe: bool(false) }),
+        response: R.WIRING_HEALTH,
+        query: QJoi.object({ probe: bool(false).description('Also run one bounded, read-only active probe per component (ADS-B upstreams at most once per 10 s)') }),
         async handler({ query, ctx }) {
           ctx.set('Cache-Control', 'no-store');
           return wiringHealth(s, (query as { probe: boolean }).probe);

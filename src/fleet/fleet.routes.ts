@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import { notModified } from '../http/etag.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { VIEW_SPECS, type BuiltView } from './views.js';
+import { FLEET_RESPONSES } from './fleet.responses.js';
 
 export const FLEET_PREFIX = '/api/svc/v1/fleet';
 const noParams = Joi.object({});
@@ -30,6 +31,7 @@ export function fleetRoutes(views: ReadonlyMap<string, BuiltView>): RouteDef[] {
       tag: 'fleet',
       query: noParams,
       errors: [304],
+      response: FLEET_RESPONSES.get(spec.route)!,
       handler: ({ ctx }) => serve(ctx, view),
     });
   });

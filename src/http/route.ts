@@ -1,12 +1,12 @@
 /**
- * One route = one declaration: method, path, joi schemas for query/path/body, handler, metric
- * name. `mountRoutes` wires them into @koa/router with validation, body limits, content-type
+ * One route = one declaration: method, path, joi schemas for query/path/body and the response,
+ * handler. `mountRoutes` wires them into @koa/router with validation, body limits, content-type
  * checks and an AbortSignal tied to the client connection; the same table feeds /openapi.json.
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Context } from 'koa';
-import type { ObjectSchema } from 'joi';
+import type { ObjectSchema, Schema } from 'joi';
 import { Errors, type ValidationIssue } from './errors.js';
 import { bodyReader, parseJsonBody, utf8Text } from './body.js';
 import { throwIfIssues, validatePart } from './validation.js';
@@ -30,6 +30,8 @@ export interface RouteDef<Q = any, P = any, B = any> {
   /** @koa/router path (`:name` for path parameters). */
   path: string;
   summary: string;
+  /** Longer text for the docs: rules the handler checks across parameters (422 `value_error`), formats. */
+  description?: string;
   /** Feature area, used as the OpenAPI tag. */
   tag: string;
   query?: ObjectSchema;
@@ -38,8 +40,16 @@ export interface RouteDef<Q = any, P = any, B = any> {
   body?: ObjectSchema | 'text';
   bodyTypes?: readonly string[];
   bodyLimitBytes?: number;
-  /** Response media type for the docs (default application/json). */
-  produces?: string;
+  /** Response media type for the docs (default application/json); several when the body's type varies (asset files). */
+  produces?: string | readonly string[];
+  /**
+   * The success body, as joi (converted to JSON Schema for /openapi.json; the test app checks every
+   * 2xx body a test receives against it). JSON routes describe their keys (see response-schema.ts);
+   * HTML, XML, text, PEM and SSE routes a string of their `produces` media type.
+   */
+  response: Schema;
+  /** Statuses besides 2xx whose body is the success body (a readiness probe's 503). */
+  responseAlsoOn?: readonly number[];
   /** Error statuses this route can answer besides 422 (for the docs). */
   errors?: readonly number[];
   /** The kernel this route runs in the pool (its id), for per-kernel accounting. */

@@ -9,11 +9,19 @@ import type { Schema } from 'joi';
 export interface Described {
   type?: string;
   flags?: { default?: unknown; presence?: string; description?: string; only?: boolean; unknown?: boolean } & Record<string, unknown>;
+  /** `.prefs()`: `presence` cascades to the keys below (response schemas make every key required). */
+  preferences?: { presence?: string } & Record<string, unknown>;
   rules?: { name: string; args?: Record<string, unknown> }[];
   keys?: Record<string, Described>;
+  /** `object().pattern(key, value)`: keys not listed in `keys`. */
+  patterns?: { schema?: Described; regex?: string; rule: Described }[];
   items?: Described[];
+  /** `array().ordered(...)`: a tuple. */
+  ordered?: Described[];
   allow?: unknown[];
   matches?: { schema?: Described; then?: Described; otherwise?: Described }[];
+  /** `.meta({...})` objects, in order. */
+  metas?: Record<string, unknown>[];
 }
 
 /** A step into a described tree: an object key, `[]` for array items, `|n` for the n-th alternative. */

@@ -5,7 +5,10 @@
  * inside `request` (validated like query keys, `loc: ["query","request",<key>]`) or, for any other
  * string, an opaque label with defaults.
  */
-import Joi from 'joi';
+import Joi, { type ObjectSchema } from 'joi';
+import { KERNEL_DOCS } from '../../workers/kernel-docs.js';
+import { toJsonSchema } from '../docs/joi-to-json-schema.js';
+import { described } from '../http/schema-walk.js';
 import { kernelParamsSchema, orderParams, type KernelDef } from '../../workers/kernel-def.js';
 import { Errors, type ValidationIssue } from '../http/errors.js';
 import { parseRequestParam } from '../http/request-param.js';
@@ -15,6 +18,43 @@ export const REQUEST_MAX_CHARS = 4096;
 export const requestQuerySchema = Joi.object({
   request: Joi.string().min(1).max(REQUEST_MAX_CHARS).required(),
 });
+
+/**
+ * `request` documented for one route: a JSON object of `keys` (described by `keysSchema`, which
+ * also becomes the JSON Schema `contentSchema` of the string) or any other string as a label.
+ */
+export function requestParamSchema(keysSchema: ObjectSchema, what: string): ObjectSchema {
+  const keys = Object.keys(described(keysSchema).keys ?? {});
+  return Joi.object({
+    request: Joi.string()
+      .min(1)
+      .max(REQUEST_MAX_CHARS)
+      .required()
+      .description(
+        `${what}: a JSON object whose keys are the parameters (${keys.join(', ')}; each optional, validated like a query parameter, a bad one is 422 at ` +
+          `loc ["query", "request", <key>], an unknown key extra_forbidden), or any other string of 1 to ${REQUEST_MAX_CHARS} characters, ` +
+          'an opaque label echoed as request_label with every default applied. contentSchema gives the keys.',
+      )
+      .meta({ jsonSchema: { contentMediaType: 'application/json', contentSchema: toJsonSchema(keysSchema) } }),
+  });
+}
+
+const requestSchemas = new WeakMap<KernelDef, ObjectSchema>();
+
+/** The query schema of a `request` kernel route (same validation as `requestQuerySchema`, documented). */
+export function kernelRequestQuerySchema(def: KernelDef): ObjectSchema {
+  let s = requestSchemas.get(def);
+  if (!s) requestSchemas.set(def, (s = requestParamSchema(kernelParamsSchema(def), `The parameters of ${def.id}`)));
+  return s;
+}
+
+/** The cross-parameter rules of a kernel (kernel-docs.ts), as the route's description; undefined when it has none. */
+export function kernelRulesDescription(def: KernelDef): string | undefined {
+  const rules = KERNEL_DOCS[def.id]?.rules ?? [];
+  if (!rules.length) return undefined;
+  const where = def.input === 'request' ? ' (keys of the JSON `request`)' : '';
+  return `Cross-parameter rules${where}, each checked after the per-parameter bounds; a violation is 422 \`value_error\` at the parameter it names: ${rules.map((r) => `${r}.`).join(' ')}`;
+}
 
 export interface EffectiveParams {
   params: Record<string, unknown>;

@@ -4,7 +4,8 @@ import { kernelParamsSchema, kernelPath, type KernelDef } from '../../workers/ke
 import { defineRoute, type RouteDef } from '../http/route.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { WorkerPool } from './pool.js';
-import { effectiveParams, requestQuerySchema } from './kernel-params.js';
+import { effectiveParams, kernelRequestQuerySchema, kernelRulesDescription } from './kernel-params.js';
+import { kernelResponseSchema } from './kernel-response.js';
 
 export interface KernelRouteDeps {
   pool: WorkerPool;
@@ -20,8 +21,10 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
     tag: 'kernels',
     kernel: def.id,
     // query kernels: the full param schema (also used for the docs); request kernels: `request` only
-    query: def.input === 'query' ? kernelParamsSchema(def) : requestQuerySchema,
+    query: def.input === 'query' ? kernelParamsSchema(def) : kernelRequestQuerySchema(def),
+    description: kernelRulesDescription(def),
     errors: [500, 503, 504],
+    response: kernelResponseSchema(def),
     async handler({ query, ctx, signal }) {
       const { params, requestLabel } = effectiveParams(def, query as Record<string, unknown>, ctx.query as Record<string, unknown>);
       const task = { kind: 'kernel' as const, id: def.id, params, requestLabel };

@@ -15,12 +15,15 @@ import { durabilityState, limits } from './documents.js';
 import type { LedgerStore } from './store/store.js';
 import type { SigningKey } from './keys.js';
 
-const dagParams = QJoi.object({
-  node: Joi.alternatives().try(QJoi.qint().min(0), Joi.string().pattern(/^(head|genesis|\d{1,12}|[0-9a-f]{8,64})$/)).default('head'),
-  depth: int(1, 64, 8),
-  pendants: bool(true),
-  proof: bool(true),
-  since: QJoi.qint().min(1),
+export const dagParams = QJoi.object({
+  node: Joi.alternatives()
+    .try(QJoi.qint().min(0), Joi.string().pattern(/^(head|genesis|\d{1,12}|[0-9a-f]{8,64})$/))
+    .default('head')
+    .description('the focus node: head, genesis, a ledger index, or a node-digest prefix of 8 to 64 hex (404 when none matches, 422 when ambiguous)'),
+  depth: int(1, 64, 8).description('receipts walked back along the prev cord from the focus'),
+  pendants: bool(true).description('add each receipt’s payload and envelope vertices'),
+  proof: bool(true).description('add the RFC 9162 inclusion proof of the focus in the current tree'),
+  since: QJoi.qint().min(1).description('add the RFC 9162 consistency proof from the tree of this size to the current one (at most the ledger size, else 422)'),
 }).unknown(false);
 
 interface DagParams {

@@ -3,10 +3,12 @@ import Joi from 'joi';
 import { Joi as QJoi } from '../../workers/lib/params.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Errors } from '../http/errors.js';
-import { requestQuerySchema } from '../kernels/kernel-params.js';
+import { requestParamSchema } from '../kernels/kernel-params.js';
 import { exportDocument, publicKeyUrl, readinessDocument, type LedgerState } from './documents.js';
-import { khipuDag } from './khipu-dag.js';
+import { dagParams, khipuDag } from './khipu-dag.js';
 import { verifyBodySchema, verifyEnvelope } from './verify.js';
+import { text } from '../http/response-schema.js';
+import { DAG, EXPORT, PUBKEY, READINESS, VERIFICATION } from './ledger.responses.js';
 
 export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): RouteDef[] {
   const { ledger, key } = state;
@@ -16,8 +18,9 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
       path: '/api/svc/v1/receipt/export',
       summary: 'Receipt export document (interface 2.1) for the newest node, or node `index`; the signature is re-verified at serve time',
       tag: 'ledger',
-      query: QJoi.object({ index: QJoi.qint().min(-1).max(Number.MAX_SAFE_INTEGER).default(-1) }),
+      query: QJoi.object({ index: QJoi.qint().min(-1).max(Number.MAX_SAFE_INTEGER).default(-1).description('the ledger index of the node to export; -1 (default) for the newest; an index not in the ledger is 404') }),
       errors: [404],
+      response: EXPORT,
       handler({ query, ctx }) {
         const index = (query as { index: number }).index;
         const node = index === -1 ? ledger.newest() : ledger.get(index);
@@ -34,6 +37,8 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
       summary: 'Ledger readiness object (interface 2.2); a read-only probe: 200 when ready, 503 (same body) when not',
       tag: 'ledger',
       errors: [503],
+      response: READINESS,
+      responseAlsoOn: [503],
       handler({ ctx }) {
         const doc = readinessDocument(state);
         ctx.status = doc.ready ? 200 : 503;
@@ -46,6 +51,7 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
       path: '/api/svc/v1/edge/pubkey',
       summary: 'The published ledger signing key: keyid, algorithm, SPKI PEM, JWK and its URL',
       tag: 'ledger',
+      response: PUBKEY,
       handler({ ctx }) {
         return {
           schema: 'svc.edge-pubkey/v1',
@@ -75,6 +81,7 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
       summary: 'The SubjectPublicKeyInfo PEM that public_key_url names',
       tag: 'ledger',
       produces: 'application/x-pem-file',
+      response: text('SubjectPublicKeyInfo, PEM (-----BEGIN PUBLIC KEY-----)'),
       query: Joi.object({ keyid: Joi.string().pattern(/^[0-9a-f]{64}$/).description('a key of the keyring (default: the current key)') }),
       errors: [404],
       handler({ query, ctx }) {
@@ -93,6 +100,7 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
       body: verifyBodySchema,
       bodyLimitBytes: 64 * 1024,
       errors: [413, 415],
+      response: VERIFICATION,
       handler({ body, ctx }) {
         return verifyEnvelope(body as Record<string, unknown>, state.keyring, ledger, publicKeyUrl(ctx, publicBaseUrl));
       },
@@ -102,8 +110,9 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
       path: '/api/svc/khipu/dag',
       summary: 'The ledger as a DAG: receipts, pendants, root, inclusion and consistency proofs (request = JSON object of node, depth, pendants, proof, since)',
       tag: 'ledger',
-      query: requestQuerySchema,
+      query: requestParamSchema(dagParams, 'The DAG view'),
       errors: [404],
+      response: DAG,
       handler({ query }) {
         return khipuDag(ledger, key, state.store, (query as { request: string }).request);
       },

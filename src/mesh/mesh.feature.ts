@@ -9,6 +9,7 @@ import type { VerdictCore } from '../verdicts/verdicts.feature.js';
 import { Ring } from '../lib/ring.js';
 import type { Services } from '../services.js';
 import type { StreamCore } from '../stream/stream.feature.js';
+import { MESH_STATE } from './mesh.responses.js';
 
 const RECENT = 32;
 
@@ -70,6 +71,7 @@ function buildMesh(s: Services, core: VerdictCore, stream: StreamCore): Built<'m
         path: '/mesh/state',
         summary: 'Mesh wire board (interface 2.5) computed from live counters, traces and the ledger',
         tag: 'mesh',
+        response: MESH_STATE,
         handler: () => document(),
       }),
     ],

@@ -4,6 +4,7 @@
  * depends only on the route table (the surface model, the posture's route checks) is built once,
  * in the background after start-up.
  */
+import type { Schema } from 'joi';
 import { observe, type Observed } from '../evidence/observed.js';
 import { defineRoute } from '../http/route.js';
 import { definePlugin, type Built } from '../plugin.js';
@@ -13,6 +14,10 @@ import { API } from './inventory.js';
 import { postureView } from './posture.js';
 import { topologyHealth } from './topology.js';
 import { zeroTrustMesh } from './zerotrust.js';
+import { ATTACK_SURFACE, POSTURE_DRIFT, TOPOLOGY, ZERO_TRUST } from './security.responses.js';
+
+/** By view path. */
+const RESPONSES: Record<string, Schema> = { '/attack-surface/graph': ATTACK_SURFACE, '/posture/drift': POSTURE_DRIFT, '/zerotrust/mesh': ZERO_TRUST, '/topology/health': TOPOLOGY };
 
 export const securityPlugin = definePlugin({
   name: 'security',
@@ -29,6 +34,7 @@ function buildSecurity(s: Observed): Built<'security'> {
       path: `${API}${path}`,
       summary,
       tag: 'security',
+      response: RESPONSES[path]!,
       async handler({ ctx }) {
         ctx.set('Cache-Control', 'no-store');
         return build();

@@ -7,6 +7,7 @@ import { telemetryFrameSchema, type TelemetryFrame } from '../verdicts/telemetry
 import type { VerdictService } from '../verdicts/verdict-service.js';
 import { SseHub } from './hub.js';
 import type { EdgeScene } from './scene.js';
+import { SCENE, SCENE_AFTER_BATCH, SSE } from './stream.responses.js';
 
 export interface StreamDeps {
   hub: SseHub;
@@ -29,7 +30,10 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
         'or from ?last_event_id= for clients that cannot set the header (a browser re-creating its EventSource after a 503); the header wins',
       tag: 'stream',
       produces: 'text/event-stream',
-      query: Joi.object({ last_event_id: Joi.string().pattern(LAST_EVENT_ID) }),
+      response: SSE,
+      query: Joi.object({
+        last_event_id: Joi.string().pattern(LAST_EVENT_ID).description('resume after this ledger index, for clients that cannot send the Last-Event-ID header (the header wins)'),
+      }),
       errors: [503],
       handler({ ctx, query }) {
         if (ctx.method === 'HEAD') {
@@ -54,6 +58,7 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
       path: '/api/svc/v1/edge/3d',
       summary: '3-D edge scene built from the ring buffer of recent verdicts (ENU metres around the sensor site)',
       tag: 'stream',
+      response: SCENE,
       handler() {
         return scene.document(ledger.size);
       },
@@ -66,6 +71,7 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
       tag: 'stream',
       body: Joi.object({ frames: Joi.array().items(telemetryFrameSchema).min(1).max(maxFrames).required() }),
       errors: [413, 415, 503],
+      response: SCENE_AFTER_BATCH,
       async handler({ body }) {
         const appended = await verdicts.decideAll((body as { frames: TelemetryFrame[] }).frames);
         return {

@@ -8,6 +8,7 @@ import Joi from 'joi';
 import type { Context } from 'koa';
 import { notModified } from '../http/etag.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
+import { hex64, int, isoTime, listOf, oneOf, shape, str, text } from '../http/response-schema.js';
 import { Errors } from '../http/errors.js';
 import { API, ASSET_NAME, manifestDocument, type Asset, type AssetCatalogue } from './assets.js';
 import type { BuiltDir } from './build.js';
@@ -30,17 +31,46 @@ export const HASHED_NAME = /-[A-Z0-9]{8,}\.[a-z]+$/;
 
 const sendAsset = (ctx: Context, a: Asset, cache = HASHED_NAME.test(a.key) ? IMMUTABLE_CACHE : ASSET_CACHE): Buffer | undefined => send(ctx, a.etag, a.contentType, a.bytes, cache);
 
-const nameParam = (name: string): Joi.ObjectSchema => Joi.object({ [name]: Joi.string().pattern(ASSET_NAME).required() });
+const nameParam = (name: string, description: string): Joi.ObjectSchema => Joi.object({ [name]: Joi.string().pattern(ASSET_NAME).required().description(description) });
 
-function fileRoute(cat: AssetCatalogue, dir: Exclude<BuiltDir, 'pages' | 'assets'>, param: string, summary: string, produces: string): RouteDef {
+/** The media types (without parameters) of a set of assets: what a file route may answer with. */
+const mediaTypes = (assets: Iterable<Asset>): string[] => [...new Set([...assets].map((a) => a.contentType.split(';')[0]!.trim()))].sort();
+
+/** A served file: its text (HTML, JS, CSS, SVG, plain text), or the document of a JSON data file. */
+const FILE = Joi.alternatives(text('The file, byte for byte as listed in the manifest'), Joi.object().description('A JSON data file (e.g. land-110m TopoJSON)'));
+const PAGE = text('The HTML page (scripts and styles are same-origin files under /jackin and /shared)');
+
+const MANIFEST = shape({
+  schema: oneOf('svc.assets-manifest/v1'),
+  loaded_at: isoTime(),
+  build: shape({ from: str(), ms: int().min(0), sources_sha256: hex64(), tool: oneOf('esbuild') }),
+  count: int().min(0),
+  assets: listOf(
+    shape({
+      key: str(),
+      path: str().description('Canonical URL path'),
+      aliases: listOf(str()).description('Further paths serving the same bytes (pages)'),
+      url: str().description('The same bytes under /api/svc/v1/assets/{key}'),
+      content_type: str(),
+      bytes: int().min(0),
+      sha256: hex64(),
+      origin: str(),
+      licence: str(),
+    }),
+  ),
+  honesty: str(),
+});
+
+function fileRoute(cat: AssetCatalogue, dir: Exclude<BuiltDir, 'pages' | 'assets'>, param: string, summary: string, paramDescription: string): RouteDef {
   const files = cat.inDir(dir);
   return defineRoute({
     method: 'GET',
     path: `/${dir}/:${param}`,
     summary,
     tag: 'ui',
-    params: nameParam(param),
-    produces,
+    params: nameParam(param, paramDescription),
+    produces: mediaTypes(files.values()),
+    response: FILE,
     errors: [304, 404],
     handler({ params, ctx }) {
       const name = (params as Record<string, string>)[param]!;
@@ -60,6 +90,7 @@ export function uiRoutes(cat: AssetCatalogue): RouteDef[] {
         summary: page.key === 'globe.html' ? 'Operational globe page: land, no-fly zones, ADS-B aircraft, drone tracks by verdict, CoT tracks and vessels on a canvas globe' : 'Entry page: status of health, pool, ledger, ADS-B feed and stream; latest verdicts; links',
         tag: 'ui',
         produces: 'text/html',
+        response: PAGE,
         html: 'ui',
         errors: [304],
         handler: ({ ctx }) => sendAsset(ctx, page, PAGE_CACHE),
@@ -70,14 +101,15 @@ export function uiRoutes(cat: AssetCatalogue): RouteDef[] {
   const manifestEtag = `"${createHash('sha256').update(manifest).digest('hex')}"`;
   return [
     ...pages,
-    fileRoute(cat, 'jackin', 'jk_path', 'A file of the UI pages (content-hashed page bundle, its licence notes, or the icon)', 'application/javascript'),
-    fileRoute(cat, 'shared', 'fname', 'A shared front-end file (content-hashed ES module chunk or style sheet used by the pages)', 'application/javascript'),
+    fileRoute(cat, 'jackin', 'jk_path', 'A file of the UI pages (content-hashed page bundle, its licence notes, or the icon)', 'File name under /jackin, as the manifest lists it (e.g. favicon.svg)'),
+    fileRoute(cat, 'shared', 'fname', 'A shared front-end file (content-hashed ES module chunk or style sheet used by the pages)', 'File name under /shared, as the manifest lists it'),
     defineRoute({
       method: 'GET',
       path: `${API}/assets/manifest`,
       summary: 'Every served UI asset: key, path, content type, byte size and SHA-256 (computed at start-up)',
       tag: 'ui',
       errors: [304],
+      response: MANIFEST,
       handler: ({ ctx }) => send(ctx, manifestEtag, 'application/json', manifest, PAGE_CACHE),
     }),
     defineRoute({
@@ -85,8 +117,9 @@ export function uiRoutes(cat: AssetCatalogue): RouteDef[] {
       path: `${API}/assets/:key`,
       summary: 'One UI asset by its manifest key (bundles, styles, pages and data such as land-110m)',
       tag: 'ui',
-      params: nameParam('key'),
-      produces: 'application/octet-stream',
+      params: nameParam('key', 'Manifest key of the asset (its file name, e.g. land-110m-<hash>.json)'),
+      produces: mediaTypes(cat.all),
+      response: FILE,
       errors: [304, 404],
       handler({ params, ctx }) {
         const key = (params as { key: string }).key;

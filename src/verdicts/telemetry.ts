@@ -29,10 +29,10 @@ export const telemetryFrameSchema = Joi.object<TelemetryFrame>({
   lon: Joi.number().min(-180).max(180).required(),
   alt_m: Joi.number().min(-500).max(20000),
   speed_mps: Joi.number().min(0).max(400),
-  heading_deg: Joi.number().min(0).less(360),
+  heading_deg: Joi.number().min(0).less(360).description('course over ground, degrees clockwise from north, in [0, 360)'),
   rssi_dbm: Joi.number().min(-150).max(0),
   id_authenticated: Joi.boolean(),
   timestamp_skew_s: Joi.number().min(-3600).max(3600),
   n_observations: Joi.number().integer().min(1).max(100000),
-  ts_utc: Joi.string().isoDate().max(40),
+  ts_utc: Joi.string().isoDate().max(40).description('time of the fix, an ISO 8601 / RFC 3339 date-time (e.g. 2026-01-01T00:00:00Z)'),
 });

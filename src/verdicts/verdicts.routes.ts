@@ -6,6 +6,7 @@ import type { Ledger, LedgerNode } from '../ledger/ledger.js';
 import type { ReceiptBody } from '../ledger/receipt.js';
 import { telemetryFrameSchema, type TelemetryFrame } from './telemetry.js';
 import type { Verdict, VerdictService } from './verdict-service.js';
+import { VERDICT } from './verdicts.responses.js';
 
 /** The public shape of a verdict; also what the SSE stream and the edge scene carry. */
 export function verdictBody(v: Verdict, ledger: Ledger, keyUrl: string | null): Record<string, unknown> {
@@ -84,6 +85,7 @@ export function verdictRoutes(verdicts: VerdictService, ledger: Ledger, publicBa
       tag: 'verdicts',
       body: telemetryFrameSchema,
       errors: [413, 415, 503],
+      response: VERDICT,
       async handler({ body, ctx }) {
         const v = await verdicts.decide(body as TelemetryFrame);
         return verdictBody(v, ledger, publicKeyUrl(ctx, publicBaseUrl));

@@ -19,6 +19,7 @@ describe('OpenAPI and /docs', () => {
     expect(params.find((p: { name: string }) => p.name === 'seq_len')).to.deep.equal({
       name: 'seq_len',
       in: 'query',
+      description: 'sequence length (steps of the scan)',
       required: false,
       schema: { type: 'integer', minimum: 1, maximum: 4096, default: 64 },
     });

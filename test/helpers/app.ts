@@ -1,10 +1,14 @@
-/** A fresh app per test file, built with config/test.json plus overrides; always closed after. */
+/**
+ * A fresh app per test file, built with config/test.json plus overrides; always closed after. Every
+ * response it sends is checked against its route's declared schema (response-check.ts).
+ */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import supertest from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
+import { responseChecker } from './response-check.js';
 
 export interface TestApp extends BuiltApp {
   http: TestAgent;
@@ -19,6 +23,8 @@ export function testConfig(overrides: Record<string, unknown> = {}) {
 
 export async function buildTestApp(overrides: Record<string, unknown> = {}): Promise<TestApp> {
   const built = await buildApp(testConfig(overrides));
+  // outermost: every response a test receives is checked against its route's declared schema
+  built.app.middleware.unshift(responseChecker(built.routes));
   // one real listening server per app, so concurrent requests really overlap
   const handle = built.app.callback();
   const server = createServer((req, res) => void handle(req, res));

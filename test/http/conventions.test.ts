@@ -19,6 +19,7 @@ const routes = [
     summary: 'json body',
     tag: 'test',
     body: Joi.object({ name: Joi.string().max(5).required(), n: int(0, 10, 1), kind: Joi.string().valid('a', 'b') }),
+    response: Joi.object({ got: Joi.object() }),
     handler: ({ body }) => ({ got: body }),
   }),
   defineRoute({
@@ -29,6 +30,7 @@ const routes = [
     body: 'text',
     bodyTypes: ['application/xml', 'text/xml'],
     bodyLimitBytes: 1024,
+    response: Joi.object({ length: Joi.number().integer() }),
     handler: ({ body }) => ({ length: (body as string).length }),
   }),
   defineRoute({
@@ -38,6 +40,7 @@ const routes = [
     tag: 'test',
     params: Joi.object({ id: Joi.string().pattern(/^[a-z]+$/).required() }),
     query: Joi.object({ seed: int(0, 4294967295, 42), p: num(0, 1, 0.5) }),
+    response: Joi.object({ query: Joi.object(), params: Joi.object() }),
     handler: ({ query, params }) => ({ query, params }),
   }),
   defineRoute({
@@ -45,6 +48,7 @@ const routes = [
     path: '/t/boom',
     summary: 'throws',
     tag: 'test',
+    response: Joi.object(),
     handler: () => {
       throw new Error('secret internals /etc/passwd');
     },
