@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
 import supertest from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { buildApp, type BuiltApp } from '../../src/app.js';
@@ -23,8 +24,12 @@ export function testConfig(overrides: Record<string, unknown> = {}) {
 
 export async function buildTestApp(overrides: Record<string, unknown> = {}): Promise<TestApp> {
   const built = await buildApp(testConfig(overrides));
-  // outermost: every response a test receives is checked against its route's declared schema
-  built.app.middleware.unshift(responseChecker(built.routes));
+  // outermost: every response a test receives is checked against its route's declared schema. Added
+  // where Koa composes the chain for this server, so app.middleware stays the production chain.
+  const koa = built.app as unknown as { compose: (mw: Koa.Middleware[]) => unknown };
+  const compose = koa.compose.bind(koa);
+  const checker = responseChecker(built.routes);
+  koa.compose = (mw) => compose([checker, ...mw]);
   // one real listening server per app, so concurrent requests really overlap
   const handle = built.app.callback();
   const server = createServer((req, res) => void handle(req, res));
