@@ -36,6 +36,15 @@ export const SOVEREIGN = view('sovereign', {
   carbon: shape({ grid_gco2_per_kwh: QUANTITY, gco2e: QUANTITY }),
   per_request: shape({ j_marginal: QUANTITY }),
   assumptions: listOf(str()),
+  series: shape({
+    interval_ms: QUANTITY,
+    max_points: QUANTITY,
+    fields: mapOf(shape({ unit: str(), basis: oneOf(...BASIS_VOCABULARY), note: str() })).description('unit, basis and meaning of each point field'),
+    points: listOf(
+      shape({ at: isoTime(), interval_s: num().min(0), cpu_s: num().min(0), cpu_utilization: num().min(0), event_loop_utilization: num().min(0).max(1), requests: int().min(0), avg_power_w: num().min(0) }),
+    ).description('one point per sampling interval, oldest first: the difference of two readings'),
+    honesty: str(),
+  }),
 });
 
 export const JTOKEN = view('jtoken', {
