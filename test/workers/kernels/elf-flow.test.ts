@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import elf from '../../../workers/kernels/elf-flow.js';
+import elf, { posteriorWeights } from '../../../workers/kernels/elf-flow.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
@@ -59,6 +59,7 @@ describe('kernel elf/flow', () => {
         return { token: d.indexOf(Math.min(...d)), dist: Math.min(...d) };
       });
       expect(r.tokens).to.deep.equal(decoded.map((d) => d.token));
+      expect(r.final_distances.length).to.equal(P);
       r.final_distances.forEach((x: number, p: number) => close(x, decoded[p]!.dist, `dist ${p}`));
       expect(r.token_counts).to.deep.equal(E.map((_, v) => decoded.filter((d) => d.token === v).length));
       expect(r.particles.length).to.equal(Math.min(P, 48));
@@ -71,6 +72,20 @@ describe('kernel elf/flow', () => {
       const straight = runs.map((x, p) => (x.path > 0 ? Math.hypot(...x.z1.map((v, i) => v - z0[p]![i]!)) / x.path : 1));
       close(r.straightness_mean, straight.reduce((a, b) => a + b, 0) / P, 'straightness');
       r.one_step_point.forEach((x: number, i: number) => close(x, E.reduce((a, e, v) => a + pi[v]! * e[i]!, 0), `one step ${i}`, 1e-12));
+    }
+  });
+
+  it('the kernel checks hold, and posteriorWeights is softmax(ln π − ‖z − t·e‖²/(2(1 − t)²)) written out', () => {
+    const out = runRaw(elf, { seed: 8, particles: 40 });
+    expect(out.checks).to.deep.equal({ start_entropy_equals_prior: true, counts_sum: true });
+    const { E, pi } = draws(8, 6, 4, 1);
+    const voc = { V: 4, dim: 6, e: Float64Array.from(E.flat()), eT: new Float64Array(24), pi: Float64Array.from(pi), logPi: Float64Array.from(pi, Math.log) };
+    for (const [t, z] of [[0, [1, 0, 0, 0, 0, 0]], [0.5, [0.3, -1.2, 0.8, 0.1, 2, -0.4]], [0.9, E[2]!.map((x) => 0.9 * x + 0.05)]] as const) {
+      const logits = E.map((e, v) => Math.log(pi[v]!) - e.reduce((a, ei, i) => a + (z[i]! - t * ei) ** 2, 0) / (2 * (1 - t) ** 2));
+      const mx = Math.max(...logits);
+      const w = logits.map((l) => Math.exp(l - mx));
+      const Z = w.reduce((a, b) => a + b, 0);
+      Array.from(posteriorWeights(voc, z, t)).forEach((x, v) => expect(x).to.be.closeTo(w[v]! / Z, 1e-12));
     }
   });
 

@@ -52,6 +52,7 @@ describe('kernel energy/receipt', () => {
     expect(r1.prev_hash).to.equal('0'.repeat(64));
     expect(r1.genesis).to.equal(true);
     const r2 = body({ seed: 2, prev_hash: r1.hash, tokens: '1024' });
+    expect([r2.prev_hash, r2.genesis]).to.deep.equal([r1.hash, false]);
     const r3 = body({ seed: 3, prev_hash: r2.hash, power_w: '700' });
     const chain = [r1, r2, r3];
     let prev = '0'.repeat(64);
@@ -122,6 +123,10 @@ describe('kernel energy/receipt', () => {
     }
     const off = runRaw(energy, { power_w: 0 }).result as any;
     expect(off.metered.ratio_to_nominal).to.equal(null);
+    expect(off.metered.ratio_reason).to.equal('nominal energy is 0 (power_w = 0)');
+    const on = runRaw(energy, {});
+    expect(on.result.metered).to.not.have.property('ratio_reason');
+    expect(on.checks).to.deep.equal({ canonical_reparses_to_receipt: true, metered_positive_when_powered: true });
     expect(off.metered.energy_j).to.equal(0);
   });
 

@@ -172,6 +172,14 @@ describe('kernel episodic/recall', () => {
     expect(pairs).to.be.greaterThan(100);
   });
 
+  it('at exactly 256 episodes and k = 256 everything is listed; the stop-words and the checks are reported', () => {
+    const out = runRaw(epi, { n_episodes: 256, k: 256 });
+    const r = out.result as any;
+    expect([r.episodes.length, r.top_k.length, r.episodes_listed, r.top_k_listed]).to.deep.equal([256, 256, 256, 256]);
+    expect(r.embedding.stopwords).to.deep.equal([...STOP]);
+    expect(out.checks).to.deep.equal({ score_is_sum_of_normalised_components: true, top_k_length: true });
+  });
+
   it('lists at most 256 episodes and top-k ids, with digests of the full store and ranking', () => {
     const r = runRaw(epi, { n_episodes: 500, k: 300 }).result as any;
     expect(r.episodes.length).to.equal(256);

@@ -73,7 +73,9 @@ describe('kernel fgbrain/graph', () => {
       expect(eigenvaluesBelow(L, r.spectrum.lambda_max - eps)).to.equal(n - 1);
       expect(eigenvaluesBelow(L, r.spectrum.lambda_max + eps)).to.equal(n);
     }
-    const r = runRaw(graph, { seed: '9', n: '8', m: '2' }).result as any;
+    const out = runRaw(graph, { seed: '9', n: '8', m: '2' });
+    expect(out.checks).to.deep.equal({ sum_equals_twice_edges: true, lambda1_zero: true });
+    const r = out.result as any;
     const all = eigenvaluesByBisection(laplacian(8, r.edges));
     r.spectrum.head.forEach((x: number, k: number) => expect(x).to.be.closeTo(all[k]!, 1e-9));
     expect(r.spectrum.lambda_max).to.be.closeTo(all[7]!, 1e-9);

@@ -117,6 +117,8 @@ describe('kernel fgbrain/memory', () => {
     expect(runBody(memory, { seed: 2 })).to.equal(runBody(memory, { seed: 2 }));
     expect(rejects(memory, { connectivity: 'mesh' })).to.deep.equal(['connectivity:any.only']);
     expect(rejects(memory, { connectivity: 'graph', neurons: 128 })).to.deep.equal(['neurons:constraint']);
+    expect(rejects(memory, { connectivity: 'graph', neurons: 97 })).to.deep.equal(['neurons:constraint']);
+    expect(rejects(memory, { connectivity: 'graph', neurons: 96 })).to.deep.equal([]);
     expect(rejects(memory, { corruption: 0.6 })).to.deep.equal(['corruption:number.max']);
   });
 });

@@ -68,7 +68,8 @@ function f(land: { heights: number[]; widths: number[]; centres: number[][] }, x
 
 describe('kernel s3search/search', () => {
   it('every reported value recomputed by an independent replay (landscape, start, trajectory, beam sizes, optimum)', () => {
-    for (const [seed, dim, budget, frontier, beta] of [[42, 4, 64, 6, 4], [1, 2, 40, 3, 0], [7, 3, 300, 10, 50], [9, 5, 200, 64, 1], [3, 1, 8, 1, 1000]] as const) {
+    const rounds: number[] = [];
+    for (const [seed, dim, budget, frontier, beta] of [[42, 4, 64, 6, 4], [1, 2, 40, 3, 0], [7, 3, 300, 10, 50], [9, 5, 200, 64, 1], [3, 1, 8, 1, 1000], [0, 5, 4096, 3, 1]] as const) {
       const r = runRaw(s3, { seed: String(seed), dim: String(dim), budget: String(budget), frontier: String(frontier), beta: String(beta) }).result as any;
       const ref = reference(seed, dim, budget, frontier, beta);
       r.landscape.heights.forEach((h: number, b: number) => expect(h).to.be.closeTo(ref.bumps[b]!.h, 1e-15));
@@ -83,7 +84,10 @@ describe('kernel s3search/search', () => {
       expect(r.best_so_far_index.length).to.equal(Math.min(256, ref.bestSoFar.length));
       // the series is rounded to 12 significant digits (sampleSeries)
       r.best_so_far.forEach((v: number, k: number) => expect(v).to.be.closeTo(ref.bestSoFar[r.best_so_far_index[k]]!, 1e-11));
+      rounds.push(ref.sizes.length);
     }
+    // precondition of the last case: more than 256 rounds (279), so the beam-size listing is cut
+    expect(rounds.at(-1)).to.be.above(256);
   });
 
   it('never beats the brute-force optimum recomputed in the test; best-so-far is monotone (10 seeds)', () => {
