@@ -2,24 +2,7 @@ import { expect } from 'chai';
 import evolve from '../../../workers/kernels/fgbrain-evolve.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
-
-/** Solves M x = b by Gaussian elimination with partial pivoting (the kernel uses Cholesky). */
-function gauss(M: number[][], b: number[]): number[] {
-  const n = b.length;
-  const a = M.map((row, i) => [...row, b[i]!]);
-  for (let k = 0; k < n; k++) {
-    let p = k;
-    for (let i = k + 1; i < n; i++) if (Math.abs(a[i]![k]!) > Math.abs(a[p]![k]!)) p = i;
-    [a[k], a[p]] = [a[p]!, a[k]!];
-    for (let i = k + 1; i < n; i++) {
-      const f = a[i]![k]! / a[k]![k]!;
-      for (let j = k; j <= n; j++) a[i]![j] = a[i]![j]! - f * a[k]![j]!;
-    }
-  }
-  const x = new Array<number>(n).fill(0);
-  for (let i = n - 1; i >= 0; i--) x[i] = (a[i]![n]! - a[i]!.slice(i + 1, n).reduce((s, v, j) => s + v * x[i + 1 + j]!, 0)) / a[i]![i]!;
-  return x;
-}
+import { solveLinear } from '../../helpers/linear-solve.js';
 
 /**
  * Independent reference: A (row-major), w*, then one noise normal per row from stream problem;
@@ -35,7 +18,7 @@ function reference(seed: number, dim: number, samples: number, lambda: number, g
   const f = (w: number[]) => A.reduce((s, row, r) => s + (row.reduce((t, a, c) => t + a * w[c]!, 0) - y[r]!) ** 2, 0) / samples;
   const AtA = Array.from({ length: dim }, (_, i) => Array.from({ length: dim }, (_, j) => A.reduce((s, row) => s + row[i]! * row[j]!, 0)));
   const Aty = Array.from({ length: dim }, (_, i) => A.reduce((s, row, r) => s + row[i]! * y[r]!, 0));
-  const wLs = gauss(AtA, Aty);
+  const wLs = solveLinear(AtA, Aty);
   const search = rng.stream('search');
   let parent = new Array<number>(dim).fill(0);
   let fp = f(parent);

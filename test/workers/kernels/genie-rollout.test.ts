@@ -4,6 +4,7 @@ import genie, { rollout, solveLinear } from '../../../workers/kernels/genie-roll
 import { gramSchmidt } from '../../../workers/lib/linalg.js';
 import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { solveLinear as referenceSolve } from '../../helpers/linear-solve.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 
@@ -43,22 +44,6 @@ function regenerate(seed: number, D: number, A: number, H: number) {
   return { R, E, z0, actions };
 }
 
-/** x solving M x = b by Gauss–Jordan elimination with partial pivoting (nested arrays). */
-function gaussJordan(M: Mat, b: number[]): number[] {
-  const n = b.length;
-  const a = M.map((row, i) => [...row, b[i]!]);
-  for (let k = 0; k < n; k++) {
-    let p = k;
-    for (let i = k + 1; i < n; i++) if (Math.abs(a[i]![k]!) > Math.abs(a[p]![k]!)) p = i;
-    [a[k], a[p]] = [a[p]!, a[k]!];
-    for (let i = 0; i < n; i++) if (i !== k) {
-      const f = a[i]![k]! / a[k]![k]!;
-      for (let j = k; j <= n; j++) a[i]![j] = a[i]![j]! - f * a[k]![j]!;
-    }
-  }
-  return a.map((row, i) => row[n]! / a[i]![i]!);
-}
-
 /**
  * The whole pipeline replayed: decoder G (2D×D, sd 1/√D, stream decoder), the world from regenerate,
  * frames tanh(G z_t) + 0.01·noise (stream frame_noise), the encoder ẑ = argmin ‖Gz − atanh(clip x)‖
@@ -79,7 +64,7 @@ function pipeline(seed: number, D: number, A: number, H: number, rho: number) {
   const lim = 1 - 1e-6;
   const Zhat = frames.map((x) => {
     const y = x.map((v) => Math.atanh(Math.max(-lim, Math.min(lim, v))));
-    return gaussJordan(GtG, G[0]!.map((_, j) => G.reduce((s, row, p) => s + row[j]! * y[p]!, 0)));
+    return referenceSolve(GtG, G[0]!.map((_, j) => G.reduce((s, row, p) => s + row[j]! * y[p]!, 0)));
   });
   const inferred = actions.map((_, t) => {
     const res = apply(R, Zhat[t]!).map((x, i) => Zhat[t + 1]![i]! - rho * x);
@@ -96,7 +81,7 @@ function pipeline(seed: number, D: number, A: number, H: number, rho: number) {
         return 10 * Math.log10(4 / mse);
       });
   const a0 = actions[0]!;
-  const zStar = gaussJordan(R.map((row, i) => row.map((x, j) => (i === j ? 1 : 0) - rho * x)), E[a0]!);
+  const zStar = referenceSolve(R.map((row, i) => row.map((x, j) => (i === j ? 1 : 0) - rho * x)), E[a0]!);
   const Zc = roll(actions.map(() => a0));
   return { Z, inferred, random, psnrInf: psnr(inferred), psnrRand: psnr(random), zStar, a0, dist: [norm(Zc[0]!.map((x, i) => x - zStar[i]!)), norm(Zc[H]!.map((x, i) => x - zStar[i]!))], actions };
 }
