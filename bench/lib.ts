@@ -29,9 +29,18 @@ export async function startServer(name: string, args: string[], readyPath: strin
     // warn level: a log line per request would measure the pipe, not the service
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
+    // its own session, as a deployed service has: Linux's autogroup scheduler shares the CPU
+    // between sessions first, and in the generator's session the server's threads would pay for
+    // the generator's CPU out of one share (on a machine busy with other sessions, the kernels
+    // lost a quarter of their capacity to autocannon that way)
+    detached: true,
   });
   let exited = false;
   child.once('exit', () => (exited = true));
+  // a detached child outlives an interrupted bench unless told otherwise
+  const orphanGuard = (): void => void child.kill('SIGKILL');
+  process.once('exit', orphanGuard);
+  child.once('exit', () => process.off('exit', orphanGuard));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (exited) throw new Error(`${name} exited before answering`);
