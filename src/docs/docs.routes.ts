@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import Joi from 'joi';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Errors } from '../http/errors.js';
-import { buildOpenApi } from './openapi.js';
+import { buildOpenApiInSlices } from './openapi.js';
 import { listOf, object, oneOf, shape, text } from '../http/response-schema.js';
 
 const require = createRequire(import.meta.url);
@@ -27,7 +27,7 @@ const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swag
 
 /** `table` is read lazily: it holds every route, this one included. */
 export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
-  let spec: string | null = null;
+  let spec: Promise<string> | null = null;
   return [
     defineRoute({
       method: 'GET',
@@ -35,10 +35,18 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
       summary: 'OpenAPI 3.1 description generated from the route table',
       tag: 'docs',
       response: shape({ openapi: oneOf('3.1.0'), info: object(), servers: listOf(object()), security: listOf(object()), paths: object(), components: object() }).description('The OpenAPI 3.1 document'),
-      handler({ ctx }) {
-        spec ??= JSON.stringify(buildOpenApi(table()));
+      async handler({ ctx }) {
+        // built on the first request, in slices (the table is complete by then), then served as is
+        spec ??= buildOpenApiInSlices(table()).then(
+          (doc) => JSON.stringify(doc),
+          (err: unknown) => {
+            spec = null;
+            throw err;
+          },
+        );
+        const body = await spec;
         ctx.type = 'application/json';
-        return spec;
+        return body;
       },
     }),
     defineRoute({

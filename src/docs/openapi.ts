@@ -2,6 +2,7 @@
 import type { RouteDef } from '../http/route.js';
 import { API_VERSION } from '../core/doctrine.js';
 import { toJsonSchema, type JsonSchema } from './joi-to-json-schema.js';
+import { inSlices } from '../core/slices.js';
 
 const VALIDATION_ERROR: JsonSchema = {
   type: 'object',
@@ -93,46 +94,65 @@ export function responseContent(r: RouteDef): JsonSchema {
   return Object.fromEntries(types.map((t) => [t, { schema }]));
 }
 
+type Paths = Record<string, Record<string, JsonSchema>>;
+
 export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
-  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const paths: Paths = {};
   const ids = new Set<string>();
-  for (const r of routes) {
-    const p = openApiPath(r.path);
-    const content = responseContent(r);
-    const responses: Record<string, JsonSchema> = { 200: { description: 'OK', content } };
-    for (const status of r.responseAlsoOn ?? []) responses[status] = { description: `${STATUS_TEXT[status] ?? 'Error'}: the same body`, content };
-    if (r.query || r.params || r.body) responses[422] = { description: 'Validation Error', content: json({ $ref: '#/components/schemas/HTTPValidationError' }) };
-    for (const status of r.errors ?? []) {
-      if (responses[status]) continue;
-      responses[status] =
-        status === 304
-          ? { description: 'Not Modified: If-None-Match matched the current ETag (no body)' }
-          : { description: STATUS_TEXT[status] ?? 'Error', content: json({ $ref: '#/components/schemas/ErrorMessage' }) };
-    }
-    const id = operationId(r.method, p);
-    if (ids.has(id)) throw new Error(`operationId ${id} is not unique (${r.method} ${r.path})`);
-    ids.add(id);
-    const op: JsonSchema = {
-      summary: r.summary,
-      ...(r.description ? { description: r.description } : {}),
-      tags: [r.tag],
-      operationId: id,
-      parameters: [...parameters(r, 'path'), ...parameters(r, 'query')],
-      responses,
-    };
-    if (r.write) {
-      // src/http/write-guard.ts: a bearer token when tokens are configured, else open; always rate limited
-      op.security = [{ writeToken: [] }, {}];
-      for (const status of [401, 429]) responses[status] ??= { description: STATUS_TEXT[status], content: json({ $ref: '#/components/schemas/ErrorMessage' }) };
-    }
-    if (r.body) {
-      op.requestBody = {
-        required: true,
-        content: r.body === 'text' ? Object.fromEntries((r.bodyTypes ?? ['text/plain']).map((t) => [t, { schema: { type: 'string' } }])) : json(toJsonSchema(r.body)),
-      };
-    }
-    (paths[p] ??= {})[r.method.toLowerCase()] = op;
+  for (const r of routes) addOperation(paths, ids, r);
+  return openApiDocument(paths);
+}
+
+/**
+ * The same document built a few routes at a time with the loop free between slices: converting
+ * every response schema takes a few hundred ms, which must not be one main-thread task.
+ */
+export async function buildOpenApiInSlices(routes: readonly RouteDef[]): Promise<JsonSchema> {
+  const paths: Paths = {};
+  const ids = new Set<string>();
+  await inSlices(routes, (r) => addOperation(paths, ids, r));
+  return openApiDocument(paths);
+}
+
+function addOperation(paths: Paths, ids: Set<string>, r: RouteDef): void {
+  const p = openApiPath(r.path);
+  const content = responseContent(r);
+  const responses: Record<string, JsonSchema> = { 200: { description: 'OK', content } };
+  for (const status of r.responseAlsoOn ?? []) responses[status] = { description: `${STATUS_TEXT[status] ?? 'Error'}: the same body`, content };
+  if (r.query || r.params || r.body) responses[422] = { description: 'Validation Error', content: json({ $ref: '#/components/schemas/HTTPValidationError' }) };
+  for (const status of r.errors ?? []) {
+    if (responses[status]) continue;
+    responses[status] =
+      status === 304
+        ? { description: 'Not Modified: If-None-Match matched the current ETag (no body)' }
+        : { description: STATUS_TEXT[status] ?? 'Error', content: json({ $ref: '#/components/schemas/ErrorMessage' }) };
   }
+  const id = operationId(r.method, p);
+  if (ids.has(id)) throw new Error(`operationId ${id} is not unique (${r.method} ${r.path})`);
+  ids.add(id);
+  const op: JsonSchema = {
+    summary: r.summary,
+    ...(r.description ? { description: r.description } : {}),
+    tags: [r.tag],
+    operationId: id,
+    parameters: [...parameters(r, 'path'), ...parameters(r, 'query')],
+    responses,
+  };
+  if (r.write) {
+    // src/http/write-guard.ts: a bearer token when tokens are configured, else open; always rate limited
+    op.security = [{ writeToken: [] }, {}];
+    for (const status of [401, 429]) responses[status] ??= { description: STATUS_TEXT[status], content: json({ $ref: '#/components/schemas/ErrorMessage' }) };
+  }
+  if (r.body) {
+    op.requestBody = {
+      required: true,
+      content: r.body === 'text' ? Object.fromEntries((r.bodyTypes ?? ['text/plain']).map((t) => [t, { schema: { type: 'string' } }])) : json(toJsonSchema(r.body)),
+    };
+  }
+  (paths[p] ??= {})[r.method.toLowerCase()] = op;
+}
+
+function openApiDocument(paths: Paths): JsonSchema {
   return {
     openapi: '3.1.0',
     info: {

@@ -22,14 +22,24 @@ export function testConfig(overrides: Record<string, unknown> = {}) {
   return loadConfig({ env: { NODE_ENV: 'test' }, overrides });
 }
 
-export async function buildTestApp(overrides: Record<string, unknown> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /**
+   * Check every response against its route's declared schema (default). Off only where a test
+   * measures the main thread itself: the check is test-only work on the same event loop.
+   */
+  checkResponses?: boolean;
+}
+
+export async function buildTestApp(overrides: Record<string, unknown> = {}, { checkResponses = true }: TestAppOptions = {}): Promise<TestApp> {
   const built = await buildApp(testConfig(overrides));
-  // outermost: every response a test receives is checked against its route's declared schema. Added
-  // where Koa composes the chain for this server, so app.middleware stays the production chain.
-  const koa = built.app as unknown as { compose: (mw: Koa.Middleware[]) => unknown };
-  const compose = koa.compose.bind(koa);
-  const checker = responseChecker(built.routes);
-  koa.compose = (mw) => compose([checker, ...mw]);
+  if (checkResponses) {
+    // outermost: every response a test receives is checked against its route's declared schema. Added
+    // where Koa composes the chain for this server, so app.middleware stays the production chain.
+    const koa = built.app as unknown as { compose: (mw: Koa.Middleware[]) => unknown };
+    const compose = koa.compose.bind(koa);
+    const checker = responseChecker(built.routes);
+    koa.compose = (mw) => compose([checker, ...mw]);
+  }
   // one real listening server per app, so concurrent requests really overlap
   const handle = built.app.callback();
   const server = createServer((req, res) => void handle(req, res));
