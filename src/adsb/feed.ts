@@ -99,7 +99,7 @@ export class AdsbFeed {
     return this.answer(first === 'budget');
   }
 
-  /** The published state for health, evidence and readiness (services.adsb). */
+  /** The state the ADS-B plugin provides to health, evidence and readiness. */
   status(): AdsbStatus {
     const now = this.now();
     const age = this.ageMs(now);

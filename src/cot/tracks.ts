@@ -1,11 +1,10 @@
 /**
  * Where exported tracks come from. A `TrackSource` is a function returning the current tracks of
- * one producer; sources are registered per app (a WeakMap keyed by `Services`, so no global state
- * and no build-order dependency: the stream feature is built before this one and may register
- * first). The CoT feature registers the sample maritime tracks itself. To export the simulated
- * flight's drones, the stream feature calls:
+ * one producer; each app's CoT plugin owns one `TrackRegistry` and provides it. The CoT plugin
+ * registers the sample maritime tracks itself; the stream plugin (which needs 'cot') registers the
+ * simulated flight's drones:
  *
- *   registerTrackSource(s, 'flight', () => drones.map((d) => ({ id: d.id, callsign: d.id,
+ *   cot.tracks.register('flight', () => drones.map((d) => ({ id: d.id, callsign: d.id,
  *     cotType: 'a-u-A-M-F-Q', lat, lon, haeM: null, courseDeg, speedMps, simulated: true })));
  *
  * Ids must be unique across sources (the first source to list an id wins).

@@ -1,7 +1,7 @@
 /**
- * The ledger feature: ledger, store, writer, batched signer, start-up self-test and routes.
- * Publishes `services.ledger` (status for health and views) and returns the internals the
- * stream, edge scene and mesh features build on.
+ * The ledger plugin: ledger, store, writer, batched signer, start-up self-test and routes. It
+ * provides the internals the verdicts, stream and mesh plugins build on, and `status` (read by
+ * the evidence and security views).
  */
 import { verify } from 'node:crypto';
 import { definePlugin, type Built, type Plugin } from '../plugin.js';
