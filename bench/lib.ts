@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { createServer } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Server {
@@ -73,8 +73,6 @@ export interface LoadOptions {
   method?: 'GET' | 'POST';
   body?: string;
   headers?: Record<string, string>;
-  /** Requests per second across all connections (open-loop pacing); unset = as fast as answered. */
-  overallRate?: number;
 }
 
 export interface Summary {
@@ -103,7 +101,6 @@ export async function load(label: string, opts: LoadOptions): Promise<Summary> {
     method: opts.method ?? 'GET',
     body: opts.body,
     headers: opts.headers,
-    ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
   });
   const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
   return {
@@ -118,6 +115,81 @@ export async function load(label: string, opts: LoadOptions): Promise<Summary> {
     requests: result.requests.total,
     status: Object.fromEntries(Object.entries(stats).map(([code, v]) => [code, v.count])),
     max: result.latency.max,
+  };
+}
+
+export interface PacedOptions {
+  url: string;
+  ratePerS: number;
+  /** Keep-alive sockets at most (requests beyond them wait for one, and that wait counts). */
+  connections: number;
+  durationS?: number;
+}
+
+const percentile = (sorted: number[], p: number): number => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : 0);
+
+/**
+ * Open-loop load at a steady rate: request i is due at start + i/rate, sent then whatever earlier
+ * answers do, and its latency counts from when it was due (a late send or a wait for a socket is
+ * part of it). autocannon's rate limit is not that: each connection sends as fast as answered
+ * until its quota for the second is spent, then pauses to the next second, so 50 connections at
+ * 1/s each fire together once a second, and its coordinated-omission correction (expected
+ * interval = ceil(1/rate) ms) adds synthetic samples to every answer slower than 1 ms. Latencies
+ * here are of every answer, whatever its status.
+ */
+export async function paced(label: string, opts: PacedOptions): Promise<Summary> {
+  const durationS = opts.durationS ?? DURATION_S;
+  const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
+  const interval = 1000 / opts.ratePerS;
+  const latencies: number[] = [];
+  const status: Record<string, number> = {};
+  let errors = 0;
+  let timeouts = 0;
+  const one = (due: number): Promise<void> =>
+    new Promise((resolve) => {
+      const req = request(opts.url, { agent, timeout: 10_000 }, (res) => {
+        res.resume();
+        res.once('end', () => {
+          latencies.push(performance.now() - due);
+          status[String(res.statusCode)] = (status[String(res.statusCode)] ?? 0) + 1;
+          resolve();
+        });
+      });
+      req.once('timeout', () => {
+        timeouts++;
+        req.destroy();
+      });
+      req.once('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end();
+    });
+  const started = performance.now();
+  const end = started + durationS * 1000;
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; started + i * interval < end; ) {
+    const wait = started + i * interval - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    // everything due by now goes out (a late timer catches up rather than drops requests)
+    for (const now = performance.now(); started + i * interval <= now && started + i * interval < end; i++) inflight.push(one(started + i * interval));
+  }
+  await Promise.all(inflight);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const answered = latencies.length;
+  return {
+    label,
+    reqPerSec: answered / durationS,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    p999: percentile(latencies, 0.999),
+    errors,
+    non2xx: Object.entries(status).reduce((n, [c, k]) => n + (c.startsWith('2') ? 0 : k), 0),
+    timeouts,
+    requests: answered + errors,
+    status,
+    max: latencies.at(-1) ?? 0,
   };
 }
 

@@ -1,5 +1,5 @@
 /** Load scenarios. Each returns rows; a ratio compares with a baseline measured in the same run. */
-import { DURATION_S, load, warm, type Server, type Summary } from './lib.js';
+import { DURATION_S, load, paced, warm, type Server, type Summary } from './lib.js';
 import { poolBaseline } from './pool-baseline.js';
 
 export interface Servers {
@@ -91,16 +91,17 @@ export const SCENARIOS: Scenario[] = [
       await warm(heavy, { connections: 2 });
       // /health is probed at a steady rate, as a health checker does: a closed loop of /health as
       // fast as it is answered is a second flood (the http scenario), which on two cores takes a
-      // core from the kernels and measures CPU share, not how long a probe waits
-      const health = { url: `${svc.base}/api/svc/v1/health`, connections: 4, overallRate: HEALTH_RATE };
-      const idle = await load(`/health, idle (${HEALTH_RATE}/s, 4 conn)`, health);
+      // core from the kernels and measures CPU share, not how long a probe waits. Probes and the
+      // flood are open-loop and evenly spaced (paced(): autocannon's rate limit sends in bursts)
+      const health = { url: `${svc.base}/api/svc/v1/health`, connections: 4, ratePerS: HEALTH_RATE };
+      const idle = await paced(`/health, idle (${HEALTH_RATE}/s, 4 conn)`, health);
       // capacity: as many in flight as there are kernel threads, nothing queued
       const cap = await load('worst-case mla, capacity (2 connections)', { url: heavy, connections: 2 });
       const capacity = (cap.status['200'] ?? 0) / DURATION_S;
       const rate = Math.max(1, Math.round(capacity * 4));
       const [over, busy] = await Promise.all([
-        load(`worst-case mla at 4x capacity (${rate}/s, 200 conn)`, { url: heavy, connections: 200, overallRate: rate }),
-        load(`/health during the overload (${HEALTH_RATE}/s, 4 conn)`, health),
+        paced(`worst-case mla at 4x capacity (${rate}/s, 200 conn)`, { url: heavy, connections: 200, ratePerS: rate }),
+        paced(`/health during the overload (${HEALTH_RATE}/s, 4 conn)`, health),
       ]);
       // capacity again right after: on a machine shared with other work it drifts between runs,
       // so the flood is compared with the mean of the runs either side of it
@@ -109,7 +110,7 @@ export const SCENARIOS: Scenario[] = [
       const kept = (over.status['200'] ?? 0) / DURATION_S / Math.max((capacity + capacityAfter) / 2, 1e-9);
       const post = { url: `${svc.base}/api/svc/v1/verdict`, method: 'POST' as const, body: FRAME, headers: { 'content-type': 'application/json' }, connections: 4 };
       const [, verdicts] = await Promise.all([
-        load(`worst-case mla flood (${rate}/s, 200 conn)`, { url: heavy, connections: 200, overallRate: rate }),
+        paced(`worst-case mla flood (${rate}/s, 200 conn)`, { url: heavy, connections: 200, ratePerS: rate }),
         load('POST /verdict during a kernel flood (4 connections)', post),
       ]);
       const describe = (r: Row, extra: string): Row => ({ ...r, label: `${r.label} [${extra}]` });
