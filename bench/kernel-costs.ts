@@ -43,7 +43,7 @@ const rows = KERNELS.map((def) => {
   const d = timeMs(def, {}, 5);
   const w = timeMs(def, worst, 3);
   process.stderr.write(`${def.id}: ${d.toFixed(2)} / ${w.toFixed(1)} ms\n`);
-  const path = kernelPath(def).replace('/api/svc/v1', '');
+  const path = kernelPath(def);
   const how = def.input === 'request' ? ' (keys of the JSON `request`)' : '';
   return `| \`${path}\` | ${def.summary} (${def.references.join(', ')}) | ${paramDoc(def)}${how} | ${d.toFixed(2)} | ${w.toFixed(1)} |`;
 });

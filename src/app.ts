@@ -13,7 +13,7 @@ import { docsRoutes } from './docs/docs.routes.js';
 import { describeInSlices } from './http/describe.js';
 import { createKoaApp } from './http/koa-app.js';
 import { writeGuard } from './http/write-guard.js';
-import { routeSchemas, type RouteDef } from './http/route.js';
+import { atMountPath, routeSchemas, type RouteDef } from './http/route.js';
 import { kernelRoutes } from './kernels/kernels.routes.js';
 import { WorkerPool } from './kernels/pool.js';
 import { EventLoopMonitor } from './observability/event-loop.js';
@@ -130,7 +130,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   names = built.order;
   // hooks run in build order (and close in reverse); routes are mounted in list order
   const features = built.order.map((n) => built.byName.get(n)!);
-  routes.push(...plugins.flatMap((p) => built.byName.get(p.name)!.routes));
+  routes.push(...plugins.flatMap((p) => built.byName.get(p.name)!.routes.map(atMountPath)));
   let closed = false;
   // set once the table is complete (below); views that walk the table wait for it
   let described: Promise<void> = new Promise(() => {});

@@ -9,7 +9,7 @@ const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 describe('README stays in step with the code', () => {
   it('the kernel table lists every registered kernel route (npm run kernels:table regenerates it)', () => {
     const table = readme.slice(readme.indexOf('<!-- kernels:start -->'), readme.indexOf('<!-- kernels:end -->'));
-    for (const def of KERNELS) expect(table, def.id).to.include(`| \`${kernelPath(def).replace('/api/svc/v1', '')}\` |`);
+    for (const def of KERNELS) expect(table, def.id).to.include(`| \`${kernelPath(def)}\` |`);
   });
 
   it('the configuration table names every environment variable the loader reads', () => {

@@ -8,8 +8,6 @@ import { Joi, seed, type Schema } from './lib/params.js';
 import type { RngStreams } from './lib/prng.js';
 import { KERNEL_DOCS, SEED_DOC } from './kernel-docs.js';
 
-export const API_PREFIX = '/api/svc/v1';
-
 /** A cross-parameter rule that failed; becomes a 422 `value_error` naming `param`. */
 export interface ConstraintViolation {
   param: string;
@@ -28,8 +26,6 @@ export interface KernelOutput {
 export interface KernelDef<P extends Record<string, unknown> = Record<string, any>> {
   /** Route id below the API prefix, e.g. `ssm/scan`; also the PRNG stream prefix. */
   id: string;
-  /** Full path when it differs from `${API_PREFIX}/${id}`. */
-  path?: string;
   /** Bumped whenever the same parameters would give a different body. */
   version: number;
   /** `query`: parameters are query keys. `request`: they live in the JSON `request` query value (design 3). */
@@ -55,8 +51,9 @@ export function defineKernel<P extends Record<string, unknown>>(def: KernelDef<P
   return def;
 }
 
+/** The kernel's route, relative to the API prefix (mounted under it like every API route). */
 export function kernelPath(def: KernelDef): string {
-  return def.path ?? `${API_PREFIX}/${def.id}`;
+  return `/${def.id}`;
 }
 
 const paramsSchemas = new WeakMap<KernelDef, ObjectSchema>();

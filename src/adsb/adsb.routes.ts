@@ -28,7 +28,9 @@ export function adsbRoutes(feed: AdsbFeed, freshMs: number): RouteDef[] {
   return [
     defineRoute<BBox>({
       method: 'GET',
-      path: '/api/svc/v1/adsb',
+      path: '/adsb',
+      uses: ['adsb-cache', 'adsb-upstreams'],
+      egress: true,
       summary:
         'Live military ADS-B aircraft in a bounding box (lon_min > lon_max crosses the antimeridian); one cached global snapshot, ' +
         'providers in order with breakers; on upstream failure 200 with live=false and the last snapshot or an empty set; never synthetic',

@@ -17,7 +17,8 @@ function coreRoutes(s: Services, enforcement: () => Enforcement): RouteDef[] {
   return [
     defineRoute({
       method: 'GET',
-      path: '/api/svc/v1/health',
+      path: '/health',
+      uses: ['metrics-registry', 'worker-pool', 'ledger'],
       summary: 'Liveness and passive component checks (IETF health-check format); 503 when a check fails',
       tag: 'core',
       errors: [503],
@@ -40,7 +41,8 @@ function coreRoutes(s: Services, enforcement: () => Enforcement): RouteDef[] {
     }),
     defineRoute({
       method: 'GET',
-      path: '/api/svc/v1/doctrine',
+      path: '/doctrine',
+      uses: [],
       summary: 'Doctrine: honesty rules, service rules, limits, crypto and their live enforcement status',
       tag: 'core',
       response: DOCTRINE,
@@ -51,6 +53,8 @@ function coreRoutes(s: Services, enforcement: () => Enforcement): RouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/metrics',
+      root: true,
+      uses: ['metrics-registry', 'worker-pool', 'ledger'],
       summary: 'Prometheus text exposition: process, HTTP, pool, kernel and event-loop metrics',
       tag: 'core',
       produces: 'text/plain',

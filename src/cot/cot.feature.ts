@@ -18,7 +18,7 @@ export const cotPlugin = definePlugin({
     tracks.register('sample-maritime', () => SAMPLE_MARITIME);
     const service = new CotService(tracks, cfg);
     return {
-      routes: cotRoutes(service, s.config.http.xmlLimitBytes, cfg.limits.maxUidLen),
+      routes: cotRoutes(service, s.config.http.xmlLimitBytes, cfg.limits.maxUidLen, () => s.routeTable()),
       provides: {
         service,
         status: { tracksTotal: () => service.tracksTotal(), tracksCotValid: () => service.tracksCotValid() },

@@ -3,19 +3,21 @@ import Joi from 'joi';
 import { Errors } from '../http/errors.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Readable } from 'node:stream';
-import { API, type CotService } from './service.js';
-import { statusDocument } from './status.js';
+import type { CotService } from './service.js';
+import { cotPaths, statusDocument } from './status.js';
 import { EVENT_XML, EXPORT_XML, INGEST, STATUS } from './cot.responses.js';
 
 export const INGEST_TYPES = ['application/xml', 'text/xml', 'application/cot+xml'] as const;
 const UTF8_CHARSETS = new Set(['', 'utf-8', 'utf8', 'us-ascii']);
 const XML = 'application/xml; charset=utf-8';
 
-export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: number): RouteDef[] {
+/** `routeTable`: the app's mounted routes, read by the status document. */
+export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: number, routeTable: () => readonly RouteDef[]): RouteDef[] {
   return [
     defineRoute({
       method: 'GET',
-      path: `${API}/cot/export`,
+      path: '/cot/export',
+      uses: ['cot'],
       summary: 'CoT 2.0 XML for every track (sample tracks, marked simulated, then ingested events) wrapped in <events>',
       tag: 'cot',
       produces: 'application/xml',
@@ -29,7 +31,8 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
     }),
     defineRoute<unknown, { track_id: string }>({
       method: 'GET',
-      path: `${API}/cot/export/:track_id`,
+      path: '/cot/export/:track_id',
+      uses: ['cot'],
       summary: 'CoT 2.0 XML <event> for one track: a sample track id (e.g. mar-001) or the uid the export prints for it (svc-track-mar-001), or the uid of an ingested event',
       tag: 'cot',
       params: Joi.object({
@@ -47,7 +50,9 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
     }),
     defineRoute<unknown, unknown, string>({
       method: 'POST',
-      path: `${API}/cot/ingest`,
+      path: '/cot/ingest',
+      uses: ['cot'],
+      mutates: ['cot'],
       write: true,
       summary:
         'Ingest one CoT XML event (application/xml, text/xml or application/cot+xml; UTF-8; at most the XML body limit). No DOCTYPE, ' +
@@ -67,13 +72,14 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
     }),
     defineRoute({
       method: 'GET',
-      path: `${API}/cot/status`,
+      path: '/cot/status',
+      uses: ['cot'],
       summary: 'CoT status document (interface 2.4): counts computed from the real export; every roadmap item wired=false',
       tag: 'cot',
       response: STATUS,
       handler({ ctx }) {
         ctx.set('Cache-Control', 'no-store');
-        return statusDocument(cot.tracksTotal(), cot.tracksCotValid());
+        return statusDocument(cot.tracksTotal(), cot.tracksCotValid(), cotPaths(routeTable()));
       },
     }),
   ];

@@ -13,8 +13,8 @@ import type { Track, TrackRegistry } from './tracks.js';
 import { validateCot, type CotIssue, type CotValidation } from './validate.js';
 import { isElement, parseXml, XmlRejection, XMLNS_URI, type XmlElement } from './xml.js';
 import { dateTimeMs } from './xsd-lexical.js';
+import { API } from '../isomorphic/api.js';
 
-export const API = '/api/svc/v1';
 
 const REJECTION_TYPE = { malformed: 'xml_invalid', doctype: 'xml_doctype_forbidden', limit: 'xml_limit_exceeded' } as const;
 

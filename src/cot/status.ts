@@ -3,11 +3,15 @@
  * computed at request time from the real export; every roadmap item is `wired: false` because
  * none of it exists (no UDP socket, no TAK stream, no enrolment).
  */
-import { API } from './service.js';
+import type { RouteDef } from '../http/route.js';
+import { specPath } from '../introspection/route-inventory.js';
 
-export const COT_ROUTES = [`${API}/cot/export`, `${API}/cot/export/{track_id}`, `${API}/cot/ingest`, `${API}/cot/status`];
+/** The CoT feature's paths as mounted (read from the app's route table, so a new CoT route is listed). */
+export function cotPaths(table: readonly RouteDef[]): string[] {
+  return [...new Set(table.filter((r) => r.tag === 'cot').map((r) => specPath(r.path)))];
+}
 
-export function statusDocument(total: number, valid: number) {
+export function statusDocument(total: number, valid: number, routes: readonly string[]) {
   return {
     capability: 'cursor_on_target_interop',
     standard: 'CoT 2.0 base schema (MITRE Event-PUBLIC.xsd, 2003)',
@@ -24,7 +28,7 @@ export function statusDocument(total: number, valid: number) {
       live_tak_server_stream: { wired: false, note: 'no TCP/TLS stream; TAK Server conventionally uses 8087 plain and 8089 TLS' },
       tls_client_cert_enrolment: { wired: false, note: 'no enrolment; TAK Server conventionally uses 8446; no client keys held' },
     },
-    routes: COT_ROUTES,
+    routes,
     data_kind: 'computed_from_sample_tracks',
     honesty:
       'Exported events are computed from sample tracks (simulated, marked how="m-s" opex="s") and from events ingested through POST /cot/ingest; ' +

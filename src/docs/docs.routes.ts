@@ -32,6 +32,8 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/openapi.json',
+      root: true,
+      uses: [],
       summary: 'OpenAPI 3.1 description generated from the route table',
       tag: 'docs',
       response: shape({ openapi: oneOf('3.1.0'), info: object(), servers: listOf(object()), security: listOf(object()), paths: object(), components: object() }).description('The OpenAPI 3.1 document'),
@@ -52,6 +54,8 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/docs',
+      root: true,
+      uses: [],
       summary: 'Interactive API documentation (Swagger UI, served locally)',
       tag: 'docs',
       produces: 'text/html',
@@ -65,6 +69,8 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/docs/assets/:file',
+      root: true,
+      uses: [],
       summary: 'Swagger UI assets',
       tag: 'docs',
       params: Joi.object({ file: Joi.string().max(64).required().description('swagger-ui.css, swagger-ui-bundle.js or init.js') }),

@@ -7,8 +7,9 @@
  */
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import { GENESIS, HASH_FORMULA } from '../../workers/lib/energy-receipt.js';
+import { API } from '../isomorphic/api.js';
 
-export const RECEIPT_PATH = '/api/svc/v1/energy/receipt';
+export const RECEIPT_PATH = `${API}/energy/receipt`;
 
 export class SnapshotChain {
   private head = GENESIS;

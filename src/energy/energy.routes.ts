@@ -19,7 +19,6 @@ import { gatewayBody, routerBody, throughputBody } from './traffic-views.js';
 import type { CounterSnapshot, RequestWindows, ServerTap } from './traffic.js';
 import { ENERGY_RESPONSES, PANEL } from './energy.responses.js';
 
-export const ENERGY_PREFIX = '/api/svc/v1/energy';
 
 export interface EnergyDeps {
   s: Services;
@@ -48,7 +47,7 @@ export function energyRoutes(deps: EnergyDeps): RouteDef[] {
     return chain.link({ schema, doctrine: RECEIPT_DOCTRINE, ...rest });
   };
   const view = (name: keyof typeof ENERGY_RESPONSES, summary: string, build: Builder): RouteDef =>
-    defineRoute({ method: 'GET', path: `${ENERGY_PREFIX}/${name}`, summary, tag: 'energy', query: noParams, response: ENERGY_RESPONSES[name], handler: ({ ctx }) => snapshot(ctx, build) });
+    defineRoute({ method: 'GET', path: `/energy/${name}`, uses: ['metrics-registry', 'worker-pool'], summary, tag: 'energy', query: noParams, response: ENERGY_RESPONSES[name], handler: ({ ctx }) => snapshot(ctx, build) });
 
   return [
     view('sovereign', 'Process CPU time, requests and event-loop use through the stated CPU power model; energy and carbon in-process; `series`: the same readings sampled on a fixed interval (bounded ring)', sovereign),
@@ -67,6 +66,8 @@ export function energyRoutes(deps: EnergyDeps): RouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/energy-sovereign',
+      root: true,
+      uses: ['metrics-registry', 'worker-pool'],
       summary: 'HTML panel of /energy/sovereign: the measured series as a chart, the snapshot as a table (same object, embedded as JSON)',
       tag: 'energy',
       query: noParams,

@@ -8,6 +8,7 @@ import type { WorkerPool } from '../kernels/pool.js';
 import { q, type Quantity } from './quantity.js';
 import { ENERGY_SOURCES } from './sources.js';
 import { RECEIPT_PATH } from './chain.js';
+import { API } from '../isomorphic/api.js';
 
 /** Interface 4.3 defaults of /energy/receipt. */
 export const RECEIPT_DEFAULTS = { seed: 42, tokens: 512, power_w: 350, latency_s: 0.02, grid_gco2_per_kwh: 480 };
@@ -102,7 +103,7 @@ export function kvcacheBody(generatedAt: string) {
       })),
     ),
     h2o_default: {
-      link: '/api/svc/v1/kvcache/h2o-evict (interface 4.3 defaults)',
+      link: `${API}/kvcache/h2o-evict (interface 4.3 defaults)`,
       model: ref.id,
       precision: 'bf16',
       seq_len: q(h2o.seq_len, 'tokens', 'input'),

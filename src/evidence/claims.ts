@@ -5,9 +5,9 @@
  */
 import { createHash, verify } from 'node:crypto';
 import { BASIS_VOCABULARY } from '../core/doctrine.js';
-import type { Observed } from './observed.js';
-import { SOURCES, type Source } from '../security/envelope.js';
-import { API } from '../security/inventory.js';
+import type { Observed } from '../introspection/observed.js';
+import { SOURCES, type Source } from '../core/envelope.js';
+import { API } from '../isomorphic/api.js';
 import { dssePae, firstBadNode, hasRoute, inclusionVerifies, ledgerProbe, paeSpecVectorOk, publishedKey, signerProbe } from './probes.js';
 
 export type ClaimStatus = 'verified' | 'failed' | 'not_applicable';

@@ -4,11 +4,12 @@
  * per-probe timeout and a total budget. Nothing a probe does reaches the ledger.
  */
 import type { HealthStatus } from '../core/health.js';
-import type { Observed } from './observed.js';
-import { envelope, SOURCES } from '../security/envelope.js';
-import { API } from '../security/inventory.js';
+import type { Observed } from '../introspection/observed.js';
+import { envelope, SOURCES } from '../core/envelope.js';
+import { API } from '../isomorphic/api.js';
 import { adsbProbe, cotProbe, fleetProbe, hasRoute, ledgerProbe, poolProbe, signerProbe, withBudget, type ProbeResult } from './probes.js';
-import { NODES, passiveNodes, registrations, WIRES, WIRING_SHA256, worst } from './wiring.js';
+import { NODES, WIRES, WIRING_SHA256 } from '../introspection/components.js';
+import { passiveNodes, registrations, worst } from '../introspection/component-status.js';
 
 export const PROBE_TIMEOUT_MS = 2_500;
 export const PROBE_BUDGET_MS = 5_000;

@@ -8,20 +8,20 @@ import Joi from 'joi';
 import type { Context } from 'koa';
 import type { HealthStatus } from '../core/health.js';
 import { definePlugin, type Built } from '../plugin.js';
-import { observe, type Observed } from './observed.js';
+import { observe, type Observed } from '../introspection/observed.js';
 import { Errors } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { Services } from '../services.js';
 import { bool, Joi as QJoi } from '../../workers/lib/params.js';
-import { envelope } from '../security/envelope.js';
+import { envelope } from '../core/envelope.js';
 import { summarize } from '../http/in-process.js';
 import type { Enforcement } from '../core/doctrine.js';
-import { API } from '../security/inventory.js';
+import { API } from '../isomorphic/api.js';
 import { CLAIMS, type Claim, type ClaimCheck, type ClaimStatus } from './claims.js';
 import { wiringDocument, wiringHealth } from './elite.js';
 import { withBudget } from './probes.js';
 import { runSection, SECTIONS, type SectionResult } from './readiness.js';
-import { worst } from './wiring.js';
+import { worst } from '../introspection/component-status.js';
 import { SingleFlight } from '../lib/single-flight.js';
 import { yieldLoop } from '../core/slices.js';
 import * as R from './evidence.responses.js';
@@ -182,7 +182,8 @@ function buildEvidence(s: Observed): Built<'evidence'> {
     routes: [
       defineRoute({
         method: 'GET',
-        path: `${API}/evidence/research`,
+        path: '/evidence/research',
+        uses: ['worker-pool', 'signer', 'ledger', 'adsb-cache', 'cot'],
         summary: 'Evidence index: every claim the doctrine relies on, with its status from the last refresh',
         tag: 'evidence',
         response: R.EVIDENCE_INDEX,
@@ -193,7 +194,8 @@ function buildEvidence(s: Observed): Built<'evidence'> {
       }),
       defineRoute({
         method: 'GET',
-        path: `${API}/evidence/research/refresh`,
+        path: '/evidence/research/refresh',
+        uses: ['worker-pool', 'signer', 'ledger', 'adsb-cache', 'cot'],
         write: true,
         summary: 'Re-check every evidence claim now (single-flight, bounded; never touches the ledger) and return the new index',
         tag: 'evidence',
@@ -208,7 +210,8 @@ function buildEvidence(s: Observed): Built<'evidence'> {
       }),
       defineRoute({
         method: 'GET',
-        path: `${API}/evidence/research/:claim_id/live`,
+        path: '/evidence/research/:claim_id/live',
+        uses: ['worker-pool', 'signer', 'ledger', 'adsb-cache', 'cot'],
         summary: 'Re-check one evidence claim now against the running service',
         tag: 'evidence',
         response: R.EVIDENCE_CLAIM,
@@ -235,7 +238,8 @@ function buildEvidence(s: Observed): Built<'evidence'> {
       }),
       defineRoute({
         method: 'GET',
-        path: `${API}/evidence/research/:claim_id/sources/live`,
+        path: '/evidence/research/:claim_id/sources/live',
+        uses: ['worker-pool', 'signer', 'ledger', 'adsb-cache', 'cot'],
         summary: "A claim's sources: internal ones fetched in-process now (status, type, body digest, latency); external ones are not fetched",
         tag: 'evidence',
         response: R.EVIDENCE_SOURCES,
@@ -260,7 +264,9 @@ function buildEvidence(s: Observed): Built<'evidence'> {
       }),
       defineRoute({
         method: 'GET',
-        path: `${API}/readiness`,
+        path: '/readiness',
+        uses: ['worker-pool', 'signer', 'ledger', 'adsb-cache', 'adsb-upstreams', 'cot'],
+        egress: true,
         summary: 'Readiness index: each section from the last refresh (the first call runs one); overall is the worst, ADS-B capped at warn',
         tag: 'evidence',
         response: R.READINESS_INDEX,
@@ -271,7 +277,9 @@ function buildEvidence(s: Observed): Built<'evidence'> {
       }),
       defineRoute({
         method: 'GET',
-        path: `${API}/readiness/refresh`,
+        path: '/readiness/refresh',
+        uses: ['worker-pool', 'signer', 'ledger', 'adsb-cache', 'adsb-upstreams', 'cot'],
+        egress: true,
         write: true,
         summary: 'Re-run every readiness section now (single-flight, read-only probes) and return the new index',
         tag: 'evidence',
@@ -284,7 +292,9 @@ function buildEvidence(s: Observed): Built<'evidence'> {
       }),
       defineRoute({
         method: 'GET',
-        path: `${API}/readiness/:section_id/live`,
+        path: '/readiness/:section_id/live',
+        uses: ['worker-pool', 'signer', 'ledger', 'adsb-cache', 'adsb-upstreams', 'cot'],
+        egress: true,
         summary: 'One readiness section re-checked now: observations and a read-only probe',
         tag: 'evidence',
         response: R.READINESS_SECTION,
@@ -306,7 +316,8 @@ function buildEvidence(s: Observed): Built<'evidence'> {
       }),
       defineRoute({
         method: 'GET',
-        path: `${API}/elite/wiring`,
+        path: '/elite/wiring',
+        uses: ['metrics-registry', 'ledger', 'worker-pool'],
         summary: 'Wiring diagram of the internal components and links, each component checked against the running app',
         tag: 'evidence',
         response: R.ELITE_WIRING,
@@ -316,7 +327,9 @@ function buildEvidence(s: Observed): Built<'evidence'> {
       }),
       defineRoute({
         method: 'GET',
-        path: `${API}/elite/wiring/health`,
+        path: '/elite/wiring/health',
+        uses: ['worker-pool', 'signer', 'ledger', 'adsb-cache', 'adsb-upstreams', 'cot'],
+        egress: true,
         summary: 'Wiring health: passive status per component; probe=true adds one read-only active probe each (bounded)',
         tag: 'evidence',
         response: R.WIRING_HEALTH,

@@ -5,8 +5,9 @@
  */
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import sax from 'sax';
-import type { Observed } from './observed.js';
-import { API, routeKey } from '../security/inventory.js';
+import type { Observed } from '../introspection/observed.js';
+import { API } from '../isomorphic/api.js';
+import { routeKey } from '../introspection/route-inventory.js';
 
 export interface ProbeResult {
   ok: boolean;

@@ -4,8 +4,8 @@
  * health-check vocabulary; overall is the worst section, ADS-B capped at warn.
  */
 import type { HealthStatus } from '../core/health.js';
-import type { Observed } from './observed.js';
-import { API } from '../security/inventory.js';
+import type { Observed } from '../introspection/observed.js';
+import { API } from '../isomorphic/api.js';
 import { adsbProbe, cotProbe, hasRoute, ledgerProbe, poolProbe, publishedKey, signerProbe, type ProbeResult } from './probes.js';
 
 export interface SectionResult {

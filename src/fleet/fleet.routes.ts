@@ -10,7 +10,6 @@ import { defineRoute, type RouteDef } from '../http/route.js';
 import { VIEW_SPECS, type BuiltView } from './views.js';
 import { FLEET_RESPONSES } from './fleet.responses.js';
 
-export const FLEET_PREFIX = '/api/svc/v1/fleet';
 const noParams = Joi.object({});
 
 /** RFC 9110 13.1.2: weak comparison; `*` matches any current representation. */
@@ -26,7 +25,8 @@ export function fleetRoutes(views: ReadonlyMap<string, BuiltView>): RouteDef[] {
     const view = views.get(spec.route)!;
     return defineRoute({
       method: 'GET',
-      path: `${FLEET_PREFIX}/${spec.route}`,
+      path: `/fleet/${spec.route}`,
+      uses: ['fleet-dataset'],
       summary: spec.summary,
       tag: 'fleet',
       query: noParams,

@@ -12,6 +12,8 @@ import { bodyReader, parseJsonBody, utf8Text } from './body.js';
 import { throwIfIssues, validatePart } from './validation.js';
 import type { Logger } from '../observability/logger.js';
 import type { HtmlPolicy } from './csp.js';
+import type { ComponentId } from '../introspection/components.js';
+import { API } from '../isomorphic/api.js';
 
 export type Method = 'GET' | 'POST';
 
@@ -25,10 +27,18 @@ export interface RouteInput<Q, P, B> {
   log: Logger;
 }
 
+/** `kernel`: work in the pool; `stream`: a long-lived response. */
+export type CostClass = 'cheap' | 'kernel' | 'stream';
+
 export interface RouteDef<Q = any, P = any, B = any> {
   method: Method;
-  /** @koa/router path (`:name` for path parameters). */
+  /**
+   * @koa/router path (`:name` for path parameters), relative to the API prefix (src/isomorphic/api.ts),
+   * which is applied once when the app mounts its routes; absolute when `root` is set.
+   */
   path: string;
+  /** Served outside the API prefix (pages, /metrics, the khipu routes): `path` is absolute. */
+  root?: true;
   summary: string;
   /** Longer text for the docs: rules the handler checks across parameters (422 `value_error`), formats. */
   description?: string;
@@ -58,6 +68,18 @@ export interface RouteDef<Q = any, P = any, B = any> {
   html?: HtmlPolicy;
   /** A write (appends, stores or refreshes state): needs the write token when configured, and is rate limited per client. */
   write?: boolean;
+  /**
+   * What the handler reaches: ids of src/introspection/components.ts (`validator` is implied by the
+   * route's schemas). The security inventory, the attack surface and the wiring board's call counts
+   * are derived from these declarations, so a new route states its reach where it is declared.
+   */
+  uses: readonly ComponentId[];
+  /** Components whose state the route changes (the ledger, the scene buffer, CoT tracks); none when absent. */
+  mutates?: readonly ComponentId[];
+  /** Makes outbound requests (an ADS-B upstream fetch or probe). */
+  egress?: boolean;
+  /** Default: `kernel` when `kernel` is set, else `cheap`. */
+  cost?: CostClass;
   handler(input: RouteInput<Q, P, B>): unknown;
 }
 
@@ -72,6 +94,11 @@ export function* routeSchemas(routes: readonly RouteDef[]): Generator<ObjectSche
 
 export function defineRoute<Q = any, P = any, B = any>(def: RouteDef<Q, P, B>): RouteDef<Q, P, B> {
   return def;
+}
+
+/** The route as the app mounts it: the one place the API prefix is applied. */
+export function atMountPath(def: RouteDef): RouteDef {
+  return def.root ? def : { ...def, path: API + def.path };
 }
 
 export interface MountOptions {

@@ -17,6 +17,7 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
   return defineRoute({
     method: 'GET',
     path,
+    uses: ['validator', 'worker-pool'],
     summary: def.summary,
     tag: 'kernels',
     kernel: def.id,

@@ -15,7 +15,8 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
   return [
     defineRoute({
       method: 'GET',
-      path: '/api/svc/v1/receipt/export',
+      path: '/receipt/export',
+      uses: ['ledger', 'signer'],
       summary: 'Receipt export document (interface 2.1) for the newest node, or node `index`; the signature is re-verified at serve time',
       tag: 'ledger',
       query: QJoi.object({ index: QJoi.qint().min(-1).max(Number.MAX_SAFE_INTEGER).default(-1).description('the ledger index of the node to export; -1 (default) for the newest; an index not in the ledger is 404') }),
@@ -33,7 +34,8 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
     }),
     defineRoute({
       method: 'GET',
-      path: '/api/svc/v1/ledger/readiness',
+      path: '/ledger/readiness',
+      uses: ['ledger', 'signer'],
       summary: 'Ledger readiness object (interface 2.2); a read-only probe: 200 when ready, 503 (same body) when not',
       tag: 'ledger',
       errors: [503],
@@ -48,7 +50,8 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
     }),
     defineRoute({
       method: 'GET',
-      path: '/api/svc/v1/edge/pubkey',
+      path: '/edge/pubkey',
+      uses: ['signer'],
       summary: 'The published ledger signing key: keyid, algorithm, SPKI PEM, JWK and its URL',
       tag: 'ledger',
       response: PUBKEY,
@@ -77,7 +80,8 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
     }),
     defineRoute({
       method: 'GET',
-      path: '/api/svc/v1/edge/pubkey.pem',
+      path: '/edge/pubkey.pem',
+      uses: ['signer'],
       summary: 'The SubjectPublicKeyInfo PEM that public_key_url names',
       tag: 'ledger',
       produces: 'application/x-pem-file',
@@ -95,6 +99,8 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
     defineRoute({
       method: 'POST',
       path: '/khipu/verify',
+      root: true,
+      uses: ['ledger', 'signer'],
       summary: 'Verify a DSSE envelope (or an export document) against the published key; 200 with verified true/false',
       tag: 'ledger',
       body: verifyBodySchema,
@@ -108,6 +114,8 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
     defineRoute({
       method: 'GET',
       path: '/api/svc/khipu/dag',
+      root: true,
+      uses: ['ledger', 'signer'],
       summary: 'The ledger as a DAG: receipts, pendants, root, inclusion and consistency proofs (request = JSON object of node, depth, pendants, proof, since)',
       tag: 'ledger',
       query: requestParamSchema(dagParams, 'The DAG view'),

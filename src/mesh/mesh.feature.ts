@@ -69,6 +69,8 @@ function buildMesh(s: Services, core: VerdictCore, stream: StreamCore): Built<'m
       defineRoute({
         method: 'GET',
         path: '/mesh/state',
+        root: true,
+        uses: ['cortex-bus', 'ledger', 'sse-hub', 'trace-ring'],
         summary: 'Mesh wire board (interface 2.5) computed from live counters, traces and the ledger',
         tag: 'mesh',
         response: MESH_STATE,

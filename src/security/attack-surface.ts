@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../workers/lib/numbers.js';
 import { inSlices } from '../core/slices.js';
 import type { RouteDef } from '../http/route.js';
-import type { Observed } from '../evidence/observed.js';
-import { NODES as COMPONENTS } from '../evidence/wiring.js';
-import { classify, paramNames, requestCounts, routeKey, unclassifiedPosts } from './inventory.js';
-import { envelope, SOURCES } from './envelope.js';
+import type { Observed } from '../introspection/observed.js';
+import { NODES as COMPONENTS } from '../introspection/components.js';
+import { classify, paramNames, requestCounts, routeKey, unclassifiedPosts } from '../introspection/route-inventory.js';
+import { envelope, SOURCES } from '../core/envelope.js';
 
 export interface GraphNode {
   id: string;

@@ -11,9 +11,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import { projectRoot } from '../config/load.js';
 import type { RouteDef } from '../http/route.js';
-import type { Observed } from '../evidence/observed.js';
-import { envelope, SOURCES } from './envelope.js';
-import { API, routeKey, unboundedNumbers } from './inventory.js';
+import type { Observed } from '../introspection/observed.js';
+import { envelope, SOURCES } from '../core/envelope.js';
+import { API } from '../isomorphic/api.js';
+import { routeKey, unboundedNumbers } from '../introspection/route-inventory.js';
 
 export type Comparison = 'equal' | 'at_most' | 'between' | 'one_of' | 'node_at_least';
 export type CheckStatus = 'pass' | 'drift' | 'approved_deviation' | 'not_applicable';

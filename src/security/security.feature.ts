@@ -5,12 +5,11 @@
  * in the background after start-up.
  */
 import type { Schema } from 'joi';
-import { observe, type Observed } from '../evidence/observed.js';
+import { observe, type Observed } from '../introspection/observed.js';
 import { defineRoute } from '../http/route.js';
 import { definePlugin, type Built } from '../plugin.js';
 import type { Services } from '../services.js';
 import { attackSurfaceView } from './attack-surface.js';
-import { API } from './inventory.js';
 import { postureView } from './posture.js';
 import { topologyHealth } from './topology.js';
 import { zeroTrustMesh } from './zerotrust.js';
@@ -31,7 +30,8 @@ function buildSecurity(s: Observed): Built<'security'> {
   const view = (path: string, summary: string, build: () => Promise<Record<string, unknown>>) =>
     defineRoute({
       method: 'GET',
-      path: `${API}${path}`,
+      path,
+      uses: ['metrics-registry', 'ledger', 'worker-pool'],
       summary,
       tag: 'security',
       response: RESPONSES[path]!,

@@ -4,9 +4,9 @@
  * ADS-B capped at warn because /adsb degrades to live=false by design (honesty rule 1).
  */
 import type { HealthStatus } from '../core/health.js';
-import type { Observed } from '../evidence/observed.js';
-import { passiveNodes, wireCounts, worst } from '../evidence/wiring.js';
-import { envelope, SOURCES } from './envelope.js';
+import type { Observed } from '../introspection/observed.js';
+import { passiveNodes, wireCounts, worst } from '../introspection/component-status.js';
+import { envelope, SOURCES } from '../core/envelope.js';
 
 const CAPPED = new Set(['adsb-cache', 'adsb-upstreams']);
 

@@ -4,9 +4,9 @@
  * decisions come from the request counters; tenet statuses are computed from them and from the
  * posture drift, never asserted.
  */
-import type { Observed } from '../evidence/observed.js';
-import { envelope, SOURCES } from './envelope.js';
-import { countFor, requestCounts } from './inventory.js';
+import type { Observed } from '../introspection/observed.js';
+import { envelope, SOURCES } from '../core/envelope.js';
+import { countFor, requestCounts } from '../introspection/route-inventory.js';
 
 const PEP_ROLES: Record<string, string> = {
   requestContextMiddleware: 'request id, W3C trace, security headers, access log and metrics on every answer',

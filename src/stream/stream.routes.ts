@@ -24,7 +24,10 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
   return [
     defineRoute({
       method: 'GET',
-      path: '/api/svc/v1/stream/verdicts',
+      path: '/stream/verdicts',
+      uses: ['sse-hub', 'verdict-engine', 'signer', 'worker-pool', 'ledger', 'scene-buffer'],
+      mutates: ['ledger', 'scene-buffer'],
+      cost: 'stream',
       summary:
         'Server-Sent Events: every signed verdict (event: verdict, id = ledger index) while the simulated flight runs; resumes from Last-Event-ID, ' +
         'or from ?last_event_id= for clients that cannot set the header (a browser re-creating its EventSource after a 503); the header wins',
@@ -55,7 +58,8 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
     }),
     defineRoute({
       method: 'GET',
-      path: '/api/svc/v1/edge/3d',
+      path: '/edge/3d',
+      uses: ['scene-buffer'],
       summary: '3-D edge scene built from the ring buffer of recent verdicts (ENU metres around the sensor site)',
       tag: 'stream',
       response: SCENE,
@@ -65,7 +69,10 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
     }),
     defineRoute({
       method: 'POST',
-      path: '/api/svc/v1/edge/3d',
+      path: '/edge/3d',
+      uses: ['verdict-engine', 'signer', 'worker-pool', 'ledger', 'scene-buffer'],
+      mutates: ['ledger', 'scene-buffer'],
+      cost: 'kernel',
       write: true,
       summary: 'Evaluate, sign and append a batch of telemetry frames (all or nothing), then return the scene',
       tag: 'stream',

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
 import type { BuiltDir, BuiltFile, UiBuild } from './build.js';
+import { API } from '../isomorphic/api.js';
 
 /** One path segment of a served file or manifest key: no slash, no leading dot, no `..`. */
 export const ASSET_NAME = /^(?!\.)(?!.*\.\.)[A-Za-z0-9._-]{1,64}$/;
@@ -21,7 +22,6 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-export const API = '/api/svc/v1';
 
 export interface Asset {
   /** Manifest key, unique across directories: the file name. */

@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
 import { projectRoot } from '../config/load.js';
+import { API } from '../isomorphic/api.js';
 
 export type BuiltDir = 'pages' | 'jackin' | 'shared' | 'assets';
 
@@ -133,7 +134,7 @@ export function buildUiSync(root = projectRoot()): UiBuild {
     const bytes = readFileSync(join(dirname(req.resolve(`${pkg}/package.json`, { paths: [root] })), file));
     const key = file.replace(/\.json$/, `-${short(bytes)}.json`);
     files.push({ key, dir: 'assets', bytes, origin: `${pkg}@${pkgVersion(pkg, root)}`, licence });
-    paths[file] = `/api/svc/v1/assets/${key}`;
+    paths[file] = `${API}/assets/${key}`;
   }
   for (const { dir, src } of FIXED) {
     files.push({ key: basename(src), dir, bytes: readFileSync(join(root, src)), origin: 'project', licence: 'project' });

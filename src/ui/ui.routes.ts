@@ -10,10 +10,9 @@ import { notModified } from '../http/etag.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { hex64, int, isoTime, listOf, oneOf, shape, str, text } from '../http/response-schema.js';
 import { Errors } from '../http/errors.js';
-import { API, ASSET_NAME, manifestDocument, type Asset, type AssetCatalogue } from './assets.js';
+import { ASSET_NAME, manifestDocument, type Asset, type AssetCatalogue } from './assets.js';
 import type { BuiltDir } from './build.js';
 
-export { API };
 export const ASSET_CACHE = 'public, max-age=300';
 export const PAGE_CACHE = 'no-cache';
 
@@ -66,6 +65,8 @@ function fileRoute(cat: AssetCatalogue, dir: Exclude<BuiltDir, 'pages' | 'assets
   return defineRoute({
     method: 'GET',
     path: `/${dir}/:${param}`,
+    root: true,
+    uses: [],
     summary,
     tag: 'ui',
     params: nameParam(param, paramDescription),
@@ -87,6 +88,8 @@ export function uiRoutes(cat: AssetCatalogue): RouteDef[] {
       defineRoute({
         method: 'GET',
         path,
+        root: true,
+        uses: [],
         summary: page.key === 'globe.html' ? 'Operational globe page: land, no-fly zones, ADS-B aircraft, drone tracks by verdict, CoT tracks and vessels on a canvas globe' : 'Entry page: status of health, pool, ledger, ADS-B feed and stream; latest verdicts; links',
         tag: 'ui',
         produces: 'text/html',
@@ -105,7 +108,8 @@ export function uiRoutes(cat: AssetCatalogue): RouteDef[] {
     fileRoute(cat, 'shared', 'fname', 'A shared front-end file (content-hashed ES module chunk or style sheet used by the pages)', 'File name under /shared, as the manifest lists it'),
     defineRoute({
       method: 'GET',
-      path: `${API}/assets/manifest`,
+      path: '/assets/manifest',
+      uses: [],
       summary: 'Every served UI asset: key, path, content type, byte size and SHA-256 (computed at start-up)',
       tag: 'ui',
       errors: [304],
@@ -114,7 +118,8 @@ export function uiRoutes(cat: AssetCatalogue): RouteDef[] {
     }),
     defineRoute({
       method: 'GET',
-      path: `${API}/assets/:key`,
+      path: '/assets/:key',
+      uses: [],
       summary: 'One UI asset by its manifest key (bundles, styles, pages and data such as land-110m)',
       tag: 'ui',
       params: nameParam('key', 'Manifest key of the asset (its file name, e.g. land-110m-<hash>.json)'),

@@ -79,7 +79,10 @@ export function verdictRoutes(verdicts: VerdictService, ledger: Ledger, publicBa
   return [
     defineRoute({
       method: 'POST',
-      path: '/api/svc/v1/verdict',
+      path: '/verdict',
+      uses: ['verdict-engine', 'signer', 'worker-pool', 'ledger', 'scene-buffer'],
+      mutates: ['ledger', 'scene-buffer'],
+      cost: 'kernel',
       write: true,
       summary: 'Evaluate a telemetry frame: 13 axes, PAC-Bayes certified floor, ALLOW/REVIEW/DENY; signed DSSE receipt appended to the ledger',
       tag: 'verdicts',

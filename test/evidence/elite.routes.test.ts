@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { adsbDown, fakeUpstream, worstOf, type FakeUpstream } from '../security/fakes.js';
-import { observe } from '../../src/evidence/observed.js';
-import { registrations } from '../../src/evidence/wiring.js';
+import { observe } from '../../src/introspection/observed.js';
+import { registrations } from '../../src/introspection/component-status.js';
 
 const API = '/api/svc/v1';
 

@@ -16,6 +16,8 @@ const routes = [
   defineRoute({
     method: 'POST',
     path: '/t/json',
+    root: true,
+    uses: [],
     summary: 'json body',
     tag: 'test',
     body: Joi.object({ name: Joi.string().max(5).required(), n: int(0, 10, 1), kind: Joi.string().valid('a', 'b') }),
@@ -25,6 +27,8 @@ const routes = [
   defineRoute({
     method: 'POST',
     path: '/t/xml',
+    root: true,
+    uses: [],
     summary: 'text body',
     tag: 'test',
     body: 'text',
@@ -36,6 +40,8 @@ const routes = [
   defineRoute({
     method: 'GET',
     path: '/t/q/:id',
+    root: true,
+    uses: [],
     summary: 'query',
     tag: 'test',
     params: Joi.object({ id: Joi.string().pattern(/^[a-z]+$/).required() }),
@@ -46,6 +52,8 @@ const routes = [
   defineRoute({
     method: 'GET',
     path: '/t/boom',
+    root: true,
+    uses: [],
     summary: 'throws',
     tag: 'test',
     response: Joi.object(),

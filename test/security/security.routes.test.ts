@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import { projectRoot } from '../../src/config/load.js';
-import { routeKey } from '../../src/security/inventory.js';
+import { routeKey } from '../../src/introspection/route-inventory.js';
 import { evaluate, loadBaseline } from '../../src/security/posture.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { adsbDown, fakeUpstream, frame, worstOf, type FakeUpstream } from './fakes.js';

@@ -16,7 +16,7 @@ import type { Services } from '../../src/services.js';
 import { catalogue } from '../../src/ui/assets.js';
 import { buildUiSync, fillTemplate, readUiBuild, sourcesDigest, writeUiBuild, type UiBuild } from '../../src/ui/build.js';
 import { uiPlugin } from '../../src/ui/ui.feature.js';
-import type { RouteDef } from '../../src/http/route.js';
+import { atMountPath, type RouteDef } from '../../src/http/route.js';
 import { View } from '../../src/ui/client/globe/view.js';
 import { landParts, visibleLand } from '../../src/ui/client/globe/land.js';
 import { feature as topoFeature } from 'topojson-client';
@@ -30,7 +30,7 @@ import { cotFrame, FRAME_FILL, frameOutline } from '../../src/ui/client/globe/co
 // The UI routes alone, behind the real middleware chain (the browser tests use the full app).
 const eventLoop = new EventLoopMonitor();
 const log = createLogger('silent');
-const { routes } = uiPlugin.build({ log } as unknown as Services, {}) as { routes: RouteDef[] };
+const routes = (uiPlugin.build({ log } as unknown as Services, {}) as { routes: RouteDef[] }).routes.map(atMountPath);
 const app = createKoaApp({ routes, jsonLimitBytes: 2048, log, metrics: new Metrics(eventLoop), traces: new Ring<TraceRecord>(8) });
 const http = supertest(app.callback());
 

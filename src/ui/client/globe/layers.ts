@@ -8,6 +8,7 @@ import { fmtAge, fmtLatLon, fmtNum } from '../common/format.js';
 import type { Target } from './draw.js';
 import { cotFrame } from './cot-frame.js';
 import type { AdsbAircraft, AdsbAnswer } from '../../../isomorphic/wire/adsb.js';
+import { API } from '../../../isomorphic/api.js';
 
 export const TRAIL_POINTS = 30;
 /** Per-target age (s) after which an aircraft greys out, and after which it is dropped (ui note 3.3). */
@@ -144,7 +145,7 @@ export function droneTarget(t: SceneTrack, trail: [number, number][], now: numbe
       ['verdict time', t.ts_utc, src],
       ['age', fmtAge(age), 'this page'],
       ['simulated', String(t.simulated), src],
-      ['receipt', `/api/svc/v1/receipt/export?index=${t.ledger_index}`, 'ledger'],
+      ['receipt', `${API}/receipt/export?index=${t.ledger_index}`, 'ledger'],
     ],
   };
 }

@@ -18,8 +18,8 @@ import { landParts, visibleLand, type LandPart } from './land.js';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { cotFrame } from './cot-frame.js';
 import type { AdsbAnswer } from '../../../isomorphic/wire/adsb.js';
+import { API } from '../../../isomorphic/api.js';
 
-const API = '/api/svc/v1';
 const ADSB_POLL_MS = 10_000;
 const HOME = { lon: -100, lat: 38, zoom: 1 };
 const TABLE_ROWS = 200;

@@ -12,8 +12,8 @@ import type { Decision } from '../common/palette.js';
 import { drawSeries } from '../common/series-svg.js';
 import { VerdictStream } from '../common/sse.js';
 import type { EnergySeries } from '../../../isomorphic/wire/energy.js';
+import { API } from '../../../isomorphic/api.js';
 
-const API = '/api/svc/v1';
 const KEEP = 10;
 const SHAPE: Record<Decision, string> = { ALLOW: '●', REVIEW: '▲', DENY: '⊠' };
 

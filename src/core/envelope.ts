@@ -1,5 +1,5 @@
 /** The common envelope of the read-only views (domain-data note 0) and the sources they cite. */
-import { RECEIPT_DOCTRINE } from '../core/doctrine.js';
+import { RECEIPT_DOCTRINE } from './doctrine.js';
 
 export interface Source {
   leader: string;

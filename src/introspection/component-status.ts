@@ -1,75 +1,16 @@
 /**
- * Elite wiring (domain-data note 3.3): one declarative table of the service's internal components
- * and the links between them, cross-checked against the running app (a component counts as
- * registered when the route or service it stands for is present), plus each component's passive
- * status from last-known counters. Topology health (2.4) and wiring health (3.4) read the same
- * table, so the two views always describe the same component set.
+ * The component table (components.ts) checked against the running app: a component counts as
+ * registered when the plugin or the mounted routes that stand for it are present (a route stands
+ * for the components it declares in `uses`), and each component's passive status from last-known
+ * counters. Topology health (2.4) and wiring health (3.4) read the same table, so the two views
+ * always describe the same component set.
  */
-import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import type { HealthStatus } from '../core/health.js';
+import type { RouteDef } from '../http/route.js';
 import type { Observed } from './observed.js';
-import { API, classify, countFor, requestCounts, routeKey, type RequestCount } from '../security/inventory.js';
-
-export type Channel = 'function_call' | 'message_port' | 'sse' | 'https' | 'in_memory_ring';
-
-export interface WiringNode {
-  id: string;
-  display_name: string;
-  kind: string;
-  thread: 'main' | 'worker';
-  owns_state: boolean;
-  module: string;
-}
-
-export interface Wire {
-  id: string;
-  from: string;
-  to: string;
-  channel: Channel;
-  payload: string;
-  sync: boolean;
-  mesh_wire: 'B' | 'C' | 'D' | 'E' | 'F' | null;
-}
-
-export const NODES: readonly WiringNode[] = [
-  { id: 'gateway', display_name: 'HTTP gateway', kind: 'gateway', thread: 'main', owns_state: false, module: 'src/http' },
-  { id: 'validator', display_name: 'Request validator', kind: 'policy', thread: 'main', owns_state: false, module: 'src/http/validation.ts' },
-  { id: 'worker-pool', display_name: 'Worker pool', kind: 'compute', thread: 'worker', owns_state: false, module: 'src/kernels/pool.ts' },
-  { id: 'verdict-engine', display_name: 'Verdict engine', kind: 'service', thread: 'main', owns_state: false, module: 'src/verdicts' },
-  { id: 'signer', display_name: 'Receipt signer', kind: 'crypto', thread: 'worker', owns_state: true, module: 'src/ledger/signer.ts' },
-  { id: 'ledger', display_name: 'Khipu ledger', kind: 'datastore', thread: 'main', owns_state: true, module: 'src/ledger' },
-  { id: 'sse-hub', display_name: 'Verdict stream hub', kind: 'stream', thread: 'main', owns_state: true, module: 'src/stream' },
-  { id: 'scene-buffer', display_name: 'Edge scene buffer', kind: 'buffer', thread: 'main', owns_state: true, module: 'src/stream/scene.ts' },
-  { id: 'cortex-bus', display_name: 'Cortex event bus', kind: 'bus', thread: 'main', owns_state: true, module: 'src/mesh' },
-  { id: 'trace-ring', display_name: 'Trace ring', kind: 'buffer', thread: 'main', owns_state: true, module: 'src/observability/traces.ts' },
-  { id: 'metrics-registry', display_name: 'Metrics registry', kind: 'telemetry', thread: 'main', owns_state: true, module: 'src/observability/metrics.ts' },
-  { id: 'adsb-cache', display_name: 'ADS-B cache', kind: 'cache', thread: 'main', owns_state: true, module: 'src/adsb' },
-  { id: 'adsb-upstreams', display_name: 'ADS-B upstreams', kind: 'external', thread: 'main', owns_state: false, module: 'src/adsb' },
-  { id: 'cot', display_name: 'CoT interop', kind: 'service', thread: 'main', owns_state: true, module: 'src/cot' },
-  { id: 'fleet-dataset', display_name: 'Fleet dataset', kind: 'dataset', thread: 'main', owns_state: false, module: 'src/fleet' },
-];
-
-export const WIRES: readonly Wire[] = [
-  { id: 'gateway-validator', from: 'gateway', to: 'validator', channel: 'function_call', payload: 'query, path and body parts', sync: true, mesh_wire: null },
-  { id: 'gateway-pool', from: 'gateway', to: 'worker-pool', channel: 'message_port', payload: 'kernel and probe tasks', sync: false, mesh_wire: null },
-  { id: 'gateway-verdict', from: 'gateway', to: 'verdict-engine', channel: 'function_call', payload: 'telemetry frames', sync: false, mesh_wire: null },
-  { id: 'verdict-signer', from: 'verdict-engine', to: 'signer', channel: 'function_call', payload: 'DSSE PAE to sign', sync: false, mesh_wire: 'B' },
-  { id: 'signer-pool', from: 'signer', to: 'worker-pool', channel: 'message_port', payload: 'batched PAEs, DER signatures back', sync: false, mesh_wire: null },
-  { id: 'verdict-ledger', from: 'verdict-engine', to: 'ledger', channel: 'function_call', payload: 'signed receipt append', sync: true, mesh_wire: 'F' },
-  { id: 'ledger-stream', from: 'ledger', to: 'sse-hub', channel: 'sse', payload: 'signed verdict events to viewers', sync: false, mesh_wire: 'C' },
-  { id: 'gateway-traces', from: 'gateway', to: 'trace-ring', channel: 'in_memory_ring', payload: 'W3C traceparent per request', sync: true, mesh_wire: 'D' },
-  { id: 'verdict-cortex', from: 'verdict-engine', to: 'cortex-bus', channel: 'in_memory_ring', payload: 'verdict events', sync: true, mesh_wire: 'E' },
-  { id: 'stream-verdict', from: 'sse-hub', to: 'verdict-engine', channel: 'function_call', payload: 'simulated flight frames', sync: false, mesh_wire: null },
-  { id: 'verdict-scene', from: 'verdict-engine', to: 'scene-buffer', channel: 'function_call', payload: 'recent verdicts', sync: true, mesh_wire: null },
-  { id: 'gateway-metrics', from: 'gateway', to: 'metrics-registry', channel: 'function_call', payload: 'request count and duration', sync: true, mesh_wire: null },
-  { id: 'gateway-adsb', from: 'gateway', to: 'adsb-cache', channel: 'function_call', payload: 'bounding-box query', sync: false, mesh_wire: null },
-  { id: 'adsb-upstream', from: 'adsb-cache', to: 'adsb-upstreams', channel: 'https', payload: 'GET /v2/mil', sync: false, mesh_wire: null },
-  { id: 'gateway-cot', from: 'gateway', to: 'cot', channel: 'function_call', payload: 'CoT XML in and out', sync: true, mesh_wire: null },
-  { id: 'gateway-fleet', from: 'gateway', to: 'fleet-dataset', channel: 'function_call', payload: 'collection reads', sync: true, mesh_wire: null },
-  { id: 'gateway-ledger', from: 'gateway', to: 'ledger', channel: 'function_call', payload: 'export, readiness, verify reads', sync: true, mesh_wire: null },
-];
-
-export const WIRING_SHA256 = sha256Hex(canonicalJson({ nodes: NODES, wires: WIRES }));
+import { API } from '../isomorphic/api.js';
+import { NODES, WIRES, type ComponentId } from './components.js';
+import { classify, countFor, requestCounts, routeKey, type RequestCount } from './route-inventory.js';
 
 export interface Registration {
   id: string;
@@ -77,30 +18,42 @@ export interface Registration {
   evidence: string;
 }
 
+/** Mounted routes that declare they reach `id` (validator implied by schemas, see classify). */
+export function routesUsing(routes: readonly RouteDef[], id: ComponentId): RouteDef[] {
+  return routes.filter((r) => classify(r).uses.includes(id));
+}
+
 /** What stands for each component in the running app (read once the route table is complete). */
 export function registrations(s: Observed): Registration[] {
-  const keys = new Set(s.routeTable().map(routeKey));
-  const route = (k: string): boolean => keys.has(k);
+  const table = s.routeTable();
   const plugins = new Set(s.plugins());
-  const r = (id: string, registered: boolean, evidence: string): Registration => ({ id, registered, evidence });
+  const r = (id: ComponentId, registered: boolean, evidence: string): Registration => ({ id, registered, evidence });
+  const byRoutes = (id: ComponentId): Registration => {
+    const users = routesUsing(table, id);
+    return r(id, users.length > 0, users.length > 0 ? `${users.length} mounted routes use it, e.g. ${routeKey(users[0]!)}` : 'no mounted route uses it');
+  };
+  const signer = byRoutes('signer');
   return [
-    r('gateway', keys.size > 0, `${keys.size} routes in the route table`),
-    r('validator', s.routeTable().some((d) => d.query || d.params || d.body), 'routes declare joi schemas'),
+    r('gateway', table.length > 0, `${table.length} routes in the route table`),
+    byRoutes('validator'),
     r('worker-pool', s.pool.snapshot().threads > 0, `${s.pool.snapshot().threads} worker threads alive`),
-    r('verdict-engine', route(`POST ${API}/verdict`), `POST ${API}/verdict mounted`),
-    r('signer', plugins.has('ledger') && route(`GET ${API}/edge/pubkey.pem`), 'ledger plugin built and public key route mounted'),
+    byRoutes('verdict-engine'),
+    r('signer', plugins.has('ledger') && signer.registered, `ledger plugin ${plugins.has('ledger') ? 'built' : 'absent'}; ${signer.evidence}`),
     r('ledger', plugins.has('ledger'), 'ledger plugin built'),
-    r('sse-hub', route(`GET ${API}/stream/verdicts`), `GET ${API}/stream/verdicts mounted`),
-    r('scene-buffer', route(`GET ${API}/edge/3d`), `GET ${API}/edge/3d mounted`),
-    r('cortex-bus', route('GET /mesh/state'), 'GET /mesh/state mounted'),
+    byRoutes('sse-hub'),
+    byRoutes('scene-buffer'),
+    byRoutes('cortex-bus'),
     r('trace-ring', s.traces.capacity > 0, `ring of ${s.traces.capacity} traces`),
-    r('metrics-registry', route('GET /metrics'), 'GET /metrics mounted'),
+    byRoutes('metrics-registry'),
     r('adsb-cache', plugins.has('adsb'), 'ADS-B plugin built'),
     r('adsb-upstreams', s.adsb().providers.length > 0, `${s.adsb().providers.length} providers configured`),
     r('cot', plugins.has('cot'), 'CoT plugin built'),
-    r('fleet-dataset', route(`GET ${API}/fleet/all`), `GET ${API}/fleet/all mounted`),
+    byRoutes('fleet-dataset'),
   ];
 }
+
+/** `METHOD path` as the request counter labels a route (its @koa/router path). */
+const keysOf = (routes: readonly RouteDef[]): Set<string> => new Set(routes.map((r) => `${r.method} ${r.path}`));
 
 export function worst(statuses: Iterable<HealthStatus>): HealthStatus {
   let out: HealthStatus = 'pass';
@@ -187,8 +140,10 @@ export async function passiveNodes(s: Observed, now = new Date()): Promise<{ nod
     obs('completed', pool.completed, 'tasks'),
     obs('crashes', pool.crashes, 'count'),
   ]);
-  const verdicts = countFor(counts, (c) => c.route === `${API}/verdict` && c.method === 'POST');
-  const verdict5xx = countFor(counts, (c) => c.route === `${API}/verdict` && c.method === 'POST' && c.status >= 500);
+  // requests that evaluate verdicts: the POST routes declaring the engine (the stream's flight is counted on wire C)
+  const verdictRoutes = keysOf(routesUsing(s.routeTable(), 'verdict-engine').filter((r) => r.method === 'POST'));
+  const verdicts = countFor(counts, (c) => verdictRoutes.has(`${c.method} ${c.route}`));
+  const verdict5xx = countFor(counts, (c) => verdictRoutes.has(`${c.method} ${c.route}`) && c.status >= 500);
   add('verdict-engine', 'pass', `${verdicts} verdict requests, ${verdict5xx} failed`, [obs('verdict:requests', verdicts, 'count'), obs('verdict:5xx', verdict5xx, 'count')]);
   const selfTestOk = ledgerDoc?.startup_state === 'READY';
   add('signer', selfTestOk ? 'pass' : 'fail', selfTestOk ? 'start-up self-test signed in the pool and verified' : `signing not ready: ${ledgerDoc?.reason ?? 'ledger readiness unavailable'}`, [
@@ -236,17 +191,17 @@ export async function passiveNodes(s: Observed, now = new Date()): Promise<{ nod
   const total = s.cot.tracksTotal();
   const valid = s.cot.tracksCotValid();
   add('cot', valid === total ? 'pass' : 'fail', `${valid} of ${total} tracks CoT-valid`, [obs('tracks_total', total, 'tracks', 'computed'), obs('tracks_cot_valid', valid, 'tracks', 'computed')]);
-  const fleetCalls = countFor(counts, (c) => c.route.startsWith(`${API}/fleet/`));
-  const fleet5xx = countFor(counts, (c) => c.route.startsWith(`${API}/fleet/`) && c.status >= 500);
+  const fleetRoutes = keysOf(routesUsing(s.routeTable(), 'fleet-dataset'));
+  const fleetCalls = countFor(counts, (c) => fleetRoutes.has(`${c.method} ${c.route}`));
+  const fleet5xx = countFor(counts, (c) => fleetRoutes.has(`${c.method} ${c.route}`) && c.status >= 500);
   add('fleet-dataset', fleet5xx > 0 ? 'warn' : 'pass', `${fleetCalls} reads, ${fleet5xx} failed`, [obs('reads', fleetCalls, 'count'), obs('5xx', fleet5xx, 'count')]);
   return { nodes, counts, mesh };
 }
 
 /** Observed calls and errors per wire, where a counter exists; null where nothing is instrumented. */
 export function wireCounts(s: Observed, counts: readonly RequestCount[], mesh: Record<string, MeshWire> | null): { id: string; from: string; to: string; calls: number | null; errors: number | null }[] {
-  const byTarget = (target: string) => {
-    const routes = s.routeTable().filter((r) => classify(r).uses.includes(target));
-    const keys = new Set(routes.map((r) => `${r.method} ${r.path}`));
+  const byTarget = (target: ComponentId) => {
+    const keys = keysOf(routesUsing(s.routeTable(), target));
     const mine = (c: RequestCount): boolean => keys.has(`${c.method} ${c.route}`);
     return { calls: countFor(counts, mine), errors: countFor(counts, (c) => mine(c) && c.status >= 500) };
   };
