@@ -1,4 +1,4 @@
-/** Kernels of slice fgbrain, in the order of their kernel note. Imported by workers/registry.ts. */
+/** The fgbrain family: one seeded spiking dependency graph and the views over it. Imported by workers/registry.ts. */
 import type { KernelDef } from '../kernel-def.js';
 import fgbrainGraph from './fgbrain-graph.js';
 import fgbrainFire from './fgbrain-fire.js';
@@ -10,4 +10,4 @@ import fgbrainVitalsEnergy from './fgbrain-vitals-energy.js';
 import fgbrainEvolve from './fgbrain-evolve.js';
 import fgbrainManifest from './fgbrain-manifest.js';
 
-export const SLICE: readonly KernelDef[] = [fgbrainGraph, fgbrainFire, fgbrainRepair, fgbrainPlasticity, fgbrainMemory, fgbrainVitals, fgbrainVitalsEnergy, fgbrainEvolve, fgbrainManifest];
+export const KERNELS: readonly KernelDef[] = [fgbrainGraph, fgbrainFire, fgbrainRepair, fgbrainPlasticity, fgbrainMemory, fgbrainVitals, fgbrainVitalsEnergy, fgbrainEvolve, fgbrainManifest];

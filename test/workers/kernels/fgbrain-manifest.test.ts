@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import manifest from '../../../workers/kernels/fgbrain-manifest.js';
 import graph from '../../../workers/kernels/fgbrain-graph.js';
 import fire from '../../../workers/kernels/fgbrain-fire.js';
-import { SLICE as FGBRAIN } from '../../../workers/kernels/index-fgbrain.js';
+import { KERNELS as FGBRAIN } from '../../../workers/kernels/index-fgbrain.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { eigenvaluesBelow, lif, priceDag } from '../../helpers/fgbrain-reference.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
