@@ -7,7 +7,7 @@
  * is not), so it compares across runs on a shared machine.
  */
 import pino from 'pino';
-import { WorkerPool } from '../src/kernels/pool.js';
+import { WorkerPool } from '../src/platform/pool.js';
 
 export interface AdmissionResult {
   capacityPerS: number;

@@ -4,7 +4,7 @@
  */
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { pino } from 'pino';
-import { WorkerPool } from '../src/kernels/pool.js';
+import { WorkerPool } from '../src/platform/pool.js';
 import { Signer } from '../src/ledger/signer.js';
 import { pae, PAYLOAD_TYPE } from '../src/ledger/dsse.js';
 

@@ -10,7 +10,7 @@
  * `waitBudgetMs`); if it fails the last snapshot is served with live=false until `staleMaxMs`, then
  * nothing. Aircraft only ever come from an upstream payload.
  */
-import type { AdsbStatus } from '../services.js';
+import type { AdsbStatus } from '../platform/services.js';
 import type { AdsbConfig, AdsbProvider } from './adsb.config.js';
 import { Breaker } from './breaker.js';
 import type { AdsbAircraft, AdsbAnswer, AdsbAttempt, AdsbDropped, AdsbReason, AdsbUpstreamState } from '../isomorphic/wire/adsb.js';

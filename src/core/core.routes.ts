@@ -1,7 +1,7 @@
 /** Liveness, doctrine and the Prometheus scrape. */
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { definePlugin } from '../plugin.js';
-import type { Services } from '../services.js';
+import { definePlugin } from '../platform/plugin.js';
+import type { Services } from '../platform/services.js';
 import { API_VERSION, doctrineDocument, type Enforcement } from './doctrine.js';
 import { text } from '../http/response-schema.js';
 import { DOCTRINE, HEALTH } from './core.responses.js';

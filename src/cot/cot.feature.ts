@@ -3,8 +3,8 @@
  * its routes. It provides the track registry (other plugins add tracks: the simulated flight) and the
  * track counts that evidence and readiness read.
  */
-import { definePlugin } from '../plugin.js';
-import type { Services } from '../services.js';
+import { definePlugin } from '../platform/plugin.js';
+import type { Services } from '../platform/services.js';
 import { cotRoutes } from './cot.routes.js';
 import { CotService } from './service.js';
 import { SAMPLE_MARITIME, TrackRegistry } from './tracks.js';

@@ -4,8 +4,8 @@
  * published on the app's registry so /metrics carries the energy estimate too.
  */
 import { Gauge } from 'prom-client';
-import { definePlugin, type Built } from '../plugin.js';
-import type { Services } from '../services.js';
+import { definePlugin, type Built } from '../platform/plugin.js';
+import type { Services } from '../platform/services.js';
 import { SnapshotChain } from './chain.js';
 import { energyRoutes } from './energy.routes.js';
 import { EnergyMeter, powerModel } from './meter.js';

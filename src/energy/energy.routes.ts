@@ -7,7 +7,7 @@ import Joi from 'joi';
 import type { Context } from 'koa';
 import { RECEIPT_DOCTRINE } from '../core/doctrine.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import type { Services } from '../services.js';
+import type { Services } from '../platform/services.js';
 import type { SnapshotChain } from './chain.js';
 import type { EnergyMeter, Reading } from './meter.js';
 import { metricsBody } from './metrics-view.js';

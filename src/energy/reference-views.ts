@@ -4,7 +4,7 @@
  * /energy/receipt kernel itself in the pool, so the two endpoints cannot disagree.
  */
 import { GENESIS, HASH_FORMULA, METHOD } from '../../workers/lib/energy-receipt.js';
-import type { WorkerPool } from '../kernels/pool.js';
+import type { WorkerPool } from '../platform/pool.js';
 import { q, type Quantity } from './quantity.js';
 import { ENERGY_SOURCES } from './sources.js';
 import { RECEIPT_PATH } from './chain.js';

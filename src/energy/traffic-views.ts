@@ -4,7 +4,7 @@
  * attribution of the sovereign marginal energy, labelled model and approximate.
  */
 import type { RouteDef } from '../http/route.js';
-import type { Services } from '../services.js';
+import type { Services } from '../platform/services.js';
 import { powerModel, type Reading } from './meter.js';
 import { mergeHistogram, quantile, samples, sumWhere, type Sample } from './prom.js';
 import { q } from './quantity.js';

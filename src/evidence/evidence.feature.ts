@@ -7,11 +7,11 @@
 import Joi from 'joi';
 import type { Context } from 'koa';
 import type { HealthStatus } from '../core/health.js';
-import { definePlugin, type Built } from '../plugin.js';
+import { definePlugin, type Built } from '../platform/plugin.js';
 import { observe, type Observed } from '../introspection/observed.js';
 import { Errors } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
-import type { Services } from '../services.js';
+import type { Services } from '../platform/services.js';
 import { bool, Joi as QJoi } from '../../workers/lib/params.js';
 import { envelope } from '../core/envelope.js';
 import { summarize } from '../http/in-process.js';

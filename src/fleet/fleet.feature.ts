@@ -2,7 +2,7 @@
  * The fleet feature: loads the committed synthetic dataset (refusing it if its SHA-256 does not
  * match), computes every view once, and serves them read-only.
  */
-import { definePlugin } from '../plugin.js';
+import { definePlugin } from '../platform/plugin.js';
 import { loadDataset } from './dataset/load.js';
 import { fleetRoutes } from './fleet.routes.js';
 import { buildFleetViews } from './views.js';

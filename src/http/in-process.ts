@@ -14,7 +14,7 @@ import { writeGuard } from './write-guard.js';
 import type { Metrics } from '../observability/metrics.js';
 import { Ring } from '../lib/ring.js';
 import type { TraceRecord } from '../observability/traces.js';
-import type { Services } from '../services.js';
+import type { Services } from '../platform/services.js';
 
 export interface InProcessResponse {
   status: number;

@@ -29,7 +29,7 @@ export interface Wire {
 export const NODES = [
   { id: 'gateway', display_name: 'HTTP gateway', kind: 'gateway', thread: 'main', owns_state: false, module: 'src/http' },
   { id: 'validator', display_name: 'Request validator', kind: 'policy', thread: 'main', owns_state: false, module: 'src/http/validation.ts' },
-  { id: 'worker-pool', display_name: 'Worker pool', kind: 'compute', thread: 'worker', owns_state: false, module: 'src/kernels/pool.ts' },
+  { id: 'worker-pool', display_name: 'Worker pool', kind: 'compute', thread: 'worker', owns_state: false, module: 'src/platform/pool.ts' },
   { id: 'verdict-engine', display_name: 'Verdict engine', kind: 'service', thread: 'main', owns_state: false, module: 'src/verdicts' },
   { id: 'signer', display_name: 'Receipt signer', kind: 'crypto', thread: 'worker', owns_state: true, module: 'src/ledger/signer.ts' },
   { id: 'ledger', display_name: 'Khipu ledger', kind: 'datastore', thread: 'main', owns_state: true, module: 'src/ledger' },

@@ -2,8 +2,8 @@
  * What the evidence and security views read of the running app: the platform, plus the status the
  * ledger, ADS-B and CoT plugins provide. Built by each of those plugins from its declared needs.
  */
-import type { Deps } from '../plugin.js';
-import type { AdsbStatus, CotStatus, LedgerStatus, Services } from '../services.js';
+import type { Deps } from '../platform/plugin.js';
+import type { AdsbStatus, CotStatus, LedgerStatus, Services } from '../platform/services.js';
 
 export interface Observed extends Services {
   readonly ledger: LedgerStatus;

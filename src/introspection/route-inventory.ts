@@ -7,7 +7,7 @@
 import type { Schema } from 'joi';
 import type { CostClass, RouteDef } from '../http/route.js';
 import { described, walkDescribed } from '../http/schema-walk.js';
-import type { Services } from '../services.js';
+import type { Services } from '../platform/services.js';
 import type { ComponentId } from './components.js';
 
 /** `/api/svc/v1/readiness/{section_id}/live`: a @koa/router path in the spec's notation. */

@@ -3,7 +3,7 @@ import { KERNELS } from '../../workers/registry.js';
 import { kernelParamsSchema, kernelPath, type KernelDef } from '../../workers/kernel-def.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { WorkerPool } from './pool.js';
+import type { WorkerPool } from '../platform/pool.js';
 import { effectiveParams, kernelRequestQuerySchema, kernelRulesDescription } from './kernel-params.js';
 import { kernelResponseSchema } from './kernel-response.js';
 

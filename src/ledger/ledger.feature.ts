@@ -4,8 +4,8 @@
  * the evidence and security views).
  */
 import { verify } from 'node:crypto';
-import { definePlugin, type Built, type Plugin } from '../plugin.js';
-import type { LedgerStatus, Services } from '../services.js';
+import { definePlugin, type Built, type Plugin } from '../platform/plugin.js';
+import type { LedgerStatus, Services } from '../platform/services.js';
 import { pae, PAYLOAD_TYPE, verifySignature } from './dsse.js';
 import { durabilityState, type LedgerState } from './documents.js';
 import type { SigningKey } from './keys.js';

@@ -3,7 +3,7 @@
  * worker pool, spread over its threads, before the service reports READY (scale-out note 2.4:
  * about 13k verifications/s per core, so a 100,000-node ledger costs a few seconds).
  */
-import type { WorkerPool } from '../kernels/pool.js';
+import type { WorkerPool } from '../platform/pool.js';
 import { pae, PAYLOAD_TYPE } from './dsse.js';
 import type { Keyring } from './keyring.js';
 import type { LedgerNode } from './ledger.js';

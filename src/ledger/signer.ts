@@ -3,7 +3,7 @@
  * round trip, so PAEs that arrive together are signed in one task: requests queue for the rest of
  * the current event-loop turn (setImmediate), then up to `batchMax` go in one round trip.
  */
-import type { WorkerPool } from '../kernels/pool.js';
+import type { WorkerPool } from '../platform/pool.js';
 
 interface Pending {
   pae: Buffer;

@@ -3,11 +3,11 @@
  * service. Internal component names are shown as display names; signatures are not reproduced.
  */
 import { MESH_DOCTRINE } from '../core/doctrine.js';
-import { definePlugin, type Built } from '../plugin.js';
+import { definePlugin, type Built } from '../platform/plugin.js';
 import { defineRoute } from '../http/route.js';
 import type { VerdictCore } from '../verdicts/verdicts.feature.js';
 import { Ring } from '../lib/ring.js';
-import type { Services } from '../services.js';
+import type { Services } from '../platform/services.js';
 import type { StreamCore } from '../stream/stream.feature.js';
 import { MESH_STATE } from './mesh.responses.js';
 

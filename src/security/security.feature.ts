@@ -7,8 +7,8 @@
 import type { Schema } from 'joi';
 import { observe, type Observed } from '../introspection/observed.js';
 import { defineRoute } from '../http/route.js';
-import { definePlugin, type Built } from '../plugin.js';
-import type { Services } from '../services.js';
+import { definePlugin, type Built } from '../platform/plugin.js';
+import type { Services } from '../platform/services.js';
 import { attackSurfaceView } from './attack-surface.js';
 import { postureView } from './posture.js';
 import { topologyHealth } from './topology.js';

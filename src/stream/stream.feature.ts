@@ -3,10 +3,10 @@
  * watches, the SSE hub that fans its verdicts out, and the edge scene of recent verdicts.
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { definePlugin, type Built } from '../plugin.js';
+import { definePlugin, type Built } from '../platform/plugin.js';
 import type { VerdictCore } from '../verdicts/verdicts.feature.js';
 import { keyUrlFor } from '../ledger/documents.js';
-import type { Services } from '../services.js';
+import type { Services } from '../platform/services.js';
 import { nodeVerdictBody, verdictBody } from '../verdicts/verdicts.routes.js';
 import type { Verdict } from '../verdicts/verdict-service.js';
 import type { LedgerNode } from '../ledger/ledger.js';

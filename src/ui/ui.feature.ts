@@ -1,6 +1,6 @@
 /** The static, UI and asset routes (interface 4.9). The UI build is loaded (or built) once, here, at start-up. */
-import { definePlugin } from '../plugin.js';
-import type { Services } from '../services.js';
+import { definePlugin } from '../platform/plugin.js';
+import type { Services } from '../platform/services.js';
 import { catalogue } from './assets.js';
 import { loadUiBuild } from './build.js';
 import { uiRoutes } from './ui.routes.js';

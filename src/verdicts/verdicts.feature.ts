@@ -3,9 +3,9 @@
  * ledger's writer) and its routes. The ledger feature owns the chain; this one decides what goes
  * into it. The stream and the mesh read verdicts through `VerdictCore`.
  */
-import { definePlugin } from '../plugin.js';
+import { definePlugin } from '../platform/plugin.js';
 import type { LedgerCore } from '../ledger/ledger.feature.js';
-import type { Services } from '../services.js';
+import type { Services } from '../platform/services.js';
 import { VerdictService } from './verdict-service.js';
 import { verdictRoutes } from './verdicts.routes.js';
 

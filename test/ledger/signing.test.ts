@@ -11,7 +11,7 @@ import { KeyError, loadSigningKey, resolveSigningKey } from '../../src/ledger/ke
 import { signatureVerifier } from '../../src/ledger/replay.js';
 import { Signer } from '../../src/ledger/signer.js';
 import type { LedgerNode } from '../../src/ledger/ledger.js';
-import type { WorkerPool } from '../../src/kernels/pool.js';
+import type { WorkerPool } from '../../src/platform/pool.js';
 import hostHandle from '../../workers/host.js';
 import signHandle from '../../workers/sign-host.js';
 import type { Task } from '../../workers/tasks.js';

@@ -12,7 +12,7 @@ import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
 import { Ring } from '../../src/lib/ring.js';
 import type { TraceRecord } from '../../src/observability/traces.js';
-import type { Services } from '../../src/services.js';
+import type { Services } from '../../src/platform/services.js';
 import { catalogue } from '../../src/ui/assets.js';
 import { buildUiSync, fillTemplate, readUiBuild, sourcesDigest, writeUiBuild, type UiBuild } from '../../src/ui/build.js';
 import { uiPlugin } from '../../src/ui/ui.feature.js';

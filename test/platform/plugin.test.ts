@@ -4,9 +4,9 @@
  * closes what it built when a later plugin fails.
  */
 import { expect } from 'chai';
-import { buildPlugins, definePlugin, orderPlugins, type Plugin } from '../src/plugin.js';
-import type { Services } from '../src/services.js';
-import { withTestApp } from './helpers/app.js';
+import { buildPlugins, definePlugin, orderPlugins, type Plugin } from '../../src/platform/plugin.js';
+import type { Services } from '../../src/platform/services.js';
+import { withTestApp } from '../helpers/app.js';
 
 const p = (name: string, needs: string[] = [], log: string[] = []): Plugin =>
   definePlugin({
@@ -18,7 +18,7 @@ const p = (name: string, needs: string[] = [], log: string[] = []): Plugin =>
     },
   }) as unknown as Plugin;
 
-describe('src/plugin', () => {
+describe('src/platform/plugin', () => {
   it('orders every plugin after what it needs, otherwise in list order', () => {
     const order = orderPlugins([p('core', ['evidence']), p('ledger'), p('evidence', ['ledger', 'adsb']), p('adsb')]).map((x) => x.name);
     expect(order).to.deep.equal(['ledger', 'adsb', 'evidence', 'core']);

@@ -4,15 +4,15 @@
  * graph). buildApp orders plugins by their needs and refuses a cycle or a missing provider before
  * building anything; a plugin's `build` receives exactly what it declared, nothing else.
  */
-import type { Enforcement } from './core/doctrine.js';
-import type { RouteDef } from './http/route.js';
-import type { AdsbFeed } from './adsb/feed.js';
-import type { CotService } from './cot/service.js';
-import type { TrackRegistry } from './cot/tracks.js';
-import type { LedgerCore } from './ledger/ledger.feature.js';
+import type { Enforcement } from '../core/doctrine.js';
+import type { RouteDef } from '../http/route.js';
+import type { AdsbFeed } from '../adsb/feed.js';
+import type { CotService } from '../cot/service.js';
+import type { TrackRegistry } from '../cot/tracks.js';
+import type { LedgerCore } from '../ledger/ledger.feature.js';
 import type { AdsbStatus, CotStatus, LedgerStatus, Services } from './services.js';
-import type { StreamCore } from './stream/stream.feature.js';
-import type { VerdictCore } from './verdicts/verdicts.feature.js';
+import type { StreamCore } from '../stream/stream.feature.js';
+import type { VerdictCore } from '../verdicts/verdicts.feature.js';
 
 type Nothing = Record<string, never>;
 

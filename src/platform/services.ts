@@ -2,17 +2,17 @@
  * The platform every plugin may use, built once per app by buildApp (no module-level state, so
  * tests can build as many apps as they like). What plugins give each other is in src/plugin.ts.
  */
-import type { Config } from './config/schema.js';
-import type { RouteDef } from './http/route.js';
-import type { HealthRegistry } from './core/health.js';
-import type { InProcessClient } from './http/in-process.js';
+import type { Config } from '../config/schema.js';
+import type { RouteDef } from '../http/route.js';
+import type { HealthRegistry } from '../core/health.js';
+import type { InProcessClient } from '../http/in-process.js';
 import type { PluginName } from './plugin.js';
-import type { WorkerPool } from './kernels/pool.js';
-import type { EventLoopMonitor } from './observability/event-loop.js';
-import type { Logger } from './observability/logger.js';
-import type { Metrics } from './observability/metrics.js';
-import type { Ring } from './lib/ring.js';
-import type { TraceRecord } from './observability/traces.js';
+import type { WorkerPool } from './pool.js';
+import type { EventLoopMonitor } from '../observability/event-loop.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { Ring } from '../lib/ring.js';
+import type { TraceRecord } from '../observability/traces.js';
 
 /** Published by the ADS-B feature, read by health, posture and evidence views. */
 export interface AdsbStatus {
