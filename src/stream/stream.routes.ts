@@ -5,6 +5,7 @@ import { Errors } from '../http/errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { telemetryFrameSchema, type TelemetryFrame } from '../verdicts/telemetry.js';
 import type { VerdictService } from '../verdicts/verdict-service.js';
+import { DECIDES_VERDICTS } from '../verdicts/verdicts.routes.js';
 import { SseHub } from './hub.js';
 import type { EdgeScene } from './scene.js';
 import { SCENE, SCENE_AFTER_BATCH, SSE } from './stream.responses.js';
@@ -25,8 +26,9 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
     defineRoute({
       method: 'GET',
       path: '/stream/verdicts',
-      uses: ['sse-hub', 'verdict-engine', 'signer', 'worker-pool', 'ledger', 'scene-buffer'],
-      mutates: ['ledger', 'scene-buffer'],
+      // opening the stream starts the simulated flight, whose verdicts are appended too
+      uses: ['sse-hub', ...DECIDES_VERDICTS.uses],
+      mutates: DECIDES_VERDICTS.mutates,
       cost: 'stream',
       summary:
         'Server-Sent Events: every signed verdict (event: verdict, id = ledger index) while the simulated flight runs; resumes from Last-Event-ID, ' +
@@ -70,8 +72,7 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
     defineRoute({
       method: 'POST',
       path: '/edge/3d',
-      uses: ['verdict-engine', 'signer', 'worker-pool', 'ledger', 'scene-buffer'],
-      mutates: ['ledger', 'scene-buffer'],
+      ...DECIDES_VERDICTS,
       cost: 'kernel',
       write: true,
       summary: 'Evaluate, sign and append a batch of telemetry frames (all or nothing), then return the scene',

@@ -75,13 +75,18 @@ export function nodeVerdictBody(node: LedgerNode, ledger: Ledger, keyUrl: string
   };
 }
 
+/** What a route that decides verdicts reaches: it evaluates, signs in the pool, appends and updates the scene. */
+export const DECIDES_VERDICTS = {
+  uses: ['verdict-engine', 'signer', 'worker-pool', 'ledger', 'scene-buffer'],
+  mutates: ['ledger', 'scene-buffer'],
+} as const satisfies Pick<RouteDef, 'uses' | 'mutates'>;
+
 export function verdictRoutes(verdicts: VerdictService, ledger: Ledger, publicBaseUrl: string | null): RouteDef[] {
   return [
     defineRoute({
       method: 'POST',
       path: '/verdict',
-      uses: ['verdict-engine', 'signer', 'worker-pool', 'ledger', 'scene-buffer'],
-      mutates: ['ledger', 'scene-buffer'],
+      ...DECIDES_VERDICTS,
       cost: 'kernel',
       write: true,
       summary: 'Evaluate a telemetry frame: 13 axes, PAC-Bayes certified floor, ALLOW/REVIEW/DENY; signed DSSE receipt appended to the ledger',
