@@ -28,6 +28,12 @@ export interface KernelDef<P extends Record<string, unknown> = Record<string, an
   id: string;
   /** Bumped whenever the same parameters would give a different body. */
   version: number;
+  /**
+   * Fields of `result` (dotted paths) that are diagnostics, not answers: rounding-level gaps between
+   * two computations inside the kernel, or values with no unique correct answer. Each with the reason;
+   * the body lists them under `informative` so a client knows which numbers the tests do not recompute.
+   */
+  informative?: Readonly<Record<string, string>>;
   /** `query`: parameters are query keys. `request`: they live in the JSON `request` query value (design 3). */
   input: 'query' | 'request';
   /** One-line description for README and OpenAPI. */

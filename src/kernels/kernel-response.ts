@@ -39,6 +39,9 @@ export function kernelResponseSchema(def: KernelDef): Schema {
     constants: object().optional().description('Fixed internal sizes and hyper-parameters the computation used'),
     result: object().description("The kernel's computed fields (floats rounded to 12 significant digits; long series sampled with their SHA-256)"),
     checks: object().description("The kernel's own residuals for its invariants (informative)"),
+    ...(def.informative
+      ? { informative: shape(Object.fromEntries(Object.keys(def.informative).map((k) => [k, str()]))).description('Fields of `result` (dotted paths) that are diagnostics, not answers, each with the reason') }
+      : {}),
     honesty: str(),
   }).description(`Kernel envelope (${KERNEL_SCHEMA}) of ${def.id}`);
   cache.set(def, s);

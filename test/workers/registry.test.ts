@@ -12,6 +12,21 @@ describe('workers/registry', () => {
     for (const def of KERNELS) expect(kernelPath(def)).to.match(/^(\/[a-z0-9-]+)+$/);
   });
 
+  it('informative fields are declared with a reason, exist in the result as numbers, and are listed in the body', () => {
+    const declaring = KERNELS.filter((d) => d.informative);
+    expect(declaring.map((d) => d.id).sort()).to.deep.equal(['flower/graph', 'goat/transport', 'inplacettt/adapt', 'keyless/attention', 'mla/latent-compress', 'nsa/simulate', 'ssm/scan']);
+    const numeric = (v: unknown): boolean => typeof v === 'number' || (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number'));
+    for (const def of KERNELS) {
+      const body = JSON.parse(runBody(def)) as { result: Record<string, unknown>; informative?: Record<string, string> };
+      expect(body.informative, def.id).to.deep.equal(def.informative);
+      for (const [path, why] of Object.entries(def.informative ?? {})) {
+        expect(why.length, `${def.id} ${path}: a reason`).to.be.above(40);
+        const value = path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], body.result);
+        expect(numeric(value), `${def.id} result.${path} is a number`).to.equal(true);
+      }
+    }
+  });
+
   for (const def of KERNELS) {
     describe(def.id, () => {
       it('answers at defaults and at its worst case within budget, with byte-identical repeats', () => {

@@ -143,7 +143,10 @@ type Params = { seed: number; petals: number; petal_size: number; core: number; 
 
 export default defineKernel<Params>({
   id: 'flower/graph',
-  version: 1,
+  version: 2,
+  informative: {
+    'clustering.assignment': 'k-means++ labels on the spectral embedding: eigenvectors are not unique under repeated eigenvalues, so no reference reproduces the labels; cluster sizes and ARI are recomputed from them',
+  },
   input: 'query',
   summary: 'Petal-clustered flower graph (stochastic block model): normalised-Laplacian spectrum, Cheeger sandwich, Fiedler sweep cut and spectral clustering of the petals',
   technique: 'stochastic block model + normalised spectral clustering (NJW, k-means++) + Cheeger inequality',

@@ -115,7 +115,10 @@ export function hiddenTable(E: Float64Array, Wg: Float64Array, Wu: Float64Array,
 
 export default defineKernel<{ seed: number; dim: number; out_dim: number; n_chunks: number; eta: number }>({
   id: 'inplacettt/adapt',
-  version: 1,
+  version: 2,
+  informative: {
+    chunkwise_equivalence_error: 'rounding-level gap between the chunk-wise and token-wise fast-weight updates, computed inside the kernel; bounded by a fixed tolerance in the tests',
+  },
   input: 'query',
   summary: 'In-Place TTT: the MLP down-projection as a chunk-wise fast weight with a next-token-aligned target, against a reconstruction target and a frozen weight',
   technique: 'In-Place Test-Time Training (chunk-wise fast-weight W_down, next-token-aligned target)',

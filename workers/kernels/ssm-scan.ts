@@ -187,7 +187,11 @@ export function ltiConvolutionGap(inp: SsmInputs): number {
 
 export default defineKernel<{ seed: number; seq_len: number; state_dim: number }>({
   id: 'ssm/scan',
-  version: 1,
+  version: 2,
+  informative: {
+    max_abs_diff_parallel: 'rounding-level gap between the Blelloch scan and the sequential recurrence inside the kernel; y, h and retention are recomputed by the tests',
+    max_abs_diff_lti_conv: 'rounding-level gap between the LTI recurrence and its convolution form inside the kernel; bounded by a fixed tolerance in the tests',
+  },
   input: 'query',
   summary: 'Mamba selective scan: Blelloch parallel scan checked against the sequential recurrence and the LTI convolution',
   technique: 'selective state-space scan (Mamba, S4D-real A), work-efficient parallel prefix scan',

@@ -32,6 +32,7 @@ export function buildEnvelope({ def, params, requestLabel, output }: EnvelopeInp
     ...(output.constants ? { constants: roundDeep(output.constants, '$.constants') } : {}),
     result: roundDeep(output.result, '$.result'),
     checks: roundDeep(output.checks ?? {}, '$.checks'),
+    ...(def.informative ? { informative: def.informative } : {}),
     honesty: def.honesty,
   };
 }
