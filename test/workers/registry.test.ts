@@ -14,7 +14,7 @@ describe('workers/registry', () => {
 
   it('informative fields are declared with a reason, exist in the result as numbers, and are listed in the body', () => {
     const declaring = KERNELS.filter((d) => d.informative);
-    expect(declaring.map((d) => d.id).sort()).to.deep.equal(['flower/graph', 'goat/transport', 'inplacettt/adapt', 'keyless/attention', 'mla/latent-compress', 'nsa/simulate', 'ssm/scan']);
+    expect(declaring.map((d) => d.id).sort()).to.deep.equal(['flower/graph', 'goat/transport', 'inplacettt/adapt', 'kan/fit', 'keyless/attention', 'mla/latent-compress', 'nsa/simulate', 'ssm/scan']);
     const numeric = (v: unknown): boolean => typeof v === 'number' || (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number'));
     for (const def of KERNELS) {
       const body = JSON.parse(runBody(def)) as { result: Record<string, unknown>; informative?: Record<string, string> };

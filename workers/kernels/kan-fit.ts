@@ -257,7 +257,10 @@ function rmse(model: Kan, xs: Float64Array, ys: Float64Array, f: Float64Array): 
 
 export default defineKernel<{ seed: number; grid: number; samples: number; width: number }>({
   id: 'kan/fit',
-  version: 1,
+  version: 2,
+  informative: {
+    loss_curve: 'the interior is the Adam trajectory (replaying it would copy the optimiser); its first and last points are recomputed by the tests from the returned parameters',
+  },
   input: 'query',
   summary: 'Kolmogorov–Arnold Network [2, width, 1] with cubic B-spline edges trained by Adam on exp(sin(πx) + y²)',
   technique: 'KAN with learnable cubic B-spline edge functions plus silu base branch, full-batch Adam with analytic gradients',
