@@ -92,6 +92,23 @@ describe('lib/assignment (Hungarian, shortest augmenting paths)', () => {
     expect(solveAssignment(new Float64Array(0), 0, 0).cost).to.equal(0);
   });
 
+  it('names the row left without an allowed column, and refuses a ragged matrix', () => {
+    // row 1 has only column 0, which row 0 needs too: the second row cannot be placed
+    const blocked = () => solveAssignmentRows([
+      [1, Infinity],
+      [2, Infinity],
+    ]);
+    expect(blocked).to.throw(InfeasibleAssignmentError);
+    try {
+      blocked();
+    } catch (err) {
+      expect((err as InfeasibleAssignmentError).row).to.equal(1);
+    }
+    // a row with no allowed column at all is the first one named
+    expect(() => solveAssignmentRows([[Infinity, NaN]])).to.throw(InfeasibleAssignmentError, 'row 0');
+    expect(() => solveAssignmentRows([[1, 2], [3]])).to.throw(RangeError, 'ragged');
+  });
+
   it('solves 40 × 180 (the track-association worst case) in a few milliseconds', () => {
     const rng = new Rng(1);
     const c = new Float64Array(40 * 180).map(() => rng.uniform(0, 100));

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createHash, createPublicKey, sign, verify } from 'node:crypto';
 import {
   appraise,
   attestationKey,
@@ -125,6 +125,24 @@ describe('lib/attestation', () => {
         const a = appraise(ev, { ...verifier, reference: corrupted });
         expect([a.failed_check, a.failed_stage]).to.deep.equal(['measurements-match-reference', i]);
       }
+    });
+
+    it('a logged stage must match its reference by name, and every logged index needs a reference', () => {
+      const ev = buildEvidence(rng, stages);
+      // the digest replays, but the log names stage 2 as another stage
+      const renamed: Evidence = { ...ev, event_log: ev.event_log.map((e) => (e.index === 2 ? { ...e, stage: 'not-a-stage' } : e)) };
+      expect(appraise(renamed, verifier)).to.deep.include({ failed_check: 'measurements-match-reference', failed_stage: 2 });
+      // the verifier holds references for fewer stages than the device logged
+      const fewer = appraise(ev, { ...verifier, reference: ref.values.slice(0, -1) });
+      expect(fewer).to.deep.include({ failed_check: 'measurements-match-reference', failed_stage: stages });
+    });
+
+    it('a quote that is not JSON fails the signature check, even when it carries a valid signature', () => {
+      const bytes = 'not a quote';
+      const signed: Evidence = { quote: bytes, signature_b64: sign(null, Buffer.from(bytes), key.privateKey).toString('base64'), event_log: [] };
+      const a = appraise(signed, verifier);
+      expect(a).to.deep.include({ status: 'contraindicated', failed_check: 'signature-chain', failed_stage: null });
+      expect(a.results.slice(1).every((r) => r.passed === null)).to.equal(true);
     });
 
     it('refuses a modified quote or log', () => {

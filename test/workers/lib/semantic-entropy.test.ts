@@ -7,6 +7,7 @@ import {
   entropyOfCounts,
   equivalent,
   greedyCluster,
+  labelsOf,
   lexicalEntropy,
   likelihoodSE,
   millerMadow,
@@ -27,6 +28,19 @@ describe('lib/semantic-entropy', () => {
     // 6 items, a = [0,0,0,1,1,1], b = [0,0,1,1,2,2]: index 2, sums 6 and 3, total 15
     expect(adjustedRandIndex([0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 2, 2])).to.be.closeTo((2 - 18 / 15) / (4.5 - 18 / 15), 1e-15);
     expect(adjustedRandIndex([0, 1, 0, 1, 0, 1], [0, 0, 1, 1, 2, 2])).to.be.below(0);
+  });
+
+  it('edge cases: ARI of one item or none is 1, unequal lengths are refused; empty counts add nothing; unclustered items are labelled -1', () => {
+    expect(adjustedRandIndex([0], [3])).to.equal(1);
+    expect(adjustedRandIndex([], [])).to.equal(1);
+    expect(() => adjustedRandIndex([0, 1], [0])).to.throw(/differ in length/);
+    expect(entropyOfCounts([2, 0, 2])).to.be.closeTo(Math.log(2), 1e-15);
+    expect(entropyOfCounts([0, 3])).to.equal(0);
+    expect(labelsOf([[2], [0]], 4)).to.deep.equal([1, -1, 0, -1]);
+    // the same string matches whatever the embeddings say; different strings need the cosine
+    expect(equivalent(ans('x', [1, 0]), ans('x', [0, 1]), 0.9)).to.equal(true);
+    expect(equivalent(ans('x', [1, 0]), ans('y', [0, 1]), 0.9)).to.equal(false);
+    expect(equivalent(ans('x', [1, 0]), ans('y', [2, 0]), 1)).to.equal(true);
   });
 
   it('clusters greedily against the first member only, in creation order; same strings always match', () => {
