@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { attendRow, causalSoftmaxAttention, headRows, maxAbsDiff, project } from '../../../workers/lib/attention.js';
+import { attendRow, causalSoftmaxAttention, headRows, maxAbsDiff, project, subsetWeights } from '../../../workers/lib/attention.js';
 import { Rng } from '../../../workers/lib/prng.js';
 
 describe('lib/attention', () => {
@@ -32,6 +32,22 @@ describe('lib/attention', () => {
     attendRow(Float64Array.from([1, 0]), 0, K, V, 1, 2, 1, 1, out, 0);
     const e = Math.exp(1);
     expect(out[0]).to.be.closeTo((1 + 2 * e) / (1 + e), 1e-14);
+  });
+
+  it('attendRow overwrites a dirty output, needs no scratch or a long enough one, and subtracts the true maximum', () => {
+    // scores 1000 and 0 (the largest first): shifting by anything but the maximum overflows exp
+    const K = Float64Array.from([1000, 0, 0, 0]);
+    const V = Float64Array.from([3, 5, 7, 11]);
+    // weights [1, e^-1000] = [1, 0] in doubles: the output is the first value row
+    const expected = [3, 5];
+    for (const scratch of [undefined, new Float64Array(1), new Float64Array(2), new Float64Array(8).fill(9)]) {
+      const out = new Float64Array(4).fill(-7);
+      attendRow(Float64Array.from([1, 0]), 0, K, V, 1, 2, 2, 1, out, 2, undefined, 0, scratch);
+      expect(Array.from(out)).to.deep.equal([-7, -7, ...expected]);
+    }
+    const w = new Float64Array(2).fill(5);
+    subsetWeights(Float64Array.from([1, 0]), 0, K, [0, 1], 2, 2, 1, w);
+    expect(Array.from(w)).to.deep.equal([1, 0]);
   });
 
   it('project, maxAbsDiff and headRows', () => {
