@@ -201,6 +201,10 @@ describe('workers/lib/prng', () => {
     expect(new Rng(42).poisson(1)).to.equal(1);
     expect(new Rng(42).poisson(5)).to.equal(6);
     expect(new Rng(42).poisson(0)).to.equal(0);
+    // Knuth's loop runs while p > e^−λ: a product equal to e^−λ stops it (λ = −ln u₁, exact here)
+    const u1 = uniforms(42, 1)[0]!;
+    expect(Math.exp(Math.log(u1))).to.equal(u1);
+    expect(new Rng(42).poisson(-Math.log(u1))).to.equal(0);
     const s = new Rng(17);
     const n = 20000;
     const lambda = 3.7;
