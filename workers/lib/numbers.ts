@@ -51,10 +51,6 @@ export function sha256Hex(data: string | Uint8Array): string {
 }
 
 /**
- * Long series in a body: at most `cap` entries sampled at evenly spaced indices (always including
- * the last), with the indices and the SHA-256 of the full rounded series (kernels-c C3).
- */
-/**
  * `count` evenly spaced indices of [0, n), r_k = floor((k+1)·n/count) − 1, so the last index is
  * always n − 1 (kernels-c C6); distinct when count ≤ n.
  */
@@ -62,6 +58,10 @@ export function evenlySpaced(n: number, count: number): number[] {
   return Array.from({ length: count }, (_, k) => Math.floor(((k + 1) * n) / count) - 1);
 }
 
+/**
+ * Long series in a body: at most `cap` entries sampled at evenly spaced indices (always including
+ * the last), with the indices and the SHA-256 of the full rounded series (kernels-c C3).
+ */
 export function sampleSeries(series: ArrayLike<number>, cap = 256): { values: number[]; index: number[]; digest: string; length: number } {
   const full = Array.from(series, (v, i) => roundNumber(v, `series[${i}]`));
   const n = full.length;
