@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import { buildTestApp, testConfig, type TestApp } from '../helpers/app.js';
+import { spin } from '../helpers/faults.js';
 import { openSse } from '../helpers/sse.js';
 
 const API = '/api/svc/v1/energy';
@@ -69,7 +70,7 @@ describe('energy routes', () => {
     return res.body as Rec;
   };
   before(async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({}, { faults: true }); // a spinning fault kernel gives worker CPU time
   });
   after(() => t.close());
 
@@ -136,7 +137,7 @@ describe('energy routes', () => {
 
   it('/sovereign: CPU time rises with a worker task (worker CPU is included); marginal energy never decreases; the panel shows the same snapshot', async () => {
     const a = await get('sovereign');
-    const out = await t.services.pool.run({ kind: 'diag', op: 'spin', ms: 250 });
+    const out = await t.services.pool.run(spin(250));
     const b = await get('sovereign');
     const cpu = (x: Rec) => val(x.measured.cpu_user_s) + val(x.measured.cpu_system_s);
     expect(cpu(b) - cpu(a)).to.be.at.least((0.5 * out.stats.runMs) / 1000);

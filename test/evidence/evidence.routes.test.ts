@@ -6,6 +6,7 @@ import { dssePae, inclusionVerifies, isDerEcdsa } from '../../src/evidence/probe
 import { unlabelledNumbers } from '../../src/evidence/claims.js';
 import { HONESTY_RULES } from '../../src/core/doctrine.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { spin } from '../helpers/faults.js';
 import { sh, withTempDir, write } from '../helpers/shell.js';
 import { frame } from '../security/fakes.js';
 
@@ -39,7 +40,7 @@ function tamperableLedger(keyid: string, nodes: number): { status: LedgerStatus;
 describe('evidence claims', () => {
   let t: TestApp;
   before(async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({}, { faults: true }); // fault kernels keep the pool busy (refresh test)
   });
   after(() => t.close());
 
@@ -228,9 +229,9 @@ describe('evidence claims', () => {
       expect(Date.parse(one.index.generated_at)).to.be.greaterThan(Date.parse(before.generated_at));
       expect(one.results.verified + one.results.failed + one.results.not_applicable).to.equal(before.claims.length);
       // keep both workers busy for a moment, so the refresh (which signs in the pool) is still running when the second call arrives
-      const spin = Array.from({ length: t.services.pool.snapshot().threads }, () => t.services.pool.run({ kind: 'diag', op: 'spin', ms: 300 }));
+      const busy = Array.from({ length: t.services.pool.snapshot().threads }, () => t.services.pool.run(spin(300)));
       const [a, b] = await Promise.all([t.http.get(`${API}/evidence/research/refresh`), t.http.get(`${API}/evidence/research/refresh`)]);
-      await Promise.all(spin);
+      await Promise.all(busy);
       expect(a.body.refreshed_at).to.equal(b.body.refreshed_at);
       expect(a.body.index.refresh_count).to.equal(one.index.refresh_count + 1);
     });

@@ -9,6 +9,7 @@ import supertest from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
+import { FAULT_WORKER } from './faults.js';
 import { responseChecker } from './response-check.js';
 
 export interface TestApp extends BuiltApp {
@@ -28,10 +29,12 @@ export interface TestAppOptions {
    * measures the main thread itself: the check is test-only work on the same event loop.
    */
   checkResponses?: boolean;
+  /** Start the kernel pool with the fixture worker that also runs fault kernels (helpers/faults.ts). */
+  faults?: boolean;
 }
 
-export async function buildTestApp(overrides: Record<string, unknown> = {}, { checkResponses = true }: TestAppOptions = {}): Promise<TestApp> {
-  const built = await buildApp(testConfig(overrides));
+export async function buildTestApp(overrides: Record<string, unknown> = {}, { checkResponses = true, faults = false }: TestAppOptions = {}): Promise<TestApp> {
+  const built = await buildApp(testConfig(overrides), faults ? { kernelWorker: FAULT_WORKER } : {});
   if (checkResponses) {
     // outermost: every response a test receives is checked against its route's declared schema. Added
     // where Koa composes the chain for this server, so app.middleware stays the production chain.
@@ -62,10 +65,10 @@ export async function buildTestApp(overrides: Record<string, unknown> = {}, { ch
  * One app for the enclosing mocha `describe`: built in its `before`, closed in its `after`. Returns
  * the app's getter (it exists only once the hook has run).
  */
-export function withTestApp(overrides: Record<string, unknown> = {}): () => TestApp {
+export function withTestApp(overrides: Record<string, unknown> = {}, opts: TestAppOptions = {}): () => TestApp {
   let t: TestApp | undefined;
   before(async () => {
-    t = await buildTestApp(overrides);
+    t = await buildTestApp(overrides, opts);
   });
   after(() => t?.close());
   return () => {

@@ -93,9 +93,9 @@ describe('security posture views', () => {
       const file = JSON.parse(readFileSync(join(projectRoot(), 'src/security/posture-baseline.json'), 'utf8'));
       expect(body.baseline).to.include({ id: file.id, version: file.version, sha256: sha256Hex(canonicalJson(file)) });
       expect(body.summary.total).to.equal(file.checks.length);
-      // the test config's fault-injection switch is recorded as an approved deviation, not hidden
-      const diag = (body.checks as Check[]).find((c) => c.id === 'pool-diagnostics')!;
-      expect(diag).to.include({ status: 'approved_deviation', actual: true, expected: false });
+      // the test config's in-memory ledger is recorded as an approved deviation, not hidden
+      const mode = (body.checks as Check[]).find((c) => c.id === 'ledger-mode')!;
+      expect(mode).to.include({ status: 'approved_deviation', actual: 'EPHEMERAL', expected: 'DURABLE' });
       const threads = (body.checks as Check[]).find((c) => c.id === 'worker-pool-size')!;
       expect(threads.actual).to.equal(t.services.pool.snapshot().threads);
       const headers = (await t.http.get(`${API}/doctrine`)).headers;
