@@ -386,7 +386,13 @@ export class WorkerPool {
    * histograms on every read (~0.3–0.5 ms each), so this is for the metrics scrape only. */
   detailedSnapshot(): PoolSnapshot {
     const h = this.pool.histogram;
-    return { ...this.snapshot(), utilization: this.pool.utilization, waitP99Ms: h.waitTime?.p99 ?? 0, runP99Ms: h.runTime?.p99 ?? 0 };
+    return {
+      ...this.snapshot(),
+      utilization: this.pool.utilization,
+      waitP99Ms: h.waitTime?.p99 ?? 0,
+      runP99Ms: h.runTime?.p99 ?? 0,
+      rejections: { admission: this.shed - this.shedLate, dispatch: this.shedLate, killed: this.killed },
+    };
   }
 
   /** Finishes running tasks, then stops the threads. */

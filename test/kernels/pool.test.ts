@@ -1,8 +1,14 @@
 import { expect } from 'chai';
 import { getPriority } from 'node:os';
 import { AppError } from '../../src/http/errors.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTestApp, parsePrometheus, type TestApp } from '../helpers/app.js';
 import { exitFault, spin, throwFault } from '../helpers/faults.js';
+
+/** svc_pool_rejections_total by reason, as /metrics shows it. */
+async function rejections(t: TestApp): Promise<Record<string, number>> {
+  const series = parsePrometheus((await t.http.get('/metrics')).text).get('svc_pool_rejections_total') ?? [];
+  return Object.fromEntries(series.map((s) => [s.labels.reason, s.value]));
+}
 
 async function rejection(p: Promise<unknown>): Promise<AppError> {
   try {
@@ -21,11 +27,14 @@ describe('worker pool semantics', () => {
     });
     after(() => t.close());
 
-    it('the pool refuses tasks beyond running + maxQueue with QUEUE_FULL', async () => {
+    it('the pool refuses tasks beyond running + maxQueue with QUEUE_FULL, counted in svc_pool_rejections_total', async () => {
+      const before = await rejections(t);
       const runs = Array.from({ length: 4 }, () => t.services.pool.run(spin(100), { deadlineMs: 5000 }).then(() => 'ok', (e: AppError) => e.code));
       const outcomes = await Promise.all(runs);
       expect(outcomes.filter((o) => o === 'QUEUE_FULL').length).to.equal(2);
       expect(outcomes.filter((o) => o === 'ok').length).to.equal(2);
+      const after = await rejections(t);
+      expect(after).to.deep.equal({ ...before, admission: before.admission! + 2 });
     });
 
     it('sheds with 503 + Retry-After once the queue is full, and serves the rest', async () => {
@@ -68,6 +77,7 @@ describe('worker pool semantics', () => {
       await t.services.pool.idle();
       expect(t.services.pool.killed).to.equal(killed + 1);
       expect(performance.now() - started).to.be.below(4000); // 50 ms + the 1 s grace, not the 5 s spin
+      expect((await rejections(t)).killed).to.equal(killed + 1);
     });
 
     it('a crashed worker gives 500 and the pool recovers', async () => {
@@ -159,6 +169,7 @@ describe('worker pool semantics', () => {
       expect(Number(err.headers['Retry-After'])).to.be.at.least(1);
       expect(at).to.be.within(250, 420); // it waited for the overrunning task, then was shed at once
       expect(pool.shedLate).to.equal(shedLate + 1);
+      expect((await rejections(t)).dispatch).to.equal(shedLate + 1);
       await overrun;
       await pool.idle();
     });
