@@ -4,6 +4,7 @@ import { canonicalJson } from '../../workers/lib/numbers.js';
 import { CF, FLAG_BY_ISO2, PORT_BY_LOCODE, DEFICIENCY_CODES } from '../../src/fleet/dataset/reference.js';
 import { isValidImoCompany, isValidImoShip } from '../../src/fleet/dataset/identifiers.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { pairs } from '../helpers/indexed.js';
 
 const API = '/api/svc/v1/fleet';
 const ROUTES = ['vessels', 'forecast-modules', 'predictive-maintenance', 'compliance-certificates', 'port-state-deficiencies', 'ai-briefings', 'event-logs', 'fleets', 'maintenance-logs', 'shipment-records', 'voyage-risk', 'all'];
@@ -21,12 +22,11 @@ function hav(a: Rec, b: Rec): number {
   return 2 * R * Math.asin(Math.sqrt(h));
 }
 function along(pts: Rec[], d: number): Rec {
-  for (let i = 1; i < pts.length; i++) {
-    const leg = hav(pts[i - 1], pts[i]);
+  for (const [a, b] of pairs(pts)) {
+    const leg = hav(a, b);
     if (d <= leg) {
       const f = d / leg;
       const s = leg / R;
-      const [a, b] = [pts[i - 1], pts[i]];
       const va = [Math.cos(rad(a.lat)) * Math.cos(rad(a.lon)), Math.cos(rad(a.lat)) * Math.sin(rad(a.lon)), Math.sin(rad(a.lat))];
       const vb = [Math.cos(rad(b.lat)) * Math.cos(rad(b.lon)), Math.cos(rad(b.lat)) * Math.sin(rad(b.lon)), Math.sin(rad(b.lat))];
       const v = va.map((x, k) => (Math.sin((1 - f) * s) * x + Math.sin(f * s) * vb[k]!) / Math.sin(s));
@@ -196,7 +196,7 @@ describe('fleet routes', () => {
     for (const c of b.components as Rec[]) {
       const log = (b.items as Rec[]).filter((l) => l.component_id === c.component_id).sort((x, y) => (x.date < y.date ? -1 : x.date > y.date ? 1 : 0));
       expect(log.length).to.be.greaterThan(0);
-      for (let i = 1; i < log.length; i++) expect(log[i].running_hours_at).to.be.at.least(log[i - 1].running_hours_at);
+      for (const [prev, next] of pairs(log)) expect(next.running_hours_at).to.be.at.least(prev.running_hours_at);
       expect(log.at(-1)!.running_hours_at).to.be.at.most(c.running_hours_now);
     }
   });
@@ -317,10 +317,7 @@ describe('fleet routes', () => {
   it('/event-logs: sorted by ts then event_id; every ref resolves to a record', () => {
     const items = body['event-logs']!.items as Rec[];
     const ids: Record<string, [string, string]> = { compliance_certificates: ['items', 'cert_id'], port_state_deficiencies: ['inspections', 'inspection_id'], maintenance_logs: ['items', 'log_id'], shipment_records: ['items', 'voyage_id'] };
-    for (let i = 1; i < items.length; i++) {
-      const [a, b] = [items[i - 1], items[i]];
-      expect(a.ts < b.ts || (a.ts === b.ts && a.event_id < b.event_id), `${i}`).to.equal(true);
-    }
+    pairs(items).forEach(([a, b], i) => expect(a.ts < b.ts || (a.ts === b.ts && a.event_id < b.event_id), `${i + 1}`).to.equal(true));
     for (const e of items) {
       const [arr, key] = ids[e.ref.collection]!;
       expect((body.all![e.ref.collection][arr] as Rec[]).some((r) => r[key] === e.ref.id), e.event_id).to.equal(true);

@@ -59,7 +59,7 @@ function argmax(sweep: any[]): number {
 
 describe('kernel steering/sweep', () => {
   it('matches an independent CAA vector, LDA probe and sweep', () => {
-    for (const [seed, n, m, S, cMax, kappa] of [[42, 32, 24, 21, 6, 0.08], [5, 7, 3, 6, 2.5, 0.3], [9, 2, 2, 2, 1, 0], [13, 64, 100, 11, 10, 0.01]]) {
+    for (const [seed, n, m, S, cMax, kappa] of [[42, 32, 24, 21, 6, 0.08], [5, 7, 3, 6, 2.5, 0.3], [9, 2, 2, 2, 1, 0], [13, 64, 100, 11, 10, 0.01]] as const) {
       const r = runRaw(steer, q({ seed, dim: n, cluster: m, sweep_points: S, c_max: cMax, kappa })).result as any;
       const ref = reference(seed, n, m, S, cMax, kappa);
       close(r.steering_vector_norm, Math.hypot(...ref.v));

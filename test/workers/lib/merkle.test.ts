@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { consistencyProof, inclusionProof, leafHash, merkleRoot, rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../../workers/lib/merkle.js';
+import { at, xorAt } from '../../helpers/indexed.js';
 
 // RFC 6962 / 9162 published vectors (ledger-signing note 3.1).
 const INPUTS = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map((h) => Buffer.from(h, 'hex'));
@@ -30,7 +31,7 @@ describe('workers/lib/merkle (RFC 9162)', () => {
         if (n > 1) expect(verifyInclusion(leaves[i]!, (i + 1) % n, n, proof, root)).to.equal(false);
         if (proof.length) {
           const bad = proof.map((p) => Buffer.from(p));
-          bad[0]![0] ^= 1;
+          xorAt(at(bad, 0), 0, 1);
           expect(verifyInclusion(leaves[i]!, i, n, bad, root)).to.equal(false);
           expect(verifyInclusion(leaves[i]!, i, n, proof.slice(1), root)).to.equal(false);
           expect(verifyInclusion(leaves[i]!, i, n, [...proof, proof[0]!], root)).to.equal(false);
@@ -51,7 +52,7 @@ describe('workers/lib/merkle (RFC 9162)', () => {
           expect(verifyConsistency(m, n, newRoot, newRoot, proof)).to.equal(false);
           if (proof.length) {
             const bad = proof.map((p) => Buffer.from(p));
-            bad[bad.length - 1]![5] ^= 0x80;
+            xorAt(at(bad, bad.length - 1), 5, 0x80);
             expect(verifyConsistency(m, n, oldRoot, newRoot, bad)).to.equal(false);
           }
         }
