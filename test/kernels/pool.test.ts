@@ -126,13 +126,14 @@ describe('worker pool semantics', () => {
     after(() => t.close());
 
     it('item 4: admits what can finish within the deadline, sheds the rest at once with 503 + Retry-After, cuts nothing', async () => {
-      // one run teaches the pool what this kernel costs (an unknown one is assumed to take 50 ms)
-      await t.services.pool.run(spin(100), { deadlineMs: 5000 });
+      // one run teaches the pool what this kernel costs (an unknown one is assumed to take 50 ms);
+      // 200 ms spins keep the dispatch overhead of a loaded machine small beside the estimate
+      await t.services.pool.run(spin(200), { deadlineMs: 5000 });
       const killed = t.services.pool.killed;
       const started = performance.now();
       const outcomes: { code: string; at: number; retry?: string }[] = await Promise.all(
         Array.from({ length: 12 }, () =>
-          t.services.pool.run(spin(100), { deadlineMs: 650 }).then(
+          t.services.pool.run(spin(200), { deadlineMs: 1300 }).then(
             () => ({ code: 'ok', at: performance.now() - started }),
             (e: AppError) => ({ code: e.code, at: performance.now() - started, retry: e.headers['Retry-After'] }),
           ),
