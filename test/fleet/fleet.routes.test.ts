@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../workers/lib/numbers.js';
 import { CF, FLAG_BY_ISO2, PORT_BY_LOCODE, DEFICIENCY_CODES } from '../../src/fleet/dataset/reference.js';
 import { isValidImoCompany, isValidImoShip } from '../../src/fleet/dataset/identifiers.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { withTestApp } from '../helpers/app.js';
 import { pairs } from '../helpers/indexed.js';
 
 const API = '/api/svc/v1/fleet';
@@ -44,17 +44,15 @@ const addMonthsUtc = (date: string, m: number): string => {
 };
 
 describe('fleet routes', () => {
-  let t: TestApp;
+  const app = withTestApp();
   const body: Record<string, Rec> = {};
   before(async () => {
-    t = await buildTestApp();
     for (const r of ROUTES) {
-      const res = await t.http.get(`${API}/${r}`);
+      const res = await app().http.get(`${API}/${r}`);
       expect(res.status, r).to.equal(200);
       body[r] = res.body;
     }
   });
-  after(() => t.close());
 
   it('every body carries the envelope, as_of and the synthetic dataset label', () => {
     for (const r of ROUTES) {
@@ -72,10 +70,10 @@ describe('fleet routes', () => {
 
   it('errors: POST is 405 with Allow, an unknown query parameter is 422 extra_forbidden', async () => {
     for (const r of ROUTES) {
-      const post = await t.http.post(`${API}/${r}`);
+      const post = await app().http.post(`${API}/${r}`);
       expect(post.status, r).to.equal(405);
       expect(post.headers.allow).to.include('GET');
-      const bad = await t.http.get(`${API}/${r}?as_of=2030-01-01`);
+      const bad = await app().http.get(`${API}/${r}?as_of=2030-01-01`);
       expect(bad.status, r).to.equal(422);
       expect(bad.body.detail[0]).to.include({ type: 'extra_forbidden' });
       expect(bad.body.detail[0].loc).to.deep.equal(['query', 'as_of']);
@@ -290,8 +288,8 @@ describe('fleet routes', () => {
   };
 
   it('/ai-briefings: byte-identical across calls; inputs_sha256 commits to the resolved evidence values', async () => {
-    const a = await t.http.get(`${API}/ai-briefings`);
-    const b2 = await t.http.get(`${API}/ai-briefings`);
+    const a = await app().http.get(`${API}/ai-briefings`);
+    const b2 = await app().http.get(`${API}/ai-briefings`);
     expect(a.text).to.equal(b2.text);
     expect(body['ai-briefings']!.generator).to.deep.equal({ kind: 'deterministic_template', id: 'template-v1', llm_used: false });
     for (const br of body['ai-briefings']!.items as Rec[]) {
@@ -352,17 +350,17 @@ describe('fleet routes', () => {
 
   it('/all: ETag is the SHA-256 of the body and If-None-Match answers 304', async () => {
     for (const r of ['all', 'vessels']) {
-      const res = await t.http.get(`${API}/${r}`).buffer(true).parse((resp, cb) => {
+      const res = await app().http.get(`${API}/${r}`).buffer(true).parse((resp, cb) => {
         const chunks: Buffer[] = [];
         resp.on('data', (c: Buffer) => chunks.push(c));
         resp.on('end', () => cb(null, Buffer.concat(chunks)));
       });
       const sha = createHash('sha256').update(res.body as Buffer).digest('hex');
       expect(res.headers.etag).to.equal(`"${sha}"`);
-      const again = await t.http.get(`${API}/${r}`).set('If-None-Match', res.headers.etag!);
+      const again = await app().http.get(`${API}/${r}`).set('If-None-Match', res.headers.etag!);
       expect(again.status).to.equal(304);
       expect(again.text ?? '').to.equal('');
-      const stale = await t.http.get(`${API}/${r}`).set('If-None-Match', '"0000"');
+      const stale = await app().http.get(`${API}/${r}`).set('If-None-Match', '"0000"');
       expect(stale.status).to.equal(200);
     }
   });

@@ -63,12 +63,13 @@ export async function buildTestApp(overrides: Record<string, unknown> = {}, { ch
 
 /**
  * One app for the enclosing mocha `describe`: built in its `before`, closed in its `after`. Returns
- * the app's getter (it exists only once the hook has run).
+ * the app's getter (it exists only once the hook has run). Overrides that depend on an earlier
+ * hook (a fake upstream's port) are passed as a function, read when the app is built.
  */
-export function withTestApp(overrides: Record<string, unknown> = {}, opts: TestAppOptions = {}): () => TestApp {
+export function withTestApp(overrides: Record<string, unknown> | (() => Record<string, unknown>) = {}, opts: TestAppOptions = {}): () => TestApp {
   let t: TestApp | undefined;
   before(async () => {
-    t = await buildTestApp(overrides, opts);
+    t = await buildTestApp(typeof overrides === 'function' ? overrides() : overrides, opts);
   });
   after(() => t?.close());
   return () => {
@@ -77,12 +78,13 @@ export function withTestApp(overrides: Record<string, unknown> = {}, opts: TestA
   };
 }
 
-/** Minimal Prometheus text-format parser: series name → samples. Throws on a malformed line. */
+/** Minimal Prometheus text-format parser: series name → samples (prom-client writes NaN as `Nan`,
+ * which Prometheus accepts too). Throws on a malformed line. */
 export function parsePrometheus(text: string): Map<string, { labels: Record<string, string>; value: number }[]> {
   const out = new Map<string, { labels: Record<string, string>; value: number }[]>();
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (-?[0-9.eE+-]+|NaN|\+Inf|-Inf)$/.exec(line);
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (-?[0-9.eE+-]+|NaN|Nan|\+Inf|-Inf)$/.exec(line);
     if (!m) throw new Error(`malformed exposition line: ${line}`);
     const labels: Record<string, string> = {};
     for (const pair of (m[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!;

@@ -3,6 +3,8 @@ import { getPriority } from 'node:os';
 import { AppError } from '../../src/http/errors.js';
 import { buildTestApp, parsePrometheus, type TestApp } from '../helpers/app.js';
 import { exitFault, spin, throwFault } from '../helpers/faults.js';
+import { paramsFor } from '../helpers/kernels.js';
+import ternary from '../../workers/kernels/ternary-quantize.js';
 
 /** svc_pool_rejections_total by reason, as /metrics shows it. */
 async function rejections(t: TestApp): Promise<Record<string, number>> {
@@ -88,8 +90,10 @@ describe('worker pool semantics', () => {
       expect(thrown.status).to.equal(500);
       const ok = await t.services.pool.run({ kind: 'probe' }, { deadlineMs: 2000 });
       expect(ok.value).to.have.property('pid');
-      const next = await t.http.get('/api/svc/v1/ternary/quantize?n_params=64');
-      expect(next.status).to.equal(200);
+      // a kernel runs on the replacement thread (this app's 40 ms deadline is for the 504 test: a
+      // new thread's first kernel call may take longer)
+      const next = await t.services.pool.run<string>({ kind: 'kernel', id: ternary.id, params: paramsFor(ternary, { n_params: 64 }) }, { deadlineMs: 10_000 });
+      expect(JSON.parse(next.value)).to.include({ kernel: 'ternary/quantize' });
       expect(t.services.pool.snapshot().threads).to.equal(1);
     });
 
