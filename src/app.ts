@@ -52,6 +52,8 @@ export interface BuiltApp {
 
 export interface BuildOptions {
   log?: Logger;
+  /** The kernel lane's worker module (tests: a fixture that adds fault kernels). */
+  kernelWorker?: URL;
 }
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
@@ -70,7 +72,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     await store.close();
     throw err;
   }
-  const pool = new WorkerPool(config.pool, effectiveThreads(config), log, key.privateKey);
+  const pool = new WorkerPool(config.pool, effectiveThreads(config), log, key.privateKey, { kernelWorker: opts.kernelWorker });
   metrics.observePool(() => pool.detailedSnapshot());
   const health = new HealthRegistry();
   const routes: RouteDef[] = [];

@@ -9,8 +9,7 @@ import { workerData } from 'node:worker_threads';
 import { runKernelTask } from './run-kernel.js';
 import type { Task, TaskResult } from './tasks.js';
 
-const data = (workerData ?? {}) as { diagnostics?: boolean; niceIncrement?: number };
-const diagnostics = Boolean(data.diagnostics);
+const data = (workerData ?? {}) as { niceIncrement?: number };
 
 /** This thread's id for the scheduler (Linux: /proc/thread-self -> <pid>/task/<tid>), or null. */
 function threadId(): number | null {
@@ -46,13 +45,6 @@ function nice(): number | null {
   }
 }
 
-function busyWait(ms: number): void {
-  const end = performance.now() + ms;
-  while (performance.now() < end) {
-    // spin: a kernel stuck in a loop, for deadline tests
-  }
-}
-
 export default function handle(task: Task): TaskResult<unknown> {
   switch (task.kind) {
     case 'kernel':
@@ -71,12 +63,6 @@ export default function handle(task: Task): TaskResult<unknown> {
     }
     case 'probe':
       return { ok: true, value: { pid: process.pid, at: performance.now(), nice: nice() }, stats: { runMs: 0 } };
-    case 'diag':
-      if (!diagnostics) return { ok: false, error: { code: 'BAD_TASK', msg: 'diagnostics disabled' }, stats: { runMs: 0 } };
-      if (task.op === 'spin') busyWait(task.ms ?? 1000);
-      if (task.op === 'exit') process.exit(3);
-      if (task.op === 'throw') throw new Error('diagnostic throw');
-      return { ok: true, value: null, stats: { runMs: task.ms ?? 0 } };
     default:
       return { ok: false, error: { code: 'BAD_TASK', msg: 'unknown task kind' }, stats: { runMs: 0 } };
   }

@@ -1,4 +1,4 @@
-/** Runs one kernel to its serialised body. Shared by the worker host and the inline path. */
+/** Runs one kernel to its serialised body. Shared by the worker host, the kernel tests and the cost bench. */
 import { KERNELS_BY_ID } from './registry.js';
 import { serializeEnvelope } from './lib/envelope.js';
 import { RngStreams } from './lib/prng.js';

@@ -28,16 +28,7 @@ export interface VerifyTask {
   items: { pae: Uint8Array; sig: Uint8Array; keyid: string }[];
 }
 
-/** Test-only faults, refused unless the pool was started with diagnostics enabled. */
-export interface DiagnosticTask {
-  kind: 'diag';
-  op: 'spin' | 'exit' | 'throw';
-  ms?: number;
-  /** The pool's cost estimate is kept under this name instead of the duration: lets a test make a task overrun its estimate. */
-  estimateAs?: string;
-}
-
-export type Task = KernelTask | SignTask | VerifyTask | ProbeTask | DiagnosticTask;
+export type Task = KernelTask | SignTask | VerifyTask | ProbeTask;
 
 export interface TaskStats {
   /** Wall time of the run inside the worker, in milliseconds. */

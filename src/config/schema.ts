@@ -25,8 +25,6 @@ export interface Config {
     idleTimeoutMs: number;
     maxOldGenerationSizeMb: number;
     retryAfterS: number;
-    /** Accept test-only fault tasks (spin, exit, throw). Never in production. */
-    diagnostics: boolean;
     /** Threads of the signing lane (a separate pool: kernels never delay receipts). */
     signThreads: number;
     /** A running task is terminated this long after its deadline (it is answered 504 at the deadline). */
@@ -66,7 +64,6 @@ export const configSchema = Joi.object<Config>({
     idleTimeoutMs: Joi.number().integer().min(1000).required(),
     maxOldGenerationSizeMb: Joi.number().integer().min(32).max(4096).required(),
     retryAfterS: Joi.number().integer().min(1).max(3600).required(),
-    diagnostics: Joi.boolean().required(),
     signThreads: Joi.number().integer().min(1).max(8).default(1),
     killGraceMs: Joi.number().integer().min(0).max(600_000).default(1000),
     niceIncrement: Joi.number().integer().min(0).max(19).default(10),

@@ -85,7 +85,7 @@ export async function signerProbe(s: Observed): Promise<ProbeResult> {
   const der = isDerEcdsa(sig);
   const verified = verify('sha256', pae, key.key, sig);
   const tampered = Buffer.from(pae);
-  tampered[tampered.length - 2] ^= 0x01;
+  tampered.writeUInt8(tampered.readUInt8(tampered.length - 2) ^ 0x01, tampered.length - 2);
   const tamperedVerifies = verify('sha256', tampered, key.key, sig);
   const sizeAfter = s.ledger.size();
   const curve = key.key.asymmetricKeyDetails?.namedCurve ?? null;

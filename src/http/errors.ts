@@ -70,7 +70,6 @@ export type ErrorCode =
   | 'CAPACITY'
   | 'DEADLINE'
   | 'CLIENT_CLOSED'
-  | 'BAD_GATEWAY'
   | 'INTERNAL';
 
 export class AppError extends Error {

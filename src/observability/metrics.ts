@@ -16,14 +16,19 @@ export interface PoolSnapshot {
   completed: number;
   waitP99Ms: number;
   runP99Ms: number;
+  /** Tasks the pool refused or cut short since start, by reason (counters: they only rise). */
+  rejections: Record<PoolRejection, number>;
 }
+
+/** Shed at submission (estimated wait or queue cap), shed at dispatch (its deadline no longer fit),
+ * or terminated past its deadline plus the kill grace. */
+export type PoolRejection = 'admission' | 'dispatch' | 'killed';
 
 export class Metrics {
   readonly registry = new Registry();
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'method' | 'route'>;
   readonly kernelRun: Histogram<'kernel' | 'outcome'>;
-  readonly poolRejections: Counter<'reason'>;
   /** Requests answered 503/504 by load shedding (pool, capacity, rate limit, deadline), by code. */
   readonly shed: Counter<'code'>;
   readonly connectionsRefused: Counter;
@@ -49,7 +54,6 @@ export class Metrics {
       buckets: KERNEL_BUCKETS,
       registers,
     });
-    this.poolRejections = new Counter({ name: 'svc_pool_rejections_total', help: 'Pool tasks refused or cut short', labelNames: ['reason'], registers });
     this.shed = new Counter({ name: 'svc_requests_shed_total', help: 'Requests shed with 503/504 (pool full, capacity, rate limit, deadline) by error code', labelNames: ['code'], registers });
     this.connectionsRefused = new Counter({ name: 'svc_connections_refused_total', help: 'Connections refused at the connection cap', registers });
     const loop = this.eventLoop;
@@ -126,6 +130,22 @@ export class Metrics {
         const now = snapshot().completed;
         if (now > completedSeen) this.inc(now - completedSeen);
         completedSeen = now;
+      },
+    });
+    // the pool keeps the counts (in-process callers such as signing are shed too, not only routes)
+    const rejectionsSeen: Record<PoolRejection, number> = { admission: 0, dispatch: 0, killed: 0 };
+    new Counter({
+      name: 'svc_pool_rejections_total',
+      help: 'Pool tasks refused or cut short, by reason: admission, dispatch (shed when a thread freed), killed (past deadline + grace)',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        const now = snapshot().rejections;
+        for (const reason of Object.keys(rejectionsSeen) as PoolRejection[]) {
+          // inc(0) makes every reason visible from the first scrape
+          this.inc({ reason }, Math.max(0, now[reason] - rejectionsSeen[reason]));
+          rejectionsSeen[reason] = Math.max(rejectionsSeen[reason], now[reason]);
+        }
       },
     });
     gauge('svc_pool_wait_p99_seconds', 'p99 queue wait since start', (s) => s.waitP99Ms / 1000);

@@ -25,6 +25,12 @@ export interface RunOutcome<T> {
   waitMs: number;
 }
 
+export interface PoolOptions {
+  /** The kernel lane's worker module (default `workers/host`): tests start it with a fixture
+   * worker that adds fault kernels, so the production host carries no test-only code. */
+  kernelWorker?: URL;
+}
+
 export interface PoolState {
   threads: number;
   queueSize: number;
@@ -141,6 +147,7 @@ export class WorkerPool {
     readonly threads: number,
     private readonly log: Logger,
     signingKey?: KeyObject,
+    opts: PoolOptions = {},
   ) {
     const common = {
       idleTimeout: cfg.idleTimeoutMs,
@@ -150,12 +157,12 @@ export class WorkerPool {
     // kernel threads never hold the signing key: only the signing lane does
     this.pool = new Piscina({
       ...common,
-      filename: workerEntry().href,
+      filename: (opts.kernelWorker ?? workerEntry()).href,
       minThreads: threads,
       maxThreads: threads,
-      workerData: { diagnostics: cfg.diagnostics, niceIncrement: cfg.niceIncrement },
+      workerData: { niceIncrement: cfg.niceIncrement },
     });
-    this.signPool = new Piscina({ ...common, filename: workerEntry('sign-host').href, minThreads: cfg.signThreads, maxThreads: cfg.signThreads, workerData: { diagnostics: false, signingKey } });
+    this.signPool = new Piscina({ ...common, filename: workerEntry('sign-host').href, minThreads: cfg.signThreads, maxThreads: cfg.signThreads, workerData: { signingKey } });
     // a thread's boot is not a task's run: deadlines start once the lanes have booted
     const warm = (p: Piscina, task: Task, n: number) => Promise.all(Array.from({ length: n }, () => p.run(task).catch(() => undefined)));
     this.kernelsReady = warm(this.pool, { kind: 'probe' }, threads).then(() => {
@@ -174,17 +181,14 @@ export class WorkerPool {
   }
 
   private static keyOf(task: Task): string {
-    if (task.kind === 'kernel') return `kernel:${task.id}`;
-    if (task.kind === 'diag') return `diag:${task.op}:${task.estimateAs ?? task.ms ?? 0}`;
-    return task.kind;
+    return task.kind === 'kernel' ? `kernel:${task.id}` : task.kind;
   }
 
   /** Mean and upper estimate (mean + 2 deviations) of how long a task of this key holds a thread. */
-  private expected(key: string, task: Task): { mean: number; upper: number } {
+  private expected(key: string): { mean: number; upper: number } {
     const known = this.estimates.get(key);
     if (known !== undefined) return { mean: known.mean, upper: known.mean + 2 * known.dev };
-    const guess = task.kind === 'diag' && task.op === 'spin' ? (task.ms ?? 1000) : DEFAULT_EXPECTED_MS;
-    return { mean: guess, upper: guess };
+    return { mean: DEFAULT_EXPECTED_MS, upper: DEFAULT_EXPECTED_MS };
   }
 
   private learn(key: string, ms: number): void {
@@ -218,7 +222,7 @@ export class WorkerPool {
     if (!this.kernelsBooted) await this.kernelsReady;
     const budget = opts.deadlineMs ?? this.cfg.taskDeadlineMs;
     const key = WorkerPool.keyOf(task);
-    const { mean: expectedMs, upper: upperMs } = this.expected(key, task);
+    const { mean: expectedMs, upper: upperMs } = this.expected(key);
     const now = performance.now();
     const waits = this.running.size >= this.threads;
     if (waits) {
@@ -382,7 +386,13 @@ export class WorkerPool {
    * histograms on every read (~0.3–0.5 ms each), so this is for the metrics scrape only. */
   detailedSnapshot(): PoolSnapshot {
     const h = this.pool.histogram;
-    return { ...this.snapshot(), utilization: this.pool.utilization, waitP99Ms: h.waitTime?.p99 ?? 0, runP99Ms: h.runTime?.p99 ?? 0 };
+    return {
+      ...this.snapshot(),
+      utilization: this.pool.utilization,
+      waitP99Ms: h.waitTime?.p99 ?? 0,
+      runP99Ms: h.runTime?.p99 ?? 0,
+      rejections: { admission: this.shed - this.shedLate, dispatch: this.shedLate, killed: this.killed },
+    };
   }
 
   /** Finishes running tasks, then stops the threads. */

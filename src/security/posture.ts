@@ -193,7 +193,6 @@ export async function currentState(s: Observed, baseline: Baseline, fixed: Recor
     'signing-algorithm': signing,
     'node-version': process.versions.node,
     'log-level': s.config.log.level,
-    'pool-diagnostics': s.config.pool.diagnostics,
     'trust-proxy': ip.koa().proxy,
   };
 }

@@ -1,16 +1,12 @@
 import { expect } from 'chai';
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
-import { buildTestApp, parsePrometheus, type TestApp } from '../helpers/app.js';
+import { parsePrometheus, withTestApp } from '../helpers/app.js';
 
 describe('core routes: health, doctrine, metrics', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await buildTestApp();
-  });
-  after(() => t.close());
+  const app = withTestApp();
 
   it('/health is passive, reports pool state and checks in the IETF shape', async () => {
-    const res = await t.http.get('/api/svc/v1/health');
+    const res = await app().http.get('/api/svc/v1/health');
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ status: 'pass', version: '1.0.0', serviceId: 'svc' });
     expect(res.body.pool.threads).to.equal(2);
@@ -20,7 +16,7 @@ describe('core routes: health, doctrine, metrics', () => {
   });
 
   it('/doctrine has exactly H1–H4 and a rules digest that recomputes', async () => {
-    const { body } = await t.http.get('/api/svc/v1/doctrine');
+    const { body } = await app().http.get('/api/svc/v1/doctrine');
     expect(body.doctrine).to.equal('v11');
     expect(body.honesty_rules.map((r: { id: string }) => r.id)).to.deep.equal(['H1', 'H2', 'H3', 'H4']);
     for (const rule of body.honesty_rules) expect(rule.evidence_claims.length).to.be.greaterThan(0);
@@ -29,9 +25,9 @@ describe('core routes: health, doctrine, metrics', () => {
   });
 
   it('/metrics parses and carries the named series, labelled by route template', async () => {
-    await t.http.get('/api/svc/v1/ssm/scan?seq_len=3');
-    await t.http.get('/api/svc/v1/ssm/scan?seq_len=5');
-    const res = await t.http.get('/metrics');
+    await app().http.get('/api/svc/v1/ssm/scan?seq_len=3');
+    await app().http.get('/api/svc/v1/ssm/scan?seq_len=5');
+    const res = await app().http.get('/metrics');
     expect(res.headers['content-type']).to.match(/^text\/plain/);
     const series = parsePrometheus(res.text);
     for (const name of [

@@ -6,7 +6,7 @@ import tls from 'node:tls';
 import { serialiseEvent, serialiseEvents } from '../../src/cot/export.js';
 import { CotService } from '../../src/cot/service.js';
 import { SAMPLE_MARITIME, type Track } from '../../src/cot/tracks.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTestApp, withTestApp } from '../helpers/app.js';
 import { nodeCot, xsdValid } from '../helpers/cot-oracle.js';
 
 const DRONES: Track[] = [
@@ -15,24 +15,20 @@ const DRONES: Track[] = [
 ];
 
 describe('CoT export and status', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await buildTestApp();
-    t.provided.cot.tracks.register('test-drones', () => DRONES);
-  });
-  after(() => t.close());
+  const app = withTestApp();
+  before(() => app().provided.cot.tracks.register('test-drones', () => DRONES));
 
   it('exports every track as a schema-valid event that node-cot reads back as the track record', async () => {
-    const all = await t.http.get('/api/svc/v1/cot/export');
+    const all = await app().http.get('/api/svc/v1/cot/export');
     expect(all.status).to.equal(200);
     expect(all.headers['content-type']).to.equal('application/xml; charset=utf-8');
     expect(all.text).to.match(/^<\?xml version="1\.0" encoding="UTF-8" standalone="yes"\?><events><event /);
     const tracks = [...SAMPLE_MARITIME, ...DRONES];
     // plus the simulated flight's four drones, registered by the stream feature
     expect(all.text.match(/<event /g)).to.have.length(tracks.length + 4);
-    const flight = await t.http.get('/api/svc/v1/cot/export/sys-17');
+    const flight = await app().http.get('/api/svc/v1/cot/export/sys-17');
     expect(flight.text).to.include('uid="svc-track-sys-17"').and.include('how="m-s"').and.include('opex="s"');
-    const singles = await Promise.all(tracks.map((tr) => t.http.get(`/api/svc/v1/cot/export/${tr.id}`)));
+    const singles = await Promise.all(tracks.map((tr) => app().http.get(`/api/svc/v1/cot/export/${tr.id}`)));
     expect(await xsdValid(singles.map((r) => r.text))).to.deep.equal(tracks.map(() => true));
     const CoT = await nodeCot();
     for (const [i, tr] of tracks.entries()) {
@@ -57,7 +53,7 @@ describe('CoT export and status', () => {
   });
 
   it('single and multi exports are byte-identical for the same clock; numbers are fixed-point', () => {
-    const svc = new CotService(t.provided.cot.tracks, t.services.config.cot, () => Date.parse('2026-03-01T12:00:00.123Z'));
+    const svc = new CotService(app().provided.cot.tracks, app().services.config.cot, () => Date.parse('2026-03-01T12:00:00.123Z'));
     const entries = svc.entries();
     const multi = serialiseEvents(entries.map((e) => e.event));
     for (const e of entries) {
@@ -69,13 +65,13 @@ describe('CoT export and status', () => {
   });
 
   it('404 for an unknown track id', async () => {
-    const res = await t.http.get('/api/svc/v1/cot/export/nope');
+    const res = await app().http.get('/api/svc/v1/cot/export/nope');
     expect(res.status).to.equal(404);
     expect(res.body).to.deep.equal({ detail: "track 'nope' not found" });
   });
 
   it('/cot/status is exactly the 2.4 document with counts from the real export', async () => {
-    const { body } = await t.http.get('/api/svc/v1/cot/status');
+    const { body } = await app().http.get('/api/svc/v1/cot/status');
     expect(Object.keys(body)).to.have.members(['capability', 'standard', 'live', 'roadmap', 'routes', 'data_kind', 'honesty', 'sources']);
     expect(body.live).to.deep.equal({ cot_xml_export: true, schema_shape_validation: true, cot_xml_ingest: true, tracks_total: 10, tracks_cot_valid: 10, all_tracks_emittable: true });
     expect(Object.keys(body.roadmap)).to.have.members(['udp_multicast_emit', 'live_tak_server_stream', 'tls_client_cert_enrolment']);
@@ -84,18 +80,19 @@ describe('CoT export and status', () => {
     expect(body.routes).to.deep.equal(['/api/svc/v1/cot/export', '/api/svc/v1/cot/export/{track_id}', '/api/svc/v1/cot/ingest', '/api/svc/v1/cot/status']);
     expect(body.data_kind).to.equal('computed_from_sample_tracks');
     for (const s of body.sources) expect(Object.keys(s)).to.have.members(['leader', 'kind', 'url', 'data_kind']);
-    expect(t.provided.cot.status.tracksTotal()).to.equal(10);
+    expect(app().provided.cot.status.tracksTotal()).to.equal(10);
   });
 
   it('counts an unemittable track as not valid', async () => {
-    const app = await buildTestApp();
+    // an app of its own: the broken track stays out of the shared one
+    const other = await buildTestApp();
     try {
-      app.provided.cot.tracks.register('broken', () => [{ ...DRONES[0]!, id: 'bad-type', cotType: 'a_u' }]);
-      const { body } = await app.http.get('/api/svc/v1/cot/status');
+      other.provided.cot.tracks.register('broken', () => [{ ...DRONES[0]!, id: 'bad-type', cotType: 'a_u' }]);
+      const { body } = await other.http.get('/api/svc/v1/cot/status');
       expect(body.live).to.include({ tracks_total: 9, tracks_cot_valid: 8, all_tracks_emittable: false });
-      expect(() => app.provided.cot.tracks.register('broken', () => [])).to.throw(/twice/);
+      expect(() => other.provided.cot.tracks.register('broken', () => [])).to.throw(/twice/);
     } finally {
-      await app.close();
+      await other.close();
     }
   });
 
@@ -107,10 +104,10 @@ describe('CoT export and status', () => {
     tls.connect = ((...a: unknown[]) => (calls.push('tls'), (saved.tls as (...x: unknown[]) => unknown)(...a))) as typeof tls.connect;
     syncBuiltinESMExports();
     try {
-      await t.http.get('/api/svc/v1/cot/export');
-      await t.http.get('/api/svc/v1/cot/export/mar-001');
-      await t.http.get('/api/svc/v1/cot/status');
-      await t.http.post('/api/svc/v1/cot/ingest').set('content-type', 'application/xml').send('<event/>');
+      await app().http.get('/api/svc/v1/cot/export');
+      await app().http.get('/api/svc/v1/cot/export/mar-001');
+      await app().http.get('/api/svc/v1/cot/status');
+      await app().http.post('/api/svc/v1/cot/ingest').set('content-type', 'application/xml').send('<event/>');
     } finally {
       Object.assign(dgram, { createSocket: saved.udp });
       Object.assign(net, { connect: saved.tcp });

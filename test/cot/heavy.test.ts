@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { withTestApp } from '../helpers/app.js';
 
 // Issue 17 item 1: in-bounds but heavy stored events must not make status/export block the loop.
 const heavy = (i: number): string => {
@@ -9,35 +9,33 @@ const heavy = (i: number): string => {
 };
 
 describe('CoT under heavy stored events (issue 17 items 1, 15)', () => {
-  let t: TestApp;
+  const app = withTestApp();
   before(async function () {
     this.timeout(120_000);
-    t = await buildTestApp();
     for (let i = 0; i < 120; i++) {
-      const res = await t.http.post('/api/svc/v1/cot/ingest').set('content-type', 'application/xml').send(heavy(i));
+      const res = await app().http.post('/api/svc/v1/cot/ingest').set('content-type', 'application/xml').send(heavy(i));
       expect(res.status).to.equal(200);
     }
   });
-  after(() => t.close());
 
   it('item 1: stored events are bounded in total bytes (oldest evicted), and status stays fast', async () => {
-    const cfg = t.services.config.cot;
+    const cfg = app().services.config.cot;
     expect(cfg.maxStoredBytes).to.equal(4 * 1024 * 1024);
     const started = performance.now();
-    const status = await t.http.get('/api/svc/v1/cot/status');
+    const status = await app().http.get('/api/svc/v1/cot/status');
     expect(performance.now() - started).to.be.below(300);
     const live = status.body.live as { tracks_total: number; tracks_cot_valid: number };
     expect(live.tracks_total).to.be.below(8 + 120);
     expect(live.tracks_cot_valid).to.equal(live.tracks_total);
     // the newest survive, the oldest went first
-    expect((await t.http.get('/api/svc/v1/cot/export/heavy-119')).status).to.equal(200);
-    expect((await t.http.get('/api/svc/v1/cot/export/heavy-0')).status).to.equal(404);
+    expect((await app().http.get('/api/svc/v1/cot/export/heavy-119')).status).to.equal(200);
+    expect((await app().http.get('/api/svc/v1/cot/export/heavy-0')).status).to.equal(404);
   });
 
   it('item 1: the export is streamed and bounded, and /health answers promptly meanwhile', async () => {
-    const exports = Array.from({ length: 2 }, () => fetch(`${t.baseUrl}/api/svc/v1/cot/export`).then(async (r) => ({ status: r.status, text: await r.text() })));
+    const exports = Array.from({ length: 2 }, () => fetch(`${app().baseUrl}/api/svc/v1/cot/export`).then(async (r) => ({ status: r.status, text: await r.text() })));
     const healthStarted = performance.now();
-    const health = await fetch(`${t.baseUrl}/api/svc/v1/health`);
+    const health = await fetch(`${app().baseUrl}/api/svc/v1/health`);
     const healthMs = performance.now() - healthStarted;
     const done = await Promise.all(exports);
     // (its status reflects every check, e.g. the signer's self-test on a loaded machine: only promptness is asserted)
@@ -52,19 +50,19 @@ describe('CoT under heavy stored events (issue 17 items 1, 15)', () => {
   });
 
   it('item 15: /cot/export/{uid} answers for the uid the export prints (svc-track-…)', async () => {
-    const byId = await t.http.get('/api/svc/v1/cot/export/mar-001');
-    const byUid = await t.http.get('/api/svc/v1/cot/export/svc-track-mar-001');
+    const byId = await app().http.get('/api/svc/v1/cot/export/mar-001');
+    const byUid = await app().http.get('/api/svc/v1/cot/export/svc-track-mar-001');
     expect(byUid.status).to.equal(200);
     expect(byUid.text).to.include('uid="svc-track-mar-001"');
     expect(byUid.text.replace(/"\d{4}-[^"]*Z"/g, 'T')).to.equal(byId.text.replace(/"\d{4}-[^"]*Z"/g, 'T'));
-    expect((await t.http.get('/api/svc/v1/cot/export/svc-track-nope')).status).to.equal(404);
+    expect((await app().http.get('/api/svc/v1/cot/export/svc-track-nope')).status).to.equal(404);
   });
 
   it('item 15: start after stale is a warning (README: staleness is a warning), not a refusal', async () => {
     const xml =
       '<event version="2.0" uid="late-start" type="a-u-A" how="m-g" time="2026-01-01T00:00:00Z" start="2026-01-01T00:10:00Z" stale="2026-01-01T00:05:00Z">' +
       '<point lat="1" lon="1" hae="0" ce="1" le="1"/><detail/></event>';
-    const res = await t.http.post('/api/svc/v1/cot/ingest').set('content-type', 'application/xml').send(xml);
+    const res = await app().http.post('/api/svc/v1/cot/ingest').set('content-type', 'application/xml').send(xml);
     expect(res.status).to.equal(200);
     expect(res.body.validation.warnings.map((w: { code: string }) => w.code)).to.include('start_after_stale');
   });

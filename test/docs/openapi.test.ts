@@ -1,17 +1,13 @@
 import { expect } from 'chai';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { withTestApp } from '../helpers/app.js';
 
 describe('OpenAPI and /docs', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await buildTestApp();
-  });
-  after(() => t.close());
+  const app = withTestApp();
 
   it('/openapi.json is 3.1 and lists every route of the table with its joi bounds', async () => {
-    const { body } = await t.http.get('/openapi.json');
+    const { body } = await app().http.get('/openapi.json');
     expect(body.openapi).to.equal('3.1.0');
-    for (const r of t.routes) {
+    for (const r of app().routes) {
       const p = r.path.replace(/:([A-Za-z_]\w*)/g, '{$1}');
       expect(body.paths[p], p).to.have.property(r.method.toLowerCase());
     }
@@ -27,11 +23,11 @@ describe('OpenAPI and /docs', () => {
   });
 
   it('/docs renders from local assets only', async () => {
-    const page = await t.http.get('/docs');
+    const page = await app().http.get('/docs');
     expect(page.headers['content-type']).to.match(/^text\/html/);
     expect(page.text).to.not.match(/https?:\/\//);
     for (const src of page.text.match(/(?:src|href)="([^"]+)"/g)!.map((m) => m.split('"')[1]!)) {
-      const asset = await t.http.get(src);
+      const asset = await app().http.get(src);
       expect(asset.status, src).to.equal(200);
     }
   });

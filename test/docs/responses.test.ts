@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import Joi from 'joi';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { withTestApp, type TestApp } from '../helpers/app.js';
 import { adsbTestConfig } from '../helpers/adsb-config.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
 import { checkResponse, describeMismatches, MISMATCH_STATUS, takeResponseMismatches } from '../helpers/response-check.js';
@@ -37,26 +37,38 @@ async function getEveryStaticRoute(t: TestApp, filter: (r: RouteDef) => boolean)
   return n;
 }
 
-describe('every route answers its declared response schema', function () {
-  this.timeout(120_000);
-  let t: TestApp;
-  let upstream: FakeUpstream;
+/** An app whose ADS-B feed reads a fake upstream (live ADS-B bodies); the app closes first. */
+function withUpstreamApp(): () => TestApp {
+  let upstream: FakeUpstream | undefined;
   before(async () => {
     upstream = await startFakeUpstream();
-    t = await buildTestApp({ adsb: adsbTestConfig([`${upstream.url}/v2/mil`]) });
   });
-  after(async () => {
-    await t?.close();
-    await upstream?.close();
-  });
+  const app = withTestApp(() => ({ adsb: adsbTestConfig([`${upstream!.url}/v2/mil`]) }));
+  after(() => upstream?.close());
+  return app;
+}
+
+const ingestCot = (t: TestApp, xml: string) => t.http.post('/api/svc/v1/cot/ingest').set('content-type', 'application/xml').send(xml);
+
+describe('every route answers its declared response schema, on an empty ledger', function () {
+  this.timeout(120_000);
+  const app = withUpstreamApp();
 
   it('with an empty ledger', async () => {
+    const t = app();
+    expect(t.provided.ledger.status.size()).to.equal(0);
     expect(await getEveryStaticRoute(t, (r) => !r.kernel)).to.be.above(50);
     expect((await t.http.get('/api/svc/khipu/dag?request=x')).status).to.equal(200);
     expectNoMismatch();
   });
+});
+
+describe('every route answers its declared response schema', function () {
+  this.timeout(120_000);
+  const app = withUpstreamApp();
 
   it('writes: a verdict, an edge batch, receipts verified and rejected, CoT valid and invalid', async () => {
+    const t = app();
     const v = await t.http.post('/api/svc/v1/verdict').send(FRAME);
     expect(v.status).to.equal(200);
     await t.http.post('/api/svc/v1/verdict').send({ track_id: 'bare', lat: 10, lon: 10 });
@@ -65,13 +77,16 @@ describe('every route answers its declared response schema', function () {
     expect((await t.http.post('/khipu/verify').send({ dsse: v.body.receipt.dsse })).body.verified).to.equal(true);
     expect((await t.http.post('/khipu/verify').send({ ...v.body.receipt.dsse, payload: 'AAAA' })).body.verified).to.equal(false);
     expect((await t.http.post('/khipu/verify').send({ ...v.body.receipt.dsse, payloadType: 'text/plain' })).body.verified).to.equal(false);
-    const cot = (xml: string) => t.http.post('/api/svc/v1/cot/ingest').set('content-type', 'application/xml').send(xml);
-    expect((await cot(COT('resp-cot-1'))).body.accepted).to.equal(true);
-    expect((await cot(COT('resp-cot-1'))).body.store_result).to.equal('not_newer_than_stored');
+    expect((await ingestCot(t, COT('resp-cot-1'))).body.accepted).to.equal(true);
+    expect((await ingestCot(t, COT('resp-cot-1'))).body.store_result).to.equal('not_newer_than_stored');
     expectNoMismatch();
   });
 
   it('with a filled ledger, and every parameterised route with real ids', async () => {
+    const t = app();
+    // what the ids below name: a receipt and an ingested CoT track (whatever ran before)
+    expect((await t.http.post('/api/svc/v1/verdict').send(FRAME)).status).to.equal(200);
+    expect((await ingestCot(t, COT('resp-cot-1'))).body.accepted).to.equal(true);
     await getEveryStaticRoute(t, (r) => !r.kernel);
     const get = async (path: string) => expect((await t.http.get(path)).status, path).to.equal(200);
     await get('/api/svc/v1/receipt/export?index=0');
@@ -97,6 +112,7 @@ describe('every route answers its declared response schema', function () {
   });
 
   it('every kernel at its defaults, and each request kernel with a JSON request', async () => {
+    const t = app();
     expect(await getEveryStaticRoute(t, (r) => r.kernel !== undefined)).to.be.above(60);
     for (const r of t.routes.filter((x) => x.kernel && x.query?.describe().keys?.request)) {
       expect((await t.http.get(`${r.path}?request=${encodeURIComponent('{"seed":7}')}`)).status, r.path).to.equal(200);
@@ -105,6 +121,7 @@ describe('every route answers its declared response schema', function () {
   });
 
   it('a response that does not match is recorded, and the request that got it receives a 500 naming it', async () => {
+    const t = app();
     const route = t.routes.find((r) => r.path === '/api/svc/v1/doctrine')!;
     const declared = route.response;
     route.response = Joi.object({ schema: Joi.string().valid('something else') });
@@ -123,6 +140,7 @@ describe('every route answers its declared response schema', function () {
   });
 
   it('the checker rejects a body its schema does not describe, and a media type the route does not declare', () => {
+    const t = app();
     const route = t.routes.find((r) => r.path === '/api/svc/v1/health')!;
     const wrong = { ...route, response: Joi.object({ status: Joi.string().valid('pass').required() }) };
     expect(checkResponse(wrong, 'application/json', { status: 'pass' })).to.deep.equal([]);

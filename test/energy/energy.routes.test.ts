@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
-import { buildTestApp, testConfig, type TestApp } from '../helpers/app.js';
+import { buildTestApp, parsePrometheus, testConfig, type TestApp } from '../helpers/app.js';
+import { spin } from '../helpers/faults.js';
 import { openSse } from '../helpers/sse.js';
 
 const API = '/api/svc/v1/energy';
@@ -11,19 +12,6 @@ const VIEWS = ['sovereign', 'jtoken', 'throughput', 'kvcache', 'gateway', 'route
 type Rec = Record<string, any>;
 const val = (x: Rec): number => x.value as number;
 const rel = (a: number, b: number): number => Math.abs(a - b) / Math.max(Math.abs(b), 1e-300);
-
-/** Exposition text → series; prom-client prints `Nan` for an idle lag gauge, so unparsable values are skipped. */
-function parseExposition(text: string): Map<string, { labels: Record<string, string>; value: number }[]> {
-  const out = new Map<string, { labels: Record<string, string>; value: number }[]>();
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || line.startsWith('#')) continue;
-    const labels: Record<string, string> = {};
-    for (const pair of (m[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!;
-    out.set(m[1]!, [...(out.get(m[1]!) ?? []), { labels, value: Number(m[4]) }]);
-  }
-  return out;
-}
 
 /** Every {value, unit, basis} triple in a body, with its path. */
 function quantities(node: unknown, path = '$', out: [string, Rec][] = []): [string, Rec][] {
@@ -69,7 +57,7 @@ describe('energy routes', () => {
     return res.body as Rec;
   };
   before(async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({}, { faults: true }); // a spinning fault kernel gives worker CPU time
   });
   after(() => t.close());
 
@@ -136,7 +124,7 @@ describe('energy routes', () => {
 
   it('/sovereign: CPU time rises with a worker task (worker CPU is included); marginal energy never decreases; the panel shows the same snapshot', async () => {
     const a = await get('sovereign');
-    const out = await t.services.pool.run({ kind: 'diag', op: 'spin', ms: 250 });
+    const out = await t.services.pool.run(spin(250));
     const b = await get('sovereign');
     const cpu = (x: Rec) => val(x.measured.cpu_user_s) + val(x.measured.cpu_system_s);
     expect(cpu(b) - cpu(a)).to.be.at.least((0.5 * out.stats.runMs) / 1000);
@@ -295,7 +283,7 @@ describe('energy routes', () => {
   it('/metrics: process_cpu_seconds_total is present, non-decreasing, and bracketed by the /metrics text value', async () => {
     const cpuOf = (b: Rec) => b.metrics.find((m: Rec) => m.name === 'process_cpu_seconds_total').values[0].value as number;
     const a = await get('metrics');
-    const text = parseExposition((await t.http.get('/metrics')).text).get('process_cpu_seconds_total')![0]!.value;
+    const text = parsePrometheus((await t.http.get('/metrics')).text).get('process_cpu_seconds_total')![0]!.value;
     const b = await get('metrics');
     expect(cpuOf(a)).to.be.at.most(text + 1e-6);
     expect(text).to.be.at.most(cpuOf(b) + 1e-6);
@@ -304,7 +292,7 @@ describe('energy routes', () => {
 
   it('/metrics: every counter family here appears in /metrics with the same name and labels', async () => {
     const b = await get('metrics');
-    const text = parseExposition((await t.http.get('/metrics')).text);
+    const text = parsePrometheus((await t.http.get('/metrics')).text);
     const counters = (b.metrics as Rec[]).filter((m) => m.type === 'counter');
     expect(counters.map((m) => m.name)).to.include('http_requests_total');
     for (const m of counters) {

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../workers/lib/numbers.js';
 import { CF, FLAG_BY_ISO2, PORT_BY_LOCODE, DEFICIENCY_CODES } from '../../src/fleet/dataset/reference.js';
 import { isValidImoCompany, isValidImoShip } from '../../src/fleet/dataset/identifiers.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { withTestApp } from '../helpers/app.js';
+import { pairs } from '../helpers/indexed.js';
 
 const API = '/api/svc/v1/fleet';
 const ROUTES = ['vessels', 'forecast-modules', 'predictive-maintenance', 'compliance-certificates', 'port-state-deficiencies', 'ai-briefings', 'event-logs', 'fleets', 'maintenance-logs', 'shipment-records', 'voyage-risk', 'all'];
@@ -21,12 +22,11 @@ function hav(a: Rec, b: Rec): number {
   return 2 * R * Math.asin(Math.sqrt(h));
 }
 function along(pts: Rec[], d: number): Rec {
-  for (let i = 1; i < pts.length; i++) {
-    const leg = hav(pts[i - 1], pts[i]);
+  for (const [a, b] of pairs(pts)) {
+    const leg = hav(a, b);
     if (d <= leg) {
       const f = d / leg;
       const s = leg / R;
-      const [a, b] = [pts[i - 1], pts[i]];
       const va = [Math.cos(rad(a.lat)) * Math.cos(rad(a.lon)), Math.cos(rad(a.lat)) * Math.sin(rad(a.lon)), Math.sin(rad(a.lat))];
       const vb = [Math.cos(rad(b.lat)) * Math.cos(rad(b.lon)), Math.cos(rad(b.lat)) * Math.sin(rad(b.lon)), Math.sin(rad(b.lat))];
       const v = va.map((x, k) => (Math.sin((1 - f) * s) * x + Math.sin(f * s) * vb[k]!) / Math.sin(s));
@@ -44,17 +44,15 @@ const addMonthsUtc = (date: string, m: number): string => {
 };
 
 describe('fleet routes', () => {
-  let t: TestApp;
+  const app = withTestApp();
   const body: Record<string, Rec> = {};
   before(async () => {
-    t = await buildTestApp();
     for (const r of ROUTES) {
-      const res = await t.http.get(`${API}/${r}`);
+      const res = await app().http.get(`${API}/${r}`);
       expect(res.status, r).to.equal(200);
       body[r] = res.body;
     }
   });
-  after(() => t.close());
 
   it('every body carries the envelope, as_of and the synthetic dataset label', () => {
     for (const r of ROUTES) {
@@ -72,10 +70,10 @@ describe('fleet routes', () => {
 
   it('errors: POST is 405 with Allow, an unknown query parameter is 422 extra_forbidden', async () => {
     for (const r of ROUTES) {
-      const post = await t.http.post(`${API}/${r}`);
+      const post = await app().http.post(`${API}/${r}`);
       expect(post.status, r).to.equal(405);
       expect(post.headers.allow).to.include('GET');
-      const bad = await t.http.get(`${API}/${r}?as_of=2030-01-01`);
+      const bad = await app().http.get(`${API}/${r}?as_of=2030-01-01`);
       expect(bad.status, r).to.equal(422);
       expect(bad.body.detail[0]).to.include({ type: 'extra_forbidden' });
       expect(bad.body.detail[0].loc).to.deep.equal(['query', 'as_of']);
@@ -196,7 +194,7 @@ describe('fleet routes', () => {
     for (const c of b.components as Rec[]) {
       const log = (b.items as Rec[]).filter((l) => l.component_id === c.component_id).sort((x, y) => (x.date < y.date ? -1 : x.date > y.date ? 1 : 0));
       expect(log.length).to.be.greaterThan(0);
-      for (let i = 1; i < log.length; i++) expect(log[i].running_hours_at).to.be.at.least(log[i - 1].running_hours_at);
+      for (const [prev, next] of pairs(log)) expect(next.running_hours_at).to.be.at.least(prev.running_hours_at);
       expect(log.at(-1)!.running_hours_at).to.be.at.most(c.running_hours_now);
     }
   });
@@ -290,8 +288,8 @@ describe('fleet routes', () => {
   };
 
   it('/ai-briefings: byte-identical across calls; inputs_sha256 commits to the resolved evidence values', async () => {
-    const a = await t.http.get(`${API}/ai-briefings`);
-    const b2 = await t.http.get(`${API}/ai-briefings`);
+    const a = await app().http.get(`${API}/ai-briefings`);
+    const b2 = await app().http.get(`${API}/ai-briefings`);
     expect(a.text).to.equal(b2.text);
     expect(body['ai-briefings']!.generator).to.deep.equal({ kind: 'deterministic_template', id: 'template-v1', llm_used: false });
     for (const br of body['ai-briefings']!.items as Rec[]) {
@@ -317,10 +315,7 @@ describe('fleet routes', () => {
   it('/event-logs: sorted by ts then event_id; every ref resolves to a record', () => {
     const items = body['event-logs']!.items as Rec[];
     const ids: Record<string, [string, string]> = { compliance_certificates: ['items', 'cert_id'], port_state_deficiencies: ['inspections', 'inspection_id'], maintenance_logs: ['items', 'log_id'], shipment_records: ['items', 'voyage_id'] };
-    for (let i = 1; i < items.length; i++) {
-      const [a, b] = [items[i - 1], items[i]];
-      expect(a.ts < b.ts || (a.ts === b.ts && a.event_id < b.event_id), `${i}`).to.equal(true);
-    }
+    pairs(items).forEach(([a, b], i) => expect(a.ts < b.ts || (a.ts === b.ts && a.event_id < b.event_id), `${i + 1}`).to.equal(true));
     for (const e of items) {
       const [arr, key] = ids[e.ref.collection]!;
       expect((body.all![e.ref.collection][arr] as Rec[]).some((r) => r[key] === e.ref.id), e.event_id).to.equal(true);
@@ -355,17 +350,17 @@ describe('fleet routes', () => {
 
   it('/all: ETag is the SHA-256 of the body and If-None-Match answers 304', async () => {
     for (const r of ['all', 'vessels']) {
-      const res = await t.http.get(`${API}/${r}`).buffer(true).parse((resp, cb) => {
+      const res = await app().http.get(`${API}/${r}`).buffer(true).parse((resp, cb) => {
         const chunks: Buffer[] = [];
         resp.on('data', (c: Buffer) => chunks.push(c));
         resp.on('end', () => cb(null, Buffer.concat(chunks)));
       });
       const sha = createHash('sha256').update(res.body as Buffer).digest('hex');
       expect(res.headers.etag).to.equal(`"${sha}"`);
-      const again = await t.http.get(`${API}/${r}`).set('If-None-Match', res.headers.etag!);
+      const again = await app().http.get(`${API}/${r}`).set('If-None-Match', res.headers.etag!);
       expect(again.status).to.equal(304);
       expect(again.text ?? '').to.equal('');
-      const stale = await t.http.get(`${API}/${r}`).set('If-None-Match', '"0000"');
+      const stale = await app().http.get(`${API}/${r}`).set('If-None-Match', '"0000"');
       expect(stale.status).to.equal(200);
     }
   });

@@ -9,6 +9,7 @@ import supertest from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
+import { FAULT_WORKER } from './faults.js';
 import { responseChecker } from './response-check.js';
 
 export interface TestApp extends BuiltApp {
@@ -28,10 +29,12 @@ export interface TestAppOptions {
    * measures the main thread itself: the check is test-only work on the same event loop.
    */
   checkResponses?: boolean;
+  /** Start the kernel pool with the fixture worker that also runs fault kernels (helpers/faults.ts). */
+  faults?: boolean;
 }
 
-export async function buildTestApp(overrides: Record<string, unknown> = {}, { checkResponses = true }: TestAppOptions = {}): Promise<TestApp> {
-  const built = await buildApp(testConfig(overrides));
+export async function buildTestApp(overrides: Record<string, unknown> = {}, { checkResponses = true, faults = false }: TestAppOptions = {}): Promise<TestApp> {
+  const built = await buildApp(testConfig(overrides), faults ? { kernelWorker: FAULT_WORKER } : {});
   if (checkResponses) {
     // outermost: every response a test receives is checked against its route's declared schema. Added
     // where Koa composes the chain for this server, so app.middleware stays the production chain.
@@ -60,12 +63,13 @@ export async function buildTestApp(overrides: Record<string, unknown> = {}, { ch
 
 /**
  * One app for the enclosing mocha `describe`: built in its `before`, closed in its `after`. Returns
- * the app's getter (it exists only once the hook has run).
+ * the app's getter (it exists only once the hook has run). Overrides that depend on an earlier
+ * hook (a fake upstream's port) are passed as a function, read when the app is built.
  */
-export function withTestApp(overrides: Record<string, unknown> = {}): () => TestApp {
+export function withTestApp(overrides: Record<string, unknown> | (() => Record<string, unknown>) = {}, opts: TestAppOptions = {}): () => TestApp {
   let t: TestApp | undefined;
   before(async () => {
-    t = await buildTestApp(overrides);
+    t = await buildTestApp(typeof overrides === 'function' ? overrides() : overrides, opts);
   });
   after(() => t?.close());
   return () => {
@@ -74,12 +78,13 @@ export function withTestApp(overrides: Record<string, unknown> = {}): () => Test
   };
 }
 
-/** Minimal Prometheus text-format parser: series name → samples. Throws on a malformed line. */
+/** Minimal Prometheus text-format parser: series name → samples (prom-client writes NaN as `Nan`,
+ * which Prometheus accepts too). Throws on a malformed line. */
 export function parsePrometheus(text: string): Map<string, { labels: Record<string, string>; value: number }[]> {
   const out = new Map<string, { labels: Record<string, string>; value: number }[]>();
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (-?[0-9.eE+-]+|NaN|\+Inf|-Inf)$/.exec(line);
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (-?[0-9.eE+-]+|NaN|Nan|\+Inf|-Inf)$/.exec(line);
     if (!m) throw new Error(`malformed exposition line: ${line}`);
     const labels: Record<string, string> = {};
     for (const pair of (m[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!;

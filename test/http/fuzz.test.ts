@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { ObjectSchema } from 'joi';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { withTestApp } from '../helpers/app.js';
 import type { RouteDef } from '../../src/http/route.js';
 
 // Issue 17: valid and invalid requests for every route of the route table, for a bounded time.
@@ -43,21 +43,17 @@ function request(def: RouteDef) {
 
 describe('fuzz: every route of the route table (issue 17)', function () {
   this.timeout(FUZZ_MS + 60_000);
-  let t: TestApp;
-  before(async () => {
-    t = await buildTestApp();
-    await t.services.pool.ready();
-  });
-  after(() => t.close());
+  const app = withTestApp();
+  before(() => app().services.pool.ready());
 
   it(`no 5xx, bounded well-formed error bodies, /health responsive, for ${FUZZ_MS / 1000} s`, async () => {
-    const routes = t.routes.filter((r) => !r.path.startsWith('/docs'));
+    const routes = app().routes.filter((r) => !r.path.startsWith('/docs'));
     const healthMs: number[] = [];
     let polling = true;
     const poller = (async () => {
       while (polling) {
         const started = performance.now();
-        await fetch(`${t.baseUrl}/api/svc/v1/health`).then((r) => r.arrayBuffer());
+        await fetch(`${app().baseUrl}/api/svc/v1/health`).then((r) => r.arrayBuffer());
         healthMs.push(performance.now() - started);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -70,7 +66,7 @@ describe('fuzz: every route of the route table (issue 17)', function () {
         let path = def.path;
         for (const p of req.params) path = path.replace(/:\w+/, encodeURIComponent(p));
         const qs = new URLSearchParams(Object.entries(req.query)).toString();
-        const url = `${t.baseUrl}${path}${qs ? `?${qs}` : ''}`;
+        const url = `${app().baseUrl}${path}${qs ? `?${qs}` : ''}`;
         const init: RequestInit = { method: def.method };
         if (def.method === 'POST') {
           init.body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);

@@ -1,40 +1,46 @@
 import { expect } from 'chai';
 import { createHash, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { withTestApp } from '../helpers/app.js';
 import { Signer } from '../../src/ledger/signer.js';
 import { sh, withTempDir, write } from '../helpers/shell.js';
 import { leafHash, rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../workers/lib/merkle.js';
 
 const frame = { track_id: 'a1b2c3', source: 'ADS-B', lat: 36.5, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 };
 
-describe('ledger routes', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await buildTestApp();
-  });
-  after(() => t.close());
+describe('ledger routes on an empty ledger', () => {
+  const app = withTestApp();
 
   it('an empty ledger exports honestly: no receipt, empty root, nothing made up', async () => {
-    const { body } = await t.http.get('/api/svc/v1/receipt/export');
+    const { body } = await app().http.get('/api/svc/v1/receipt/export');
     expect(body).to.include({ schema: 'svc.receipt-export/v1', receipt_available: false, export_state: 'EMPTY_LEDGER', ledger_size: 0, node_index: -1, signed: false, dsse: null, payload_b64: '' });
     expect(body.khipu_root).to.equal('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
     expect(body.verification.state).to.equal('NO_RECEIPT');
     expect(body.limits.map((l: { code: string }) => l.code)).to.deep.equal(['EPHEMERAL_LEDGER', 'EPHEMERAL_SIGNING_KEY']);
   });
+});
+
+describe('ledger routes', () => {
+  const app = withTestApp();
+  const nodes = async (): Promise<number> => (await app().http.get('/api/svc/v1/ledger/readiness')).body.integrity.nodes;
+  /** Appends verdicts until the ledger holds at least n nodes: a test needs no earlier test's writes. */
+  const atLeast = async (n: number): Promise<void> => {
+    while ((await nodes()) < n) expect((await app().http.post('/api/svc/v1/verdict').send(frame)).status).to.equal(200);
+  };
 
   it('POST /verdict signs a receipt that openssl verifies over the PAE, and not over the bare payload', async () => {
-    const v = await t.http.post('/api/svc/v1/verdict').send(frame);
+    const size = await nodes();
+    const v = await app().http.post('/api/svc/v1/verdict').send(frame);
     expect(v.status).to.equal(200);
-    expect(v.body.ledger.index).to.equal(0);
-    const { body: doc } = await t.http.get('/api/svc/v1/receipt/export');
-    expect(doc).to.include({ export_state: 'SIGNED_VERIFIED', receipt_available: true, ledger_size: 1, node_index: 0, signed: true, ok: true, doctrine: 'v11', ledger_durability: 'EPHEMERAL' });
+    expect(v.body.ledger.index).to.equal(size);
+    const { body: doc } = await app().http.get('/api/svc/v1/receipt/export');
+    expect(doc).to.include({ export_state: 'SIGNED_VERIFIED', receipt_available: true, ledger_size: size + 1, node_index: size, signed: true, ok: true, doctrine: 'v11', ledger_durability: 'EPHEMERAL' });
     expect(doc.payload_b64).to.equal(doc.dsse.payload);
     expect(doc.dsse).to.include({ payloadType: 'application/vnd.svc.receipt+json', _dsse: 'DSSEv1', signed: true, keyid: doc.keyid });
     const payload = JSON.parse(Buffer.from(doc.payload_b64, 'base64').toString());
     expect(Object.keys(payload)).to.deep.equal(['doctrine', 'kind', 'payload', 'schema', 'ts_utc']);
     expect(Object.keys(payload.payload)).to.deep.equal(['breaches', 'decision', 'geofence_inside', 'lambda', 'lambda_floor']);
     expect(payload).to.include({ schema: 'svc.receipt/v1', kind: 'counter_uas_decision', doctrine: 'v11' });
-    const pem = (await t.http.get('/api/svc/v1/edge/pubkey.pem')).text;
+    const pem = (await app().http.get('/api/svc/v1/edge/pubkey.pem')).text;
     await withTempDir(async (dir) => {
       await write(dir, 'key.pem', pem);
       const body = Buffer.from(doc.payload_b64, 'base64');
@@ -51,7 +57,8 @@ describe('ledger routes', () => {
   });
 
   it('the verify_offline recipe runs verbatim with stock tools and prints Verified OK', async () => {
-    const res = await t.http.get('/api/svc/v1/receipt/export');
+    await atLeast(1);
+    const res = await app().http.get('/api/svc/v1/receipt/export');
     await withTempDir(async (dir) => {
       await write(dir, 'receipt.json', res.text);
       const out = await sh(dir, (res.body.verify_offline as string[]).join('\n'));
@@ -62,19 +69,19 @@ describe('ledger routes', () => {
   });
 
   it('200 concurrent verdicts get contiguous indices and a chain and root that recompute', async () => {
-    const before = (await t.http.get('/api/svc/v1/ledger/readiness')).body.integrity.nodes as number;
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => t.http.post('/api/svc/v1/verdict').send({ ...frame, track_id: `c0ffe${(i % 10).toString(16)}` })));
+    const before = (await app().http.get('/api/svc/v1/ledger/readiness')).body.integrity.nodes as number;
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => app().http.post('/api/svc/v1/verdict').send({ ...frame, track_id: `c0ffe${(i % 10).toString(16)}` })));
     expect(results.every((r) => r.status === 200)).to.equal(true);
     const indices = results.map((r) => r.body.ledger.index as number).sort((a, b) => a - b);
     expect(indices).to.deep.equal(Array.from({ length: 200 }, (_, i) => before + i));
     // recompute every digest with the published formula, from the exported nodes, and verify every
     // signature over its own PAE (signed in batches: a batch answered out of order fails here)
-    const pub = createPublicKey((await t.http.get('/api/svc/v1/edge/pubkey.pem')).text);
+    const pub = createPublicKey((await app().http.get('/api/svc/v1/edge/pubkey.pem')).text);
     const digests: Buffer[] = [];
     let prev = Buffer.alloc(32);
     const size = before + 200;
     for (let i = 0; i < size; i++) {
-      const { body } = await t.http.get(`/api/svc/v1/receipt/export?index=${i}`);
+      const { body } = await app().http.get(`/api/svc/v1/receipt/export?index=${i}`);
       const payload = Buffer.from(body.dsse.payload, 'base64');
       const paeBytes = Buffer.concat([Buffer.from(`DSSEv1 32 application/vnd.svc.receipt+json ${payload.length} `), payload]);
       expect(verify('sha256', paeBytes, pub, Buffer.from(body.dsse.signatures[0].sig, 'base64')), `signature of node ${i}`).to.equal(true);
@@ -85,15 +92,15 @@ describe('ledger routes', () => {
       digests.push(d);
       prev = d;
     }
-    const { body: last } = await t.http.get('/api/svc/v1/receipt/export');
+    const { body: last } = await app().http.get('/api/svc/v1/receipt/export');
     expect(last.khipu_root).to.equal(rootFromLeafHashes(digests.map(leafHash)).toString('hex'));
     const proof = last.inclusion_proof.audit_path.map((h: string) => Buffer.from(h, 'hex'));
     expect(verifyInclusion(leafHash(digests.at(-1)!), size - 1, size, proof, Buffer.from(last.khipu_root, 'hex'))).to.equal(true);
   });
 
   it('the signing lane signs a batch in one round trip, each PAE with its own signature under the published key', async () => {
-    const pub = createPublicKey((await t.http.get('/api/svc/v1/edge/pubkey.pem')).text);
-    const signer = new Signer(t.services.pool, 64);
+    const pub = createPublicKey((await app().http.get('/api/svc/v1/edge/pubkey.pem')).text);
+    const signer = new Signer(app().services.pool, 64);
     const paes = Array.from({ length: 12 }, (_, k) => Buffer.from(`DSSEv1 1 t 1 ${k}`));
     const sigs = await Promise.all(paes.map((p) => signer.sign(p)));
     expect(signer.batches).to.equal(1);
@@ -101,67 +108,69 @@ describe('ledger routes', () => {
   });
 
   it('a readiness probe changes nothing and reports the same root as the export', async () => {
-    const a = (await t.http.get('/api/svc/v1/receipt/export')).body;
-    const r = await t.http.get('/api/svc/v1/ledger/readiness');
+    const a = (await app().http.get('/api/svc/v1/receipt/export')).body;
+    const r = await app().http.get('/api/svc/v1/ledger/readiness');
     expect(r.status).to.equal(200);
     expect(r.body).to.include({ schema: 'svc.ledger-readiness/v1', durability_state: 'EPHEMERAL', ready: true, production_ready: false, readiness_probe: 'READ_ONLY', persistence_scope: 'PROCESS_MEMORY', startup_state: 'READY' });
     expect(r.body.integrity).to.deep.equal({ state: 'VERIFIED', verified: true, nodes: a.ledger_size, root: a.khipu_root });
-    const b = (await t.http.get('/api/svc/v1/receipt/export')).body;
+    const b = (await app().http.get('/api/svc/v1/receipt/export')).body;
     expect([b.ledger_size, b.khipu_root]).to.deep.equal([a.ledger_size, a.khipu_root]);
   });
 
   describe('POST /khipu/verify', () => {
     let doc: any;
     before(async () => {
-      doc = (await t.http.get('/api/svc/v1/receipt/export')).body;
+      await atLeast(1);
+      doc = (await app().http.get('/api/svc/v1/receipt/export')).body;
     });
 
     it('verifies an export document and a bare envelope, with ledger membership', async () => {
-      const r1 = await t.http.post('/khipu/verify').send(doc);
+      const r1 = await app().http.post('/khipu/verify').send(doc);
       expect(r1.body).to.include({ verified: true, state: 'VERIFIED' });
       expect(r1.body.ledger).to.include({ member: true, node_index: doc.node_index, node_digest: doc.node_digest });
       expect(r1.body.payload.schema).to.equal('svc.receipt/v1');
       const { payloadType, payload, signatures } = doc.dsse;
-      const r2 = await t.http.post('/khipu/verify').send({ payloadType, payload, signatures });
+      const r2 = await app().http.post('/khipu/verify').send({ payloadType, payload, signatures });
       expect(r2.body.verified).to.equal(true);
       const urlSafe = { payloadType, payload: Buffer.from(payload, 'base64').toString('base64url'), signatures: [{ sig: Buffer.from(signatures[0].sig, 'base64').toString('base64url') }] };
-      expect((await t.http.post('/khipu/verify').send(urlSafe)).body.verified).to.equal(true);
+      expect((await app().http.post('/khipu/verify').send(urlSafe)).body.verified).to.equal(true);
     });
 
     it('never verifies a flipped payload bit, a swapped payload type or another key’s signature', async () => {
       const body = Buffer.from(doc.dsse.payload, 'base64');
       body[10]! ^= 1;
-      const flipped = await t.http.post('/khipu/verify').send({ ...doc.dsse, payload: body.toString('base64') });
+      const flipped = await app().http.post('/khipu/verify').send({ ...doc.dsse, payload: body.toString('base64') });
       expect(flipped.body).to.include({ verified: false, state: 'SIGNATURE_INVALID' });
       expect(flipped.body.payload).to.equal(null);
-      const swapped = await t.http.post('/khipu/verify').send({ ...doc.dsse, payloadType: 'application/json' });
+      const swapped = await app().http.post('/khipu/verify').send({ ...doc.dsse, payloadType: 'application/json' });
       expect(swapped.body.verified).to.equal(false);
       const other = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
       const p = Buffer.from(doc.dsse.payload, 'base64');
       const forged = sign('sha256', Buffer.concat([Buffer.from(`DSSEv1 32 application/vnd.svc.receipt+json ${p.length} `), p]), other);
-      const res = await t.http.post('/khipu/verify').send({ ...doc.dsse, signatures: [{ sig: forged.toString('base64'), keyid: doc.keyid }] });
+      const res = await app().http.post('/khipu/verify').send({ ...doc.dsse, signatures: [{ sig: forged.toString('base64'), keyid: doc.keyid }] });
       expect(res.body).to.include({ verified: false, state: 'SIGNATURE_INVALID' });
       expect(res.body.signatures[0]).to.include({ keyid_match: true, verified: false });
     });
 
     it('malformed envelopes are 422: no signatures, stray base64 characters, nothing at all', async () => {
-      const none = await t.http.post('/khipu/verify').send({ ...doc.dsse, signatures: [] });
+      const none = await app().http.post('/khipu/verify').send({ ...doc.dsse, signatures: [] });
       expect(none.status).to.equal(422);
       expect(none.body.detail[0]).to.include({ type: 'too_short' });
-      const stray = await t.http.post('/khipu/verify').send({ ...doc.dsse, payload: `${doc.dsse.payload.slice(0, 8)} *${doc.dsse.payload.slice(8)}` });
+      const stray = await app().http.post('/khipu/verify').send({ ...doc.dsse, payload: `${doc.dsse.payload.slice(0, 8)} *${doc.dsse.payload.slice(8)}` });
       expect(stray.status).to.equal(422);
       expect(stray.body.detail[0]).to.include({ type: 'string_pattern_mismatch' });
-      const empty = await t.http.post('/khipu/verify').send({});
+      const empty = await app().http.post('/khipu/verify').send({});
       expect(empty.status).to.equal(422);
       expect(empty.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).to.include('body.payloadType');
     });
   });
 
   it('the DAG view: inclusion verifies, a consistency proof shows append-only, and it is read-only', async () => {
-    const before = (await t.http.get('/api/svc/v1/receipt/export')).body;
-    await t.http.post('/api/svc/v1/verdict').send(frame);
+    await atLeast(2); // depth 3 after one more append: three receipt vertices
+    const before = (await app().http.get('/api/svc/v1/receipt/export')).body;
+    await app().http.post('/api/svc/v1/verdict').send(frame);
     const q = encodeURIComponent(JSON.stringify({ depth: 3, since: before.ledger_size }));
-    const dag = (await t.http.get(`/api/svc/khipu/dag?request=${q}`)).body;
+    const dag = (await app().http.get(`/api/svc/khipu/dag?request=${q}`)).body;
     const r = dag.result;
     expect(r.ledger_size).to.equal(before.ledger_size + 1);
     expect(r.verified).to.deep.equal({ chain: true, inclusion: true, consistency: true });
@@ -170,24 +179,24 @@ describe('ledger routes', () => {
     expect(r.vertices.filter((v: { type: string }) => v.type === 'receipt')).to.have.length(3);
     const old = r.vertices.find((v: { id: string }) => v.id === `receipt:${before.node_index}`);
     expect(old.digest).to.equal(before.node_digest);
-    const again = (await t.http.get(`/api/svc/khipu/dag?request=${q}`)).body.result;
+    const again = (await app().http.get(`/api/svc/khipu/dag?request=${q}`)).body.result;
     expect([again.ledger_size, again.khipu_root]).to.deep.equal([r.ledger_size, r.khipu_root]);
   });
 
   it('the DAG view answers 422 for a missing or bad request, 404 for an absent node', async () => {
-    expect((await t.http.get('/api/svc/khipu/dag')).body).to.deep.equal({ detail: [{ type: 'missing', loc: ['query', 'request'], msg: 'Field required', input: null }] });
-    const size = (await t.http.get('/api/svc/v1/receipt/export')).body.ledger_size;
-    const tooFar = await t.http.get(`/api/svc/khipu/dag?request=${encodeURIComponent(JSON.stringify({ since: size + 1 }))}`);
+    expect((await app().http.get('/api/svc/khipu/dag')).body).to.deep.equal({ detail: [{ type: 'missing', loc: ['query', 'request'], msg: 'Field required', input: null }] });
+    const size = (await app().http.get('/api/svc/v1/receipt/export')).body.ledger_size;
+    const tooFar = await app().http.get(`/api/svc/khipu/dag?request=${encodeURIComponent(JSON.stringify({ since: size + 1 }))}`);
     expect(tooFar.body.detail[0]).to.deep.equal({ type: 'less_than_equal', loc: ['query', 'request', 'since'], msg: `Input should be less than or equal to ${size}`, input: size + 1, ctx: { le: size } });
-    const missing = await t.http.get(`/api/svc/khipu/dag?request=${encodeURIComponent(JSON.stringify({ node: 999999 }))}`);
+    const missing = await app().http.get(`/api/svc/khipu/dag?request=${encodeURIComponent(JSON.stringify({ node: 999999 }))}`);
     expect(missing.status).to.equal(404);
     expect(missing.body).to.deep.equal({ detail: "ledger node '999999' not found" });
-    const label = await t.http.get('/api/svc/khipu/dag?request=probe');
+    const label = await app().http.get('/api/svc/khipu/dag?request=probe');
     expect(label.body.request_label).to.equal('probe');
   });
 
   it('POST /verdict validates the frame: unknown fields, wrong types and out-of-range values are 422', async () => {
-    const res = await t.http.post('/api/svc/v1/verdict').send({ track_id: 'x', lat: 91, source: 'radar', extra: 1 });
+    const res = await app().http.post('/api/svc/v1/verdict').send({ track_id: 'x', lat: 91, source: 'radar', extra: 1 });
     expect(res.status).to.equal(422);
     expect(res.body.detail).to.deep.equal([
       { type: 'literal_error', loc: ['body', 'source'], msg: "Input should be 'OpenDroneID', 'ADS-B' or 'MAVLink'", input: 'radar', ctx: { expected: "'OpenDroneID', 'ADS-B' or 'MAVLink'" } },
@@ -198,8 +207,8 @@ describe('ledger routes', () => {
   });
 
   it('publishes the key as JSON (JWK matches the PEM) and PEM', async () => {
-    const { body } = await t.http.get('/api/svc/v1/edge/pubkey');
-    const pem = await t.http.get('/api/svc/v1/edge/pubkey.pem');
+    const { body } = await app().http.get('/api/svc/v1/edge/pubkey');
+    const pem = await app().http.get('/api/svc/v1/edge/pubkey.pem');
     expect(pem.text).to.equal(body.public_key_pem);
     expect(body).to.include({ alg: 'ECDSA-P256-SHA256', sig_encoding: 'DER', ephemeral: true });
     expect(body.jwk).to.include({ kty: 'EC', crv: 'P-256' });
@@ -212,22 +221,18 @@ describe('ledger routes', () => {
 });
 
 describe('ledger cap', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await buildTestApp({ ledger: { maxNodes: 2 } });
-  });
-  after(() => t.close());
+  const app = withTestApp({ ledger: { maxNodes: 2 } });
 
   it('refuses appends at the cap with 503 + Retry-After, evicts nothing, and readiness says why', async () => {
-    const all = await Promise.all([0, 1, 2].map(() => t.http.post('/api/svc/v1/verdict').send(frame)));
+    const all = await Promise.all([0, 1, 2].map(() => app().http.post('/api/svc/v1/verdict').send(frame)));
     expect(all.map((r) => r.status).sort()).to.deep.equal([200, 200, 503]);
     const refused = all.find((r) => r.status === 503)!;
     expect(refused.headers['retry-after']).to.equal('1');
     expect(refused.body.detail).to.match(/Ledger is full \(2 nodes\)/);
-    const ready = await t.http.get('/api/svc/v1/ledger/readiness');
+    const ready = await app().http.get('/api/svc/v1/ledger/readiness');
     expect(ready.status).to.equal(503);
     expect(ready.body.ready).to.equal(false);
     expect(ready.body.reason).to.match(/^LEDGER_FULL/);
-    expect((await t.http.get('/api/svc/v1/receipt/export?index=0')).body.export_state).to.equal('SIGNED_VERIFIED');
+    expect((await app().http.get('/api/svc/v1/receipt/export?index=0')).body.export_state).to.equal('SIGNED_VERIFIED');
   });
 });

@@ -65,6 +65,29 @@ async function sqlState(p: Promise<unknown>): Promise<string> {
 /** A fresh database on the run's server, for tests that need a chain of their own. */
 const freshDatabase = createDatabase;
 
+/** A migrated database of its own and a raw client on it: raw rows never meet another test's chain. */
+async function schemaDatabase(db: TestDatabase, name: string): Promise<{ url: string; c: pg.Client }> {
+  const url = await freshDatabase(db, name);
+  const { store } = await openStore(url, 'schema');
+  await store.close();
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  return { url, c };
+}
+
+/** Raw nodes 0…n−1 of a valid chain; returns their digests. */
+async function rawChain(c: pg.Client, n: number): Promise<Buffer[]> {
+  const digests: Buffer[] = [];
+  let prev: Buffer = ZERO_DIGEST;
+  for (let i = 0; i < n; i++) {
+    const pae = sha256(Buffer.from(`chain ${i}`));
+    await rawInsert(c, i, prev, { pae });
+    prev = nodeDigest(i, prev, pae);
+    digests.push(prev);
+  }
+  return digests;
+}
+
 /**
  * A TCP proxy in front of the database that can lose a connection right around COMMIT: after
  * forwarding it (the batch is durable, its answer never arrives) or instead of forwarding it.
@@ -249,27 +272,14 @@ describe('ledger postgres mode', function () {
   });
 
   describe('schema: the database refuses forks, gaps, wrong digests and rewrites on its own', () => {
-    let c: pg.Client;
-    let url: string;
-    before(async () => {
-      // a database of its own so raw rows never meet the store tests' chain
-      const admin = new pg.Client({ connectionString: db.url });
-      await admin.connect();
-      await admin.query('CREATE DATABASE schema_only');
-      await admin.end();
-      const u = new URL(db.url);
-      u.pathname = '/schema_only';
-      url = u.toString();
-      const { store } = await openStore(url, 'schema');
-      await store.close();
-      c = new pg.Client({ connectionString: url });
-      await c.connect();
-    });
-    after(async () => {
+    let c: pg.Client | undefined;
+    afterEach(async () => {
       await c?.end();
+      c = undefined;
     });
 
     it('accepts genesis and its child, and rejects a fork, a gap, a wrong digest, a wrong link, a second genesis', async () => {
+      ({ c } = await schemaDatabase(db, 'schema_links'));
       const g = sha256(Buffer.from('g'));
       await rawInsert(c, 0, ZERO_DIGEST, { pae: g });
       const d0 = nodeDigest(0, ZERO_DIGEST, g);
@@ -288,6 +298,8 @@ describe('ledger postgres mode', function () {
     });
 
     it('refuses UPDATE, DELETE and TRUNCATE of nodes, and a head that moves backwards', async () => {
+      ({ c } = await schemaDatabase(db, 'schema_rewrites'));
+      await rawChain(c, 3);
       expect(await sqlState(c.query('UPDATE ledger_node SET kind = $1 WHERE idx = 1', ['edited']))).to.equal('42501');
       expect(await sqlState(c.query('DELETE FROM ledger_node WHERE idx = 2'))).to.equal('42501');
       expect(await sqlState(c.query('TRUNCATE ledger_node CASCADE'))).to.equal('42501');
@@ -301,13 +313,19 @@ describe('ledger postgres mode', function () {
     });
 
     it('lets two receipts with byte-identical PAE digests both be appended (no unique pae_sha256)', async () => {
+      ({ c } = await schemaDatabase(db, 'schema_same_pae'));
+      const head = (await rawChain(c, 3)).at(-1)!;
       const same = sha256(Buffer.from('identical receipt'));
-      const head = (await c.query<{ digest: Buffer }>('SELECT digest FROM ledger_node WHERE idx = 2')).rows[0]!.digest;
       await rawInsert(c, 3, head, { pae: same });
       expect(await sqlState(rawInsert(c, 4, nodeDigest(3, head, same), { pae: same }))).to.equal('accepted');
     });
 
     it('a restart finds the schema in place (migration is idempotent) and replay stops at the first bad signature', async () => {
+      const fresh = await schemaDatabase(db, 'schema_restart');
+      c = fresh.c;
+      const url = fresh.url;
+      const head = (await rawChain(c, 3)).at(-1)!;
+      await c.query('UPDATE ledger_head SET size = 3, head = $1', [head]); // as a writer that committed them would
       const nodes: LedgerNode[] = [];
       const store = await PostgresStore.open({ url, retryAfterS: 1, replicaId: 'again', pollMs: 60_000 });
       const report = await store.replay({ apply: (n) => nodes.push(n), verifySignatures: verifier() });
@@ -321,8 +339,9 @@ describe('ledger postgres mode', function () {
 
   describe('store', () => {
     it('two writers on one database make one chain: a writer behind the head gets the missing nodes first', async () => {
-      const a = await openStore(db.url, 'A');
-      const b = await openStore(db.url, 'B');
+      const url = await freshDatabase(db, 'two_writers');
+      const a = await openStore(url, 'A');
+      const b = await openStore(url, 'B');
       try {
         const first = await a.store.commit([input(0), input(1)], tipOf(a.nodes));
         a.nodes.push(...first);
@@ -340,7 +359,7 @@ describe('ledger postgres mode', function () {
         for (const r of results) for (const n of r) all.set(n.index, n.nodeDigest.toString('hex'));
         const own = [...results[0].slice(-2), ...results[1].slice(-1)].map((n) => n.index).sort((x, y) => x - y);
         expect(own, "each writer's own nodes, none lost, none shared").to.deep.equal([3, 4, 5]);
-        const again = await openStore(db.url, 'C');
+        const again = await openStore(url, 'C');
         expect(again.nodes.map((n) => n.index)).to.deep.equal([0, 1, 2, 3, 4, 5]);
         for (const n of again.nodes) if (all.has(n.index)) expect(all.get(n.index)).to.equal(n.nodeDigest.toString('hex'));
         await again.store.close();

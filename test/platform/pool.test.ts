@@ -1,7 +1,16 @@
 import { expect } from 'chai';
 import { getPriority } from 'node:os';
 import { AppError } from '../../src/http/errors.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTestApp, parsePrometheus, type TestApp } from '../helpers/app.js';
+import { exitFault, spin, throwFault } from '../helpers/faults.js';
+import { paramsFor } from '../helpers/kernels.js';
+import ternary from '../../workers/kernels/ternary-quantize.js';
+
+/** svc_pool_rejections_total by reason, as /metrics shows it. */
+async function rejections(t: TestApp): Promise<Record<string, number>> {
+  const series = parsePrometheus((await t.http.get('/metrics')).text).get('svc_pool_rejections_total') ?? [];
+  return Object.fromEntries(series.map((s) => [s.labels.reason, s.value]));
+}
 
 async function rejection(p: Promise<unknown>): Promise<AppError> {
   try {
@@ -16,15 +25,18 @@ describe('worker pool semantics', () => {
   describe('queue full', () => {
     let t: TestApp;
     before(async () => {
-      t = await buildTestApp({ pool: { threads: 1, maxQueue: 1, retryAfterS: 2 } });
+      t = await buildTestApp({ pool: { threads: 1, maxQueue: 1, retryAfterS: 2 } }, { faults: true });
     });
     after(() => t.close());
 
-    it('the pool refuses tasks beyond running + maxQueue with QUEUE_FULL', async () => {
-      const runs = Array.from({ length: 4 }, () => t.services.pool.run({ kind: 'diag', op: 'spin', ms: 100 }, { deadlineMs: 5000 }).then(() => 'ok', (e: AppError) => e.code));
+    it('the pool refuses tasks beyond running + maxQueue with QUEUE_FULL, counted in svc_pool_rejections_total', async () => {
+      const before = await rejections(t);
+      const runs = Array.from({ length: 4 }, () => t.services.pool.run(spin(100), { deadlineMs: 5000 }).then(() => 'ok', (e: AppError) => e.code));
       const outcomes = await Promise.all(runs);
       expect(outcomes.filter((o) => o === 'QUEUE_FULL').length).to.equal(2);
       expect(outcomes.filter((o) => o === 'ok').length).to.equal(2);
+      const after = await rejections(t);
+      expect(after).to.deep.equal({ ...before, admission: before.admission! + 2 });
     });
 
     it('sheds with 503 + Retry-After once the queue is full, and serves the rest', async () => {
@@ -43,7 +55,7 @@ describe('worker pool semantics', () => {
   describe('deadline and crashes', () => {
     let t: TestApp;
     before(async () => {
-      t = await buildTestApp({ pool: { threads: 1, taskDeadlineMs: 40 } });
+      t = await buildTestApp({ pool: { threads: 1, taskDeadlineMs: 40 } }, { faults: true });
       await t.services.pool.run({ kind: 'probe' }, { deadlineMs: 10_000 }); // a booted worker (tsx boot is slow)
     });
     after(() => t.close());
@@ -60,25 +72,28 @@ describe('worker pool semantics', () => {
     it('a spinning task is answered 504 at its deadline and terminated after the kill grace', async () => {
       const killed = t.services.pool.killed;
       const started = performance.now();
-      const err = await rejection(t.services.pool.run({ kind: 'diag', op: 'spin', ms: 5000 }, { deadlineMs: 50 }));
+      const err = await rejection(t.services.pool.run(spin(5000), { deadlineMs: 50 }));
       expect(err).to.be.instanceOf(AppError);
       expect(err.status).to.equal(504);
       expect(performance.now() - started).to.be.below(1000);
       await t.services.pool.idle();
       expect(t.services.pool.killed).to.equal(killed + 1);
       expect(performance.now() - started).to.be.below(4000); // 50 ms + the 1 s grace, not the 5 s spin
+      expect((await rejections(t)).killed).to.equal(killed + 1);
     });
 
     it('a crashed worker gives 500 and the pool recovers', async () => {
-      const err = await rejection(t.services.pool.run({ kind: 'diag', op: 'exit' }, { deadlineMs: 2000 }));
+      const err = await rejection(t.services.pool.run(exitFault(), { deadlineMs: 2000 }));
       expect(err.status).to.equal(500);
       expect(err.body).to.deep.equal({ detail: 'Internal Server Error' });
-      const thrown = await rejection(t.services.pool.run({ kind: 'diag', op: 'throw' }, { deadlineMs: 2000 }));
+      const thrown = await rejection(t.services.pool.run(throwFault(), { deadlineMs: 2000 }));
       expect(thrown.status).to.equal(500);
       const ok = await t.services.pool.run({ kind: 'probe' }, { deadlineMs: 2000 });
       expect(ok.value).to.have.property('pid');
-      const next = await t.http.get('/api/svc/v1/ternary/quantize?n_params=64');
-      expect(next.status).to.equal(200);
+      // a kernel runs on the replacement thread (this app's 40 ms deadline is for the 504 test: a
+      // new thread's first kernel call may take longer)
+      const next = await t.services.pool.run<string>({ kind: 'kernel', id: ternary.id, params: paramsFor(ternary, { n_params: 64 }) }, { deadlineMs: 10_000 });
+      expect(JSON.parse(next.value)).to.include({ kernel: 'ternary/quantize' });
       expect(t.services.pool.snapshot().threads).to.equal(1);
     });
 
@@ -87,7 +102,7 @@ describe('worker pool semantics', () => {
       const ids = t.services.pool.threadIds();
       const killed = t.services.pool.killed;
       const controller = new AbortController();
-      const p = t.services.pool.run({ kind: 'diag', op: 'spin', ms: 200 }, { signal: controller.signal, deadlineMs: 2000 });
+      const p = t.services.pool.run(spin(200), { signal: controller.signal, deadlineMs: 2000 });
       setTimeout(() => controller.abort(), 50);
       const err = await rejection(p);
       expect(err.code).to.equal('CLIENT_CLOSED');
@@ -98,7 +113,7 @@ describe('worker pool semantics', () => {
 
     it('aborting for a gone client is not reported as a server error', async () => {
       const controller = new AbortController();
-      const p = t.services.pool.run({ kind: 'diag', op: 'spin', ms: 30 }, { signal: controller.signal, deadlineMs: 2000 });
+      const p = t.services.pool.run(spin(30), { signal: controller.signal, deadlineMs: 2000 });
       controller.abort();
       const err = await rejection(p);
       expect(err.code).to.equal('CLIENT_CLOSED');
@@ -108,18 +123,21 @@ describe('worker pool semantics', () => {
   describe('admission and the signing lane (issue 17 items 4, 5)', () => {
     let t: TestApp;
     before(async () => {
-      t = await buildTestApp({ pool: { threads: 1, maxQueue: 256, retryAfterS: 1 } });
+      t = await buildTestApp({ pool: { threads: 1, maxQueue: 256, retryAfterS: 1 } }, { faults: true });
       await t.services.pool.run({ kind: 'probe' }, { deadlineMs: 10_000 });
       await t.http.post('/api/svc/v1/verdict').send({ track_id: 'warm', lat: 1, lon: 2 });
     });
     after(() => t.close());
 
     it('item 4: admits what can finish within the deadline, sheds the rest at once with 503 + Retry-After, cuts nothing', async () => {
+      // one run teaches the pool what this kernel costs (an unknown one is assumed to take 50 ms);
+      // 200 ms spins keep the dispatch overhead of a loaded machine small beside the estimate
+      await t.services.pool.run(spin(200), { deadlineMs: 5000 });
       const killed = t.services.pool.killed;
       const started = performance.now();
       const outcomes: { code: string; at: number; retry?: string }[] = await Promise.all(
         Array.from({ length: 12 }, () =>
-          t.services.pool.run({ kind: 'diag', op: 'spin', ms: 100 }, { deadlineMs: 650 }).then(
+          t.services.pool.run(spin(200), { deadlineMs: 1300 }).then(
             () => ({ code: 'ok', at: performance.now() - started }),
             (e: AppError) => ({ code: e.code, at: performance.now() - started, retry: e.headers['Retry-After'] }),
           ),
@@ -141,27 +159,28 @@ describe('worker pool semantics', () => {
     it('item 4: a queued task whose deadline no longer fits its run (an earlier task overran its estimate) is shed at dispatch with 503, never run and answered 504', async () => {
       const pool = t.services.pool;
       // learn two estimates: "short" tasks hold a thread ~20 ms, "b200" ones ~200 ms
-      await pool.run({ kind: 'diag', op: 'spin', ms: 20, estimateAs: 'short' }, { deadlineMs: 5000 });
-      await pool.run({ kind: 'diag', op: 'spin', ms: 200, estimateAs: 'b200' }, { deadlineMs: 5000 });
+      await pool.run(spin(20, 'short'), { deadlineMs: 5000 });
+      await pool.run(spin(200, 'b200'), { deadlineMs: 5000 });
       const shedLate = pool.shedLate;
       const started = performance.now();
       // estimated at ~20 ms, it runs 300 ms
-      const overrun = pool.run({ kind: 'diag', op: 'spin', ms: 300, estimateAs: 'short' }, { deadlineMs: 5000 });
+      const overrun = pool.run(spin(300, 'short'), { deadlineMs: 5000 });
       // admitted (~20 ms of wait + ~200 ms of run fit 80 % of 420 ms), but when the thread frees at
       // ~300 ms only ~120 ms are left of its deadline: started, it would be answered 504 at 420 ms
-      const err = await rejection(pool.run({ kind: 'diag', op: 'spin', ms: 200, estimateAs: 'b200' }, { deadlineMs: 420 }));
+      const err = await rejection(pool.run(spin(200, 'b200'), { deadlineMs: 420 }));
       const at = performance.now() - started;
       expect(err.code).to.equal('QUEUE_FULL');
       expect(err.status).to.equal(503);
       expect(Number(err.headers['Retry-After'])).to.be.at.least(1);
       expect(at).to.be.within(250, 420); // it waited for the overrunning task, then was shed at once
       expect(pool.shedLate).to.equal(shedLate + 1);
+      expect((await rejections(t)).dispatch).to.equal(shedLate + 1);
       await overrun;
       await pool.idle();
     });
 
     it('item 5: signing has its own lane: a receipt is signed while kernels fill the pool', async () => {
-      const flood = Array.from({ length: 4 }, () => t.services.pool.run({ kind: 'diag', op: 'spin', ms: 600 }, { deadlineMs: 5000 }).catch(() => null));
+      const flood = Array.from({ length: 4 }, () => t.services.pool.run(spin(600), { deadlineMs: 5000 }).catch(() => null));
       await new Promise((r) => setTimeout(r, 20));
       const started = performance.now();
       const res = await t.http.post('/api/svc/v1/verdict').send({ track_id: 'lane-1', lat: 1, lon: 2 });
@@ -187,6 +206,15 @@ describe('worker pool semantics', () => {
       expect(getPriority(process.pid)).to.equal(main);
       // receipts are still signed (the signing lane is a separate pool, not lowered)
       expect((await t.http.post('/api/svc/v1/verdict').send({ track_id: 'nice-1', lat: 1, lon: 2 })).status).to.equal(200);
+    });
+
+    it('the production worker has no fault kernels: a fault task is an unknown kernel and its thread survives', async () => {
+      const ids = t.services.pool.threadIds();
+      const err = await rejection(t.services.pool.run(exitFault(), { deadlineMs: 10_000 }));
+      expect(err.status).to.equal(500);
+      expect((err.cause as Error).message).to.equal('UNKNOWN_KERNEL: unknown kernel fault/exit');
+      expect(t.services.pool.threadIds()).to.deep.equal(ids);
+      expect(t.services.pool.snapshot().crashes).to.equal(0);
     });
   });
 });

@@ -5,7 +5,7 @@ import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
 import { projectRoot } from '../../src/config/load.js';
 import { routeKey } from '../../src/introspection/route-inventory.js';
 import { evaluate, loadBaseline } from '../../src/security/posture.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTestApp, withTestApp, type TestApp } from '../helpers/app.js';
 import { adsbDown, fakeUpstream, frame, worstOf, type FakeUpstream } from './fakes.js';
 
 const API = '/api/svc/v1';
@@ -29,25 +29,21 @@ interface Check {
 }
 
 describe('security posture views', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await buildTestApp();
-  });
-  after(() => t.close());
+  const app = withTestApp();
 
   describe('GET /attack-surface/graph', () => {
     it('check 1: entry points are exactly the registered routes, which include every route of /openapi.json', async () => {
-      const { body, status } = await t.http.get(`${API}/attack-surface/graph`);
+      const { body, status } = await app().http.get(`${API}/attack-surface/graph`);
       expect(status).to.equal(200);
       expect(body).to.include({ schema: 'svc.attack-surface/v1', doctrine: 'v11' });
       const entries = (body.nodes as Node[]).filter((n) => n.kind === 'entry').map((n) => n.id.slice('entry:'.length));
       expect(new Set(entries).size).to.equal(entries.length);
-      expect([...entries].sort()).to.deep.equal(t.routes.map(routeKey).sort());
-      const spec = (await t.http.get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+      expect([...entries].sort()).to.deep.equal(app().routes.map(routeKey).sort());
+      const spec = (await app().http.get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
       const listed = Object.entries(spec.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
       for (const r of listed) expect(entries, r).to.include(r);
-      expect(body.summary.entry_points).to.equal(t.routes.length);
-      expect(body.summary.unauthenticated).to.equal(t.routes.length);
+      expect(body.summary.entry_points).to.equal(app().routes.length);
+      expect(body.summary.unauthenticated).to.equal(app().routes.length);
       for (const n of (body.nodes as Node[]).filter((x) => x.kind === 'entry')) expect(n.attrs.auth).to.equal('none');
       expect(body.graph_sha256).to.match(/^[0-9a-f]{64}$/);
       // the digest is of the structure served here: nodes, and edges without their counters
@@ -56,7 +52,7 @@ describe('security posture views', () => {
     });
 
     it('check 2: edges join existing nodes, mutating entries have a write path to an integrity asset, and a verdict adds exactly 1 to gateway→ledger', async () => {
-      const before = (await t.http.get(`${API}/attack-surface/graph`)).body;
+      const before = (await app().http.get(`${API}/attack-surface/graph`)).body;
       const ids = new Set((before.nodes as Node[]).map((n) => n.id));
       for (const e of before.edges as Edge[]) {
         expect(ids.has(e.from), e.from).to.equal(true);
@@ -71,15 +67,15 @@ describe('security posture views', () => {
       // a read-only route has no write path
       expect((before.paths as { entry: string; access: string }[]).filter((p) => p.entry === `entry:GET ${API}/receipt/export` && p.access === 'write')).to.deep.equal([]);
       const gl = (g: { edges: Edge[] }) => g.edges.find((e) => e.from === 'component:gateway' && e.to === 'component:ledger')!.observed;
-      const res = await t.http.post(`${API}/verdict`).send(frame);
+      const res = await app().http.post(`${API}/verdict`).send(frame);
       expect(res.status).to.equal(200);
-      const after = (await t.http.get(`${API}/attack-surface/graph`)).body;
+      const after = (await app().http.get(`${API}/attack-surface/graph`)).body;
       expect(gl(after)).to.equal(gl(before)! + 1);
       expect(after.graph_sha256).to.equal(before.graph_sha256);
     });
 
     it('answers 405 to other methods', async () => {
-      const res = await t.http.post(`${API}/attack-surface/graph`).send({});
+      const res = await app().http.post(`${API}/attack-surface/graph`).send({});
       expect(res.status).to.equal(405);
       expect(res.body).to.deep.equal({ detail: 'Method Not Allowed' });
     });
@@ -87,18 +83,18 @@ describe('security posture views', () => {
 
   describe('GET /posture/drift', () => {
     it('check 1: a default start with the test baseline has no drift, and the baseline digest is the committed file’s', async () => {
-      const { body, status } = await t.http.get(`${API}/posture/drift`);
+      const { body, status } = await app().http.get(`${API}/posture/drift`);
       expect(status).to.equal(200);
       expect(body.summary.drift, JSON.stringify((body.checks as Check[]).filter((c) => c.status === 'drift'))).to.equal(0);
       const file = JSON.parse(readFileSync(join(projectRoot(), 'src/security/posture-baseline.json'), 'utf8'));
       expect(body.baseline).to.include({ id: file.id, version: file.version, sha256: sha256Hex(canonicalJson(file)) });
       expect(body.summary.total).to.equal(file.checks.length);
-      // the test config's fault-injection switch is recorded as an approved deviation, not hidden
-      const diag = (body.checks as Check[]).find((c) => c.id === 'pool-diagnostics')!;
-      expect(diag).to.include({ status: 'approved_deviation', actual: true, expected: false });
+      // the test config's in-memory ledger is recorded as an approved deviation, not hidden
+      const mode = (body.checks as Check[]).find((c) => c.id === 'ledger-mode')!;
+      expect(mode).to.include({ status: 'approved_deviation', actual: 'EPHEMERAL', expected: 'DURABLE' });
       const threads = (body.checks as Check[]).find((c) => c.id === 'worker-pool-size')!;
-      expect(threads.actual).to.equal(t.services.pool.snapshot().threads);
-      const headers = (await t.http.get(`${API}/doctrine`)).headers;
+      expect(threads.actual).to.equal(app().services.pool.snapshot().threads);
+      const headers = (await app().http.get(`${API}/doctrine`)).headers;
       expect((body.checks as Check[]).find((c) => c.id === 'security-headers-api')!.actual).to.include({
         'x-content-type-options': headers['x-content-type-options'],
         'referrer-policy': headers['referrer-policy'],
@@ -106,7 +102,7 @@ describe('security posture views', () => {
     });
 
     it('check 2: one overridden setting drifts exactly that check, with the override as actual; current_sha256 changes, baseline.sha256 does not', async () => {
-      const base = (await t.http.get(`${API}/posture/drift`)).body;
+      const base = (await app().http.get(`${API}/posture/drift`)).body;
       const other = await buildTestApp({ http: { jsonLimitBytes: 524288 } });
       try {
         const { body } = await other.http.get(`${API}/posture/drift`);
@@ -144,11 +140,11 @@ describe('security posture views', () => {
 
   describe('GET /zerotrust/mesh', () => {
     it('check 1: PEPs are the app’s middleware in registration order; one malformed request adds exactly 1 to validation_422', async () => {
-      const first = (await t.http.get(`${API}/zerotrust/mesh`)).body;
-      expect(first.peps.map((p: { name: string }) => p.name)).to.deep.equal(t.app.middleware.map((fn) => fn.name));
-      const bad = await t.http.get(`${API}/ssm/scan?seq_len=abc`);
+      const first = (await app().http.get(`${API}/zerotrust/mesh`)).body;
+      expect(first.peps.map((p: { name: string }) => p.name)).to.deep.equal(app().app.middleware.map((fn) => fn.name));
+      const bad = await app().http.get(`${API}/ssm/scan?seq_len=abc`);
       expect(bad.status).to.equal(422);
-      const second = (await t.http.get(`${API}/zerotrust/mesh`)).body;
+      const second = (await app().http.get(`${API}/zerotrust/mesh`)).body;
       expect(second.decisions.deny_by_reason.validation_422).to.equal(first.decisions.deny_by_reason.validation_422 + 1);
       // the first mesh call itself was allowed; nothing else moved
       expect(second.decisions.allow).to.equal(first.decisions.allow + 1);
@@ -156,7 +152,7 @@ describe('security posture views', () => {
     });
 
     it('check 2: tenet 6 (authentication) is not_met and no tenet claims authentication', async () => {
-      const { body } = await t.http.get(`${API}/zerotrust/mesh`);
+      const { body } = await app().http.get(`${API}/zerotrust/mesh`);
       expect(body.tenets).to.have.length(7);
       expect(body.tenets.find((x: { n: number }) => x.n === 6).status).to.equal('not_met');
       expect(body.tenets.find((x: { n: number }) => x.n === 3).status).to.equal('not_met');
@@ -171,22 +167,22 @@ describe('security posture views', () => {
     const saved: { adsb?: TestApp['provided']['adsb']['status'] } = {};
     before(async () => {
       up = await fakeUpstream(500);
-      saved.adsb = t.provided.adsb.status;
+      saved.adsb = app().provided.adsb.status;
     });
     after(async () => {
-      t.provided.adsb.status = saved.adsb!;
+      app().provided.adsb.status = saved.adsb!;
       await up.close();
     });
 
     it('check 1: with the upstream failing, the ADS-B nodes are warn (never fail) and overall is the worst node, ADS-B capped', async () => {
-      t.provided.adsb.status = adsbDown([up.url]);
+      app().provided.adsb.status = adsbDown([up.url]);
       const hits = up.hits();
       // earlier tests of this file ran heavy views that can block for tens of ms on a loaded
       // machine, and the gateway node reports recent stalls: this check is about ADS-B, so it
       // samples a quiet moment of its own
-      t.services.eventLoop.forgetStalls();
+      app().services.eventLoop.forgetStalls();
       await new Promise((r) => setTimeout(r, 150));
-      const { body, status } = await t.http.get(`${API}/topology/health`);
+      const { body, status } = await app().http.get(`${API}/topology/health`);
       expect(status).to.equal(200);
       const nodes = body.nodes as { componentId: string; status: 'pass' | 'warn' | 'fail' }[];
       expect(nodes.find((n) => n.componentId === 'adsb-cache')!.status).to.equal('warn');
@@ -197,13 +193,13 @@ describe('security posture views', () => {
       expect(body.status).to.equal('warn');
       // passive: the failing upstream is not called by this view
       expect(up.hits()).to.equal(hits);
-      const health = (await t.http.get(`${API}/health`)).body;
+      const health = (await app().http.get(`${API}/health`)).body;
       expect(health.status).to.not.equal('fail');
     });
 
     it('check 2: the node set is the elite-wiring component set; event-loop delays are finite, non-negative and backed by samples', async () => {
-      const { body } = await t.http.get(`${API}/topology/health`);
-      const wiring = (await t.http.get(`${API}/elite/wiring`)).body;
+      const { body } = await app().http.get(`${API}/topology/health`);
+      const wiring = (await app().http.get(`${API}/elite/wiring`)).body;
       expect(body.nodes.map((n: { componentId: string }) => n.componentId).sort()).to.deep.equal(wiring.nodes.map((n: { id: string }) => n.id).sort());
       const gw = body.nodes.find((n: { componentId: string }) => n.componentId === 'gateway');
       const obs = (name: string) => gw.observations.find((o: { measurement: string }) => o.measurement === name).observedValue;
@@ -213,9 +209,9 @@ describe('security posture views', () => {
       }
       expect(obs('event-loop:delay:samples')).to.be.greaterThan(0);
       const pool = body.nodes.find((n: { componentId: string }) => n.componentId === 'worker-pool');
-      expect(pool.observations.find((o: { measurement: string }) => o.measurement === 'threads').observedValue).to.equal(t.services.pool.snapshot().threads);
+      expect(pool.observations.find((o: { measurement: string }) => o.measurement === 'threads').observedValue).to.equal(app().services.pool.snapshot().threads);
       const ledger = body.nodes.find((n: { componentId: string }) => n.componentId === 'ledger');
-      expect(ledger.observations.find((o: { measurement: string }) => o.measurement === 'nodes').observedValue).to.equal(t.provided.ledger.status.size());
+      expect(ledger.observations.find((o: { measurement: string }) => o.measurement === 'nodes').observedValue).to.equal(app().provided.ledger.status.size());
     });
   });
 });

@@ -17,6 +17,17 @@ export const ANSWERS = 6;
 export const LR = 0.5;
 export const BETA_KL = 0.02;
 export const EPS = 1e-6;
+/** Population figures of one step's policies, averaged over the prompts. */
+interface StepStats {
+  expected_reward: number;
+  kl: number;
+  entropy: number;
+  expected_zero_var_frac: number;
+}
+
+/** One step of the run, as listed in `rows`. */
+type StepRow = { t: number } & StepStats & { sampled_reward: number; zero_var_frac: number; grad_norm: number };
+
 /** Per-step rows listed in the body (evenly spaced, always including the last). */
 const ROW_CAP = 256;
 
@@ -72,9 +83,9 @@ export default defineKernel<{ seed: number; group_size: number; steps: number }>
     const initialLogits = theta.map((row) => Float64Array.from(row));
     const ref = theta.map((row) => softmax(row));
     const sampler = rng.stream('sample');
-    const rows: Record<string, number>[] = [];
+    const rows: StepRow[] = [];
     const trace: Record<string, unknown>[] = [];
-    const stats = (pis: Float64Array[]) => {
+    const stats = (pis: Float64Array[]): StepStats => {
       let q = 0;
       let k = 0;
       let h = 0;

@@ -74,10 +74,10 @@ export function buildLayout(d: number): Layout {
   const nVertices = nChecks + nb;
   const deg = new Int32Array(nVertices + 1);
   for (let e = 0; e < n; e++) {
-    deg[edgeU[e]! + 1]++;
-    deg[edgeV[e]! + 1]++;
+    deg[edgeU[e]! + 1] = deg[edgeU[e]! + 1]! + 1;
+    deg[edgeV[e]! + 1] = deg[edgeV[e]! + 1]! + 1;
   }
-  for (let v = 0; v < nVertices; v++) deg[v + 1] += deg[v]!;
+  for (let v = 0; v < nVertices; v++) deg[v + 1] = deg[v + 1]! + deg[v]!;
   const incStart = Int32Array.from(deg);
   const fill = Int32Array.from(deg);
   const incEdges = new Int32Array(2 * n);
@@ -129,8 +129,10 @@ export class UnionFindDecoder {
     out.fill(0);
     for (let e = 0; e < n; e++) {
       if (!error[e]) continue;
-      out[edgeU[e]!] ^= 1;
-      if (edgeV[e]! < nChecks) out[edgeV[e]!] ^= 1;
+      const u = edgeU[e]!;
+      const v = edgeV[e]!;
+      out[u] = out[u]! ^ 1;
+      if (v < nChecks) out[v] = out[v]! ^ 1;
     }
     return out;
   }
@@ -222,7 +224,7 @@ export class UnionFindDecoder {
       correction[e] = 1;
       defect[v] = 0;
       const u = edgeU[e] === v ? edgeV[e]! : edgeU[e]!;
-      defect[u] ^= 1;
+      defect[u] = defect[u]! ^ 1;
     }
     return correction;
   }
@@ -278,7 +280,7 @@ export function forEachSubset(n: number, w: number, visit: (bits: Uint8Array) =>
     let k = w - 1;
     while (k >= 0 && idx[k] === n - w + k) k--;
     if (k < 0) return;
-    idx[k]++;
+    idx[k] = idx[k]! + 1;
     for (let j = k + 1; j < w; j++) idx[j] = idx[j - 1]! + 1;
   }
 }

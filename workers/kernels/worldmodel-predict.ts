@@ -218,7 +218,7 @@ function propagate(M: Float64Array, P: Float64Array, Q: Float64Array, d: number,
       if (a === 0) continue;
       const pk = k * d;
       const ti = i * d;
-      for (let j = 0; j < d; j++) tmp[ti + j] += a * P[pk + j]!;
+      for (let j = 0; j < d; j++) tmp[ti + j] = tmp[ti + j]! + a * P[pk + j]!;
     }
   }
   for (let i = 0; i < d; i++) {

@@ -13,18 +13,6 @@ export function zeros(rows: number, cols: number): Matrix {
   return { rows, cols, data: new Float64Array(rows * cols) };
 }
 
-export function fromRows(rows: number[][]): Matrix {
-  const r = rows.length;
-  const c = r ? rows[0]!.length : 0;
-  const m = zeros(r, c);
-  rows.forEach((row, i) => m.data.set(row, i * c));
-  return m;
-}
-
-export function toRows(m: Matrix): number[][] {
-  return Array.from({ length: m.rows }, (_, i) => Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols)));
-}
-
 export function identity(n: number): Matrix {
   const m = zeros(n, n);
   for (let i = 0; i < n; i++) m.data[i * n + i] = 1;
@@ -52,16 +40,6 @@ export function matmul(a: Matrix, b: Matrix): Matrix {
       const oRow = i * b.cols;
       for (let j = 0; j < b.cols; j++) out.data[oRow + j] = out.data[oRow + j]! + aik * b.data[bRow + j]!;
     }
-  }
-  return out;
-}
-
-export function matvec(a: Matrix, x: ArrayLike<number>): Float64Array {
-  const out = new Float64Array(a.rows);
-  for (let i = 0; i < a.rows; i++) {
-    let s = 0;
-    for (let j = 0; j < a.cols; j++) s += a.data[i * a.cols + j]! * x[j]!;
-    out[i] = s;
   }
   return out;
 }

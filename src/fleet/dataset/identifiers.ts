@@ -27,13 +27,6 @@ export function isValidImoCompany(num: string): boolean {
   return /^\d{7}$/.test(num) && imoCompanyCheckDigit(num.slice(0, 6)) === Number(num[6]);
 }
 
-/** Ship station MMSI: MID (201–775) then six digits. */
-export function mmsiMid(mmsi: string): number | null {
-  if (!/^\d{9}$/.test(mmsi)) return null;
-  const mid = Number(mmsi.slice(0, 3));
-  return mid >= 201 && mid <= 775 ? mid : null;
-}
-
 /** GT = floor(K1·V), K1 = 0.2 + 0.02·log10 V (Tonnage Convention 1969, Annex I reg. 3). */
 export function grossTonnage(enclosedVolumeM3: number): number {
   return Math.floor(enclosedVolumeM3 * (0.2 + 0.02 * Math.log10(enclosedVolumeM3)));

@@ -56,7 +56,6 @@ export const PORTS: readonly PortRow[] = [
 ];
 
 export const PORT_BY_LOCODE: ReadonlyMap<string, PortRow> = new Map(PORTS.map((p) => [p.locode, p]));
-export const LOCODE_RE = /^[A-Z]{2}[A-Z2-9]{3}$/;
 
 export interface RouteTemplate {
   id: string;
@@ -182,8 +181,6 @@ export const CERT_RULES: readonly CertRule[] = [
 ];
 
 export const DOC_RULE: CertRule = { type: 'DOC', convention: 'SOLAS IX / ISM Code', endorsementRule: 'ANNUAL_3M', validityMonths: 60, pscCode: '01106', issuer: 'FLAG' };
-
-export const CERT_RULE_BY_TYPE: ReadonlyMap<string, CertRule> = new Map([...CERT_RULES, DOC_RULE].map((r) => [r.type, r]));
 
 export interface ComponentClass {
   id: string;

@@ -3,6 +3,7 @@ import blt, { BigramContextModel } from '../../../workers/kernels/blt-entropy-pa
 import { canonicalJson, sha256Hex } from '../../../workers/lib/numbers.js';
 import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 const SEPS = new Set([' ', ',', '.', '\n']);
@@ -141,7 +142,7 @@ describe('kernel blt/entropy-patch', () => {
       expect(lens.reduce((a, b) => a + b, 0)).to.equal(n);
       lens.slice(0, -1).forEach((l) => expect(l).to.be.at.least(minLen));
       const hist = new Array<number>(65).fill(0);
-      for (const l of lens) hist[Math.min(l, 65) - 1]++;
+      for (const l of lens) addAt(hist, Math.min(l, 65) - 1);
       expect(r.length_histogram).to.deep.equal(hist);
       expect(r.n_patches).to.equal(starts.length);
       expect(r.max_patch_len).to.equal(Math.max(...lens));

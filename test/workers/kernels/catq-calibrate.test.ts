@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import catq, { baselineTernary, calibrate, softTernary } from '../../../workers/kernels/catq-calibrate.js';
 import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 
@@ -86,7 +87,7 @@ function refCalibrate(w: number[], X: number[][], tau: number) {
       });
       const t = wm.map((v) => (Math.abs(v) > grid[pick.gi]! * ma ? Math.sign(v) : 0));
       t.forEach((c, j) => (codes.push(c), wq.push((pick.s * c) / m[j]!)));
-      hist[pick.gi]++;
+      addAt(hist, pick.gi);
       total += pick.err;
     }
     errors.push(total);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import dla, { drawTokens, runDla, type DlaTokens } from '../../../workers/kernels/dla-attention.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
 
 const elu1 = (x: number): number => (x > 0 ? x + 1 : Math.exp(x));
 
@@ -72,9 +73,9 @@ function dlaRef(tok: DlaTokens, capacity: number, tau: number) {
       for (const j of st.tokens) {
         const kq = vec(tok.k, j).map(elu1).reduce((s, f, i) => s + f * fq[i]!, 0);
         den += kq;
-        for (let c = 0; c < d; c++) num[c] += kq * tok.v[j * d + c]!;
+        for (let c = 0; c < d; c++) addAt(num, c, kq * tok.v[j * d + c]!);
       }
-      for (let c = 0; c < d; c++) o[c] += ((w[si]! / W) * num[c]!) / den;
+      for (let c = 0; c < d; c++) addAt(o, c, ((w[si]! / W) * num[c]!) / den);
     });
     out.push(o);
   }

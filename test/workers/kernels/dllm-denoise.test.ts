@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import dllm, { chainMarginals } from '../../../workers/kernels/dllm-denoise.js';
 import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt, at } from '../../helpers/indexed.js';
 
 const V = 16;
 const run = (o: Record<string, number>) => runRaw(dllm, Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]))).result as any;
@@ -107,7 +108,7 @@ describe('kernel dllm/denoise', () => {
           if (xs.some((x, i) => obs[i]! >= 0 && obs[i] !== x)) return;
           const p = Math.exp(logp(T, xs));
           Z += p;
-          xs.forEach((x, i) => (brute[i]![x] += p));
+          xs.forEach((x, i) => addAt(at(brute, i), x, p));
         });
         const pi0 = new Array(V).fill(1 / V);
         const m = chainMarginals(pi0, T, V, obs);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import elf, { posteriorWeights } from '../../../workers/kernels/elf-flow.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { at } from '../../helpers/indexed.js';
 
 const shannon = (p: number[]): number => -p.reduce((s, q) => s + (q > 0 ? q * Math.log(q) : 0), 0);
 
@@ -91,7 +92,7 @@ describe('kernel elf/flow', () => {
 
   it('one Euler step collapses every particle to the prior mean Σ π_v e_v', () => {
     const r = runRaw(elf, { steps: 1, seed: 3 }).result as any;
-    const mean = r.embeddings[0].map((_: number, i: number) => r.embeddings.reduce((s: number, e: number[], v: number) => s + r.pi[v] * e[i], 0));
+    const mean = r.embeddings[0].map((_: number, i: number) => r.embeddings.reduce((s: number, e: number[], v: number) => s + r.pi[v] * at(e, i), 0));
     for (const p of r.particles) p.z1.forEach((x: number, i: number) => expect(x).to.be.closeTo(mean[i], 1e-12));
     r.one_step_point.forEach((x: number, i: number) => expect(x).to.be.closeTo(mean[i], 1e-12));
   });

@@ -3,6 +3,7 @@ import epi from '../../../workers/kernels/episodic-recall.js';
 import { createHash } from 'node:crypto';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
 
 /** The memory stream redrawn from stream episodes: per episode template int(3), two slot words int(8), gap −6·ln(1−u) hours, importance 1 + int(10). */
 function drawEpisodes(seed: number, n: number) {
@@ -53,7 +54,7 @@ function vec(text: string): number[] {
     .filter((t) => !STOP.has(t));
   const feats = [...toks, ...toks.slice(1).map((t, i) => `${toks[i]} ${t}`)];
   const v = new Array<number>(256).fill(0);
-  for (const f of feats) v[fnv(f) % 256] += fnv(f + '#') >= 2 ** 31 ? -1 : 1;
+  for (const f of feats) addAt(v, fnv(f) % 256, fnv(f + '#') >= 2 ** 31 ? -1 : 1);
   const n = Math.hypot(...v);
   return n > 0 ? v.map((x) => x / n) : v;
 }

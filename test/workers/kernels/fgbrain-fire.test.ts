@@ -3,6 +3,7 @@ import fire from '../../../workers/kernels/fgbrain-fire.js';
 import graph from '../../../workers/kernels/fgbrain-graph.js';
 import { lif, priceDag } from '../../helpers/fgbrain-reference.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
 
 const TAU = 20;
 const VTH = 20;
@@ -23,7 +24,7 @@ describe('kernel fgbrain/fire', () => {
       expect(r.raster_truncated).to.equal(all.length > 4000);
       expect(r.raster).to.deep.equal(all.slice(0, 4000).map(([s, id]) => [s! * 0.1, id]));
       const pop = new Array<number>(Math.ceil(c.duration_ms / 10)).fill(0);
-      for (const [s] of all) pop[Math.min(pop.length - 1, Math.floor((s! * 0.1) / 10))]++;
+      for (const [s] of all) addAt(pop, Math.min(pop.length - 1, Math.floor((s! * 0.1) / 10)));
       expect(r.population_rate_hz).to.deep.equal(pop.map((k) => k / c.n / 0.01));
       expect(r.totals).to.deep.equal({ spikes: all.length, active_neurons: ref.spikes.filter((l) => l.length).length, synaptic_events: ref.spikes.reduce((s, l, id) => s + l.length * dag.indeg[id]!, 0) });
       const T = 20 * Math.log(c.drive_mv / (c.drive_mv - 20));

@@ -3,6 +3,7 @@ import plasticity, { onlineDw } from '../../../workers/kernels/fgbrain-plasticit
 import fire from '../../../workers/kernels/fgbrain-fire.js';
 import { lif, priceDag } from '../../helpers/fgbrain-reference.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
 
 const W = { aPlus: 0.01, aMinus: 0.0105, tauPlus: 20, tauMinus: 20 };
 /** The window written out in the test. */
@@ -67,7 +68,7 @@ describe('kernel fgbrain/plasticity', () => {
       expect(r.summary.unchanged).to.equal(dws.filter((d) => d === 0).length);
       expect(r.summary.mean_dw).to.be.closeTo(dws.reduce((a, b) => a + b, 0) / dws.length, 1e-13);
       const hist = new Array<number>(10).fill(0);
-      for (const e of expected) hist[Math.min(9, Math.floor((e.w / c.w_max) * 10))]++;
+      for (const e of expected) addAt(hist, Math.min(9, Math.floor((e.w / c.w_max) * 10)));
       expect(r.weight_histogram).to.deep.equal(hist);
       expect(r.window).to.deep.equal({ a_plus: c.a_plus, a_minus: c.a_minus, tau_plus_ms: c.tau_plus_ms, tau_minus_ms: c.tau_minus_ms, balance: (c.a_minus * c.tau_minus_ms) / (c.a_plus * c.tau_plus_ms) });
       clamped.push([expected.some((e) => e.w === 0), expected.some((e) => e.w === c.w_max)]);

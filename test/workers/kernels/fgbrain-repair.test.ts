@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import repair, { stretchBound } from '../../../workers/kernels/fgbrain-repair.js';
 import { eigenvaluesBelow, priceDag } from '../../helpers/fgbrain-reference.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
 
 /** All-pairs shortest paths among living nodes by Floyd–Warshall (Infinity when unreachable). */
 function floyd(adj: boolean[][], alive: boolean[]): number[][] {
@@ -46,8 +47,8 @@ function reference(seed: number, n: number, m: number, lesion: number[] | null, 
         if (c >= nb.length || adj[nb[i]!]![nb[c]!]) continue;
         adj[nb[i]!]![nb[c]!] = adj[nb[c]!]![nb[i]!] = true;
         added.push([nb[i]!, nb[c]!]);
-        gain[nb[i]!]++;
-        gain[nb[c]!]++;
+        addAt(gain, nb[i]!);
+        addAt(gain, nb[c]!);
       }
     }
     const dAfter = floyd(adj, alive);

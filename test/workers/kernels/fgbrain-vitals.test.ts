@@ -4,6 +4,7 @@ import vitals from '../../../workers/kernels/fgbrain-vitals.js';
 import energy, { ATP_DEFAULTS } from '../../../workers/kernels/fgbrain-vitals-energy.js';
 import { eigenvaluesBelow, lif, priceDag } from '../../helpers/fgbrain-reference.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const pvar = (xs: number[]) => {
@@ -20,7 +21,7 @@ const run = (c: Case) => lif(priceDag(c.seed, c.n, c.m), { durationMs: c.duratio
 /** Spikes of step s (1-based) fall in bin ⌊(s − 1)/width⌋: step s covers ((s − 1)·dt, s·dt]. */
 const bins = (spikes: number[][], steps: number, width: number) => {
   const out = new Array<number>(Math.ceil(steps / width)).fill(0);
-  for (const l of spikes) for (const s of l) out[Math.floor((s - 1) / width)]++;
+  for (const l of spikes) for (const s of l) addAt(out, Math.floor((s - 1) / width));
   return out;
 };
 

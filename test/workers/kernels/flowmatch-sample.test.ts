@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import flowmatch, { drawTarget, exactField } from '../../../workers/kernels/flowmatch-sample.js';
 import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { solveLinearColumns } from '../../helpers/linear-solve.js';
 
 interface T {
   mu: number[];
@@ -37,20 +38,7 @@ const mm = (A: Mat, B: Mat): Mat => A.map((r) => B[0]!.map((_, j) => r.reduce((a
 const tp = (A: Mat): Mat => A[0]!.map((_, j) => A.map((r) => r[j]!));
 const eye = (d: number): Mat => Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
 const fro = (A: Mat, B: Mat): number => Math.sqrt(A.reduce((acc, r, i) => acc + r.reduce((t, v, j) => t + (v - B[i]![j]!) ** 2, 0), 0));
-/** Gauss–Jordan with partial pivoting: A⁻¹B. */
-function solve(A: Mat, B: Mat): Mat {
-  const n = A.length;
-  const M = A.map((r, i) => [...r, ...B[i]!]);
-  for (let c = 0; c < n; c++) {
-    let piv = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(M[r]![c]!) > Math.abs(M[piv]![c]!)) piv = r;
-    [M[c], M[piv]] = [M[piv]!, M[c]!];
-    const pv = M[c]![c]!;
-    M[c] = M[c]!.map((v) => v / pv);
-    for (let r = 0; r < n; r++) if (r !== c) M[r] = M[r]!.map((v, j) => v - M[r]![c]! * M[c]![j]!);
-  }
-  return M.map((r) => r.slice(n));
-}
+const solve = solveLinearColumns; // A⁻¹B
 /** Principal square root of an SPD matrix by the Denman–Beavers iteration. */
 function sqrtm(A: Mat): Mat {
   let Y = A;

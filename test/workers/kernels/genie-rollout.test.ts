@@ -5,6 +5,7 @@ import { gramSchmidt } from '../../../workers/lib/linalg.js';
 import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { solveLinear as referenceSolve } from '../../helpers/linear-solve.js';
+import { addAt, at } from '../../helpers/indexed.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 
@@ -97,7 +98,7 @@ describe('kernel genie/rollout', () => {
       expect(r.inferred_actions).to.deep.equal(r.actions_index.map((i: number) => ref.inferred[i]));
       expect(r.action_accuracy).to.equal(ref.inferred.filter((a, t) => a === ref.actions[t]).length / H);
       const conf = Array.from({ length: A }, () => new Array<number>(A).fill(0));
-      ref.actions.forEach((a, t) => conf[a]![ref.inferred[t]!]++);
+      ref.actions.forEach((a, t) => addAt(at(conf, a), at(ref.inferred, t)));
       expect(r.confusion).to.deep.equal(conf);
       r.psnr_inferred.forEach((x: number, k: number) => expect(x).to.be.closeTo(ref.psnrInf[r.psnr_index[k] - 1]!, 1e-8));
       r.psnr_random.forEach((x: number, k: number) => expect(x).to.be.closeTo(ref.psnrRand[r.psnr_index[k] - 1]!, 1e-8));

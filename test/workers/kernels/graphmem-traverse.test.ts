@@ -78,12 +78,15 @@ function redraw(seed: number, n: number, dim: number) {
   return { nodes, target, q };
 }
 
+const REF_VIEWS = ['semantic', 'temporal', 'causal', 'entity'] as const;
+type RefView = (typeof REF_VIEWS)[number];
+
 /** Beam traversal with synchronous hops (scores read at the start of each hop), frontier = 8 most improved (ties to the lower id). */
 function referenceBeam(n: number, views: Record<string, Map<string, number>>, anchors: number[], anchorScores: number[]) {
-  const W = new Map<string, { w: number; view: string }>();
-  for (const view of ['semantic', 'temporal', 'causal', 'entity']) for (const [key, w] of views[view]!) if (WEIGHTS[view]! * w > (W.get(key)?.w ?? 0)) W.set(key, { w: WEIGHTS[view]! * w, view });
+  const W = new Map<string, { w: number; view: RefView }>();
+  for (const view of REF_VIEWS) for (const [key, w] of views[view]!) if (WEIGHTS[view]! * w > (W.get(key)?.w ?? 0)) W.set(key, { w: WEIGHTS[view]! * w, view });
   const score = new Array<number>(n).fill(0);
-  const path: ({ from: number; to: number; view: string }[] | null)[] = new Array(n).fill(null);
+  const path: ({ from: number; to: number; view: RefView }[] | null)[] = new Array(n).fill(null);
   anchors.forEach((a, i) => ((score[a] = anchorScores[i]!), (path[a] = [])));
   let frontier = [...anchors];
   for (let hop = 0; hop < 4 && frontier.length; hop++) {
@@ -139,10 +142,10 @@ describe('kernel graphmem/traverse', () => {
       const base = order.slice(0, k);
       expect([res.baseline_precision_at_k, res.baseline_recall_at_k]).to.deep.equal([hits(base) / k, hits(base) / relevant.length]);
       expect(res.edges_per_view).to.deep.equal(Object.fromEntries(Object.entries(views).map(([v, m]) => [v, m.size])));
-      const best: Record<string, number> = { semantic: 0, temporal: 0, causal: 0, entity: 0 };
+      const best: Record<RefView, number> = { semantic: 0, temporal: 0, causal: 0, entity: 0 };
       for (const e of beam.W.values()) best[e.view]++;
       expect(res.best_view_edges).to.deep.equal(best);
-      const used: Record<string, number> = { semantic: 0, temporal: 0, causal: 0, entity: 0 };
+      const used: Record<RefView, number> = { semantic: 0, temporal: 0, causal: 0, entity: 0 };
       let total = 0;
       for (const id of retrieved) {
         for (const e of beam.path[id] ?? []) {

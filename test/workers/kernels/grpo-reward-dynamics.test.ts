@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import grpo, { grpoGradient } from '../../../workers/kernels/grpo-reward-dynamics.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt, at } from '../../helpers/indexed.js';
 
 const softmax = (x: number[]): number[] => {
   const m = Math.max(...x);
@@ -54,7 +55,7 @@ function replay(seed: number, G: number, steps: number) {
       sampled += mean;
       const k = klOf(pi, ref[p]!);
       const g = pi.map((pa, a) => ans.reduce((acc, ai, i) => acc + (adv[i]! * ((ai === a ? 1 : 0) - pa)) / G, 0) - 0.02 * pa * (Math.log(pa / ref[p]![a]!) - k));
-      g.forEach((x, a) => (theta[p]![a] += 0.5 * x));
+      g.forEach((x, a) => addAt(at(theta, p), a, 0.5 * x));
       gnorm += Math.hypot(...g);
     });
     rows.push({ t, ...stats(pis), sampled_reward: sampled / 8, zero_var_frac: zero / 8, grad_norm: gnorm / 8 });

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import hrm from '../../../workers/kernels/hrm-solve.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { solveLinear } from '../../helpers/linear-solve.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 const MU = 0.1;
@@ -26,24 +27,6 @@ function system(seed: number, n: number) {
   const bStream = rng.stream('b');
   const b = Array.from({ length: n }, () => bStream.normal());
   return { M, b };
-}
-
-/** Gaussian elimination with partial pivoting. */
-function solve(M: number[][], b: number[]): number[] {
-  const n = b.length;
-  const A = M.map((row, i) => [...row, b[i]!]);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(A[r]![c]!) > Math.abs(A[p]![c]!)) p = r;
-    [A[c], A[p]] = [A[p]!, A[c]!];
-    for (let r = c + 1; r < n; r++) {
-      const f = A[r]![c]! / A[c]![c]!;
-      for (let k = c; k <= n; k++) A[r]![k]! -= f * A[c]![k]!;
-    }
-  }
-  const x = new Array<number>(n).fill(0);
-  for (let r = n - 1; r >= 0; r--) x[r] = (A[r]![n]! - A[r]!.slice(r + 1, n).reduce((s, v, k) => s + v * x[r + 1 + k]!, 0)) / A[r]![r]!;
-  return x;
 }
 
 const nrm = (v: number[]) => Math.hypot(...v);
@@ -72,7 +55,7 @@ function reference(seed: number, p: { dim: number; n_cycles: number; t_low: numb
       break;
     }
   }
-  const xs = solve(M, b);
+  const xs = solveLinear(M, b);
   return { trace, halted, err: nrm(zH.map((x, i) => x - xs[i]!)) / nrm(xs), xs, zH, b };
 }
 

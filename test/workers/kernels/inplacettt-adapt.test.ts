@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import ttt, { fastWeightPass } from '../../../workers/kernels/inplacettt-adapt.js';
 import { Rng, RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt, at } from '../../helpers/indexed.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 
@@ -74,7 +75,7 @@ describe('kernel inplacettt/adapt', () => {
       // grad energy of chunk c: η·‖G‖²_F with G = Σ_t e_(next token) z(current)ᵀ over the chunk
       for (let c = 0; c < N!; c++) {
         const G = Array.from({ length: V! }, () => new Array<number>(d!).fill(0));
-        for (let t = c * 16; t < c * 16 + 16; t++) z[tokens[t]!]!.forEach((zj, j) => (G[tokens[t + 1]!]![j] += zj));
+        for (let t = c * 16; t < c * 16 + 16; t++) z[tokens[t]!]!.forEach((zj, j) => addAt(at(G, tokens[t + 1]!), j, zj));
         const e = eta! * G.flat().reduce((a, x) => a + x * x, 0);
         expect(r.grad_energy[c], `chunk ${c}`).to.be.closeTo(e, 1e-9 * Math.max(1, e));
       }
@@ -112,7 +113,7 @@ describe('kernel inplacettt/adapt', () => {
     for (const W of finals.slice(1)) W.forEach((w, i) => expect(w).to.be.closeTo(finals[0]![i]!, 1e-12));
     // and equals W0 + η·Σ onehot(next)·zᵀ computed here
     const expected = Array.from(W0);
-    for (let t = 0; t < L; t++) for (let j = 0; j < d; j++) expected[tokens[t + 1]! * d + j] += 0.2 * Zv[tokens[t]! * d + j]!;
+    for (let t = 0; t < L; t++) for (let j = 0; j < d; j++) addAt(expected, tokens[t + 1]! * d + j, 0.2 * Zv[tokens[t]! * d + j]!);
     finals[2]!.forEach((w, i) => expect(w).to.be.closeTo(expected[i]!, 1e-12));
   });
 

@@ -3,6 +3,7 @@ import sae from '../../../workers/kernels/interpretability-features.js';
 import { topK } from '../../../workers/lib/ranking.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
 
 const run = (o: Record<string, number>) => runRaw(sae, Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]))).result as any;
 
@@ -13,7 +14,7 @@ function residualToSpan(cols: number[][], x: number[]): number {
     const v = c.slice();
     for (const q of basis) {
       const p = q.reduce((s, qi, i) => s + qi * v[i]!, 0);
-      q.forEach((qi, i) => (v[i] -= p * qi));
+      q.forEach((qi, i) => addAt(v, i, -p * qi));
     }
     const n = Math.hypot(...v);
     if (n > 1e-7) basis.push(v.map((vi) => vi / n));
@@ -21,7 +22,7 @@ function residualToSpan(cols: number[][], x: number[]): number {
   const r = x.slice();
   for (const q of basis) {
     const p = q.reduce((s, qi, i) => s + qi * r[i]!, 0);
-    q.forEach((qi, i) => (r[i] -= p * qi));
+    q.forEach((qi, i) => addAt(r, i, -p * qi));
   }
   return r.reduce((s, ri) => s + ri * ri, 0);
 }
@@ -52,23 +53,23 @@ function reference(seed: number, d: number, m: number, k: number, batch: number)
     const active = dr.sample(m, s);
     const amps = active.map(() => dr.uniform(0.5, 1.5));
     const x = new Array<number>(d).fill(0);
-    active.forEach((f, t) => F[f]!.forEach((v, i) => (x[i] += amps[t]! * v)));
+    active.forEach((f, t) => F[f]!.forEach((v, i) => addAt(x, i, amps[t]! * v)));
     xs.push(x);
     const pre = D.map((row) => row.reduce((acc, v, i) => acc + v * x[i]!, 0));
     const order = pre.map((v, j) => ({ v, j })).sort((a, b) => b.v - a.v || a.j - b.j);
     const support = order.slice(0, k).filter((o) => o.v > 0).map((o) => o.j);
     l0 += support.length;
     for (const j of support) {
-      counts[j]++;
+      addAt(counts, j);
       if (active.includes(j)) hits++;
     }
     const xhat = new Array<number>(d).fill(0);
-    for (const j of support) D[j]!.forEach((v, i) => (xhat[i] += pre[j]! * v));
+    for (const j of support) D[j]!.forEach((v, i) => addAt(xhat, i, pre[j]! * v));
     sseSae += x.reduce((acc, v, i) => acc + (v - xhat[i]!) ** 2, 0);
     sseRefit += residualToSpan(support.map((j) => D[j]!), x);
   }
   const mean = new Array<number>(d).fill(0);
-  for (const x of xs) x.forEach((v, i) => (mean[i] += v / batch));
+  for (const x of xs) x.forEach((v, i) => addAt(mean, i, v / batch));
   let sst = 0;
   for (const x of xs) x.forEach((v, i) => (sst += (v - mean[i]!) ** 2));
   return { sseSae, sseRefit, sst, recall: hits / (s * batch), precision: hits / l0, l0Mean: l0 / batch, dead: counts.filter((c) => c === 0).length, counts };

@@ -94,7 +94,7 @@ describe('kernel kvcache/h2o-evict', () => {
   });
 
   it('cache size, eviction count and the recent window are exact; evictions take the minimum candidate', () => {
-    for (const [L, budget, recent] of [[1024, 256, 64], [100, 100, 0], [50, 200, 20], [700, 512, 512], [16, 2, 1]]) {
+    for (const [L, budget, recent] of [[1024, 256, 64], [100, 100, 0], [50, 200, 20], [700, 512, 512], [16, 2, 1]] as const) {
       const r = runRaw(h2o, q({ seed: L + budget, seq_len: L, budget, recent, n_heavy: 8 })).result as any;
       expect(r.max_cache_size).to.equal(Math.min(budget, L));
       expect(r.evictions).to.equal(Math.max(0, L - budget));

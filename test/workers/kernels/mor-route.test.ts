@@ -3,6 +3,7 @@ import mor, { routeExpertChoice } from '../../../workers/kernels/mor-route.js';
 import { canonicalJson, roundNumber, sha256Hex } from '../../../workers/lib/numbers.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
 
 const D = 16;
 
@@ -87,7 +88,7 @@ describe('kernel mor/route', () => {
       // the depth list (first 256) agrees with the histogram when it covers every token
       if (N <= 256) {
         const h = new Array<number>(R).fill(0);
-        for (const dt of r.depths) h[dt - 1]++;
+        for (const dt of r.depths) addAt(h, dt - 1);
         expect(h).to.deep.equal(r.depth_histogram);
         // A_r ⊆ A_{r−1}: tokens with depth ≥ r are exactly |A_r| many
         for (let s = 1; s <= R; s++) expect(r.depths.filter((dt: number) => dt >= s).length).to.equal(k[s - 1]);

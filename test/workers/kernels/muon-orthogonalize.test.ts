@@ -32,7 +32,7 @@ const gradient = (seed: number, rows: number, cols: number, decay = 0): Matrix =
 describe('kernel muon/orthogonalize', () => {
   it('spectral identity: output_sv = p^(steps)(input ratios), and both spectra match trace moments of an independent G and O', () => {
     for (let seed = 0; seed < 10; seed++) {
-      const [rows, cols, steps, decay] = [[8, 12, 5, 0], [12, 8, 3, 0.5], [10, 10, 5, 1], [6, 20, 8, 0]][seed % 4]!;
+      const [rows, cols, steps, decay] = ([[8, 12, 5, 0], [12, 8, 3, 0.5], [10, 10, 5, 1], [6, 20, 8, 0]] as const)[seed % 4]!;
       const r = runRaw(muon, { seed, rows, cols, steps, decay }).result as any;
       const m = Math.min(rows, cols);
       const x = Array.from(r.input_sv_ratio as Float64Array);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import nested from '../../../workers/kernels/nested-schedule.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt, at } from '../../helpers/indexed.js';
 
 /**
  * Independent reference (kernels-c §8): θ_0 from stream theta0, ξ_t from stream walk; every
@@ -28,11 +29,11 @@ function reference(seed: number, levels: number, ticks: number, base: number, et
       if ((t + 1) % C !== 0) continue;
       const eta = eta0 * decay ** l;
       const step = new Array<number>(8).fill(0);
-      for (let s = t - C + 1; s <= t; s++) for (let k = 0; k < 8; k++) step[k] += eta * grads[s]![k]!;
-      for (let k = 0; k < 8; k++) mem[l]![k] -= step[k]!;
-      change[l] += Math.hypot(...step);
+      for (let s = t - C + 1; s <= t; s++) for (let k = 0; k < 8; k++) addAt(step, k, eta * grads[s]![k]!);
+      for (let k = 0; k < 8; k++) addAt(at(mem, l), k, -step[k]!);
+      addAt(change, l, Math.hypot(...step));
     }
-    for (let k = 0; k < 8; k++) theta[k] += drift * walk.normal();
+    for (let k = 0; k < 8; k++) addAt(theta, k, drift * walk.normal());
   }
   return { losses, change, diverged: false };
 }

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import nsa from '../../../workers/kernels/nsa-simulate.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
 
 const run = (o: Record<string, number>) => runRaw(nsa, Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]))).result as any;
 
@@ -57,7 +58,7 @@ function reference(seed: number, p: P) {
     out.rows.push(t);
     out.density += (nC + selTok.length + winTok.length) / (t + 1) / nq;
     if (sel.length === cur + 1) out.fullSel++;
-    g.forEach((x, i) => (out.gates[i] += x / nq));
+    g.forEach((x, i) => addAt(out.gates, i, x / nq));
     for (let i = 0; i < d; i++) {
       out.num += (g[0]! * c.out[i]! + g[1]! * s.out[i]! + g[2]! * w.out[i]! - f.out[i]!) ** 2;
       out.den += f.out[i]! ** 2;

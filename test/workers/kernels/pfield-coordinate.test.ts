@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import pfield, { topByActivation } from '../../../workers/kernels/pfield-coordinate.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { solveLinear } from '../../helpers/linear-solve.js';
 
 const KAPPA = 0.5;
 
@@ -10,27 +11,14 @@ function pressure(s: number[], t: number[], w: number[]): number {
   return s.reduce((acc, x, i) => acc + 0.5 * w[i]! * (x - t[i]!) ** 2 + (i + 1 < s.length ? 0.5 * KAPPA * (s[i + 1]! - x) ** 2 : 0), 0);
 }
 
-/** min P by dense Gaussian elimination on (W + κL)s = Wt (independent of the kernel's Thomas solver). */
+/** min P by dense elimination on (W + κL)s = Wt (test/helpers/linear-solve.ts, independent of the kernel’s Thomas solver). */
 function optimum(t: number[], w: number[]): number[] {
   const n = t.length;
-  const A = Array.from({ length: n }, (_, i) => Array.from({ length: n + 1 }, (_, j) => {
-    if (j === n) return w[i]! * t[i]!;
+  const A = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => {
     if (i === j) return w[i]! + KAPPA * ((i > 0 ? 1 : 0) + (i < n - 1 ? 1 : 0));
     return Math.abs(i - j) === 1 ? -KAPPA : 0;
   }));
-  for (let c = 0; c < n; c++) {
-    for (let r = c + 1; r < n; r++) {
-      const f = A[r]![c]! / A[c]![c]!;
-      for (let j = c; j <= n; j++) A[r]![j] = A[r]![j]! - f * A[c]![j]!;
-    }
-  }
-  const x = new Array(n).fill(0);
-  for (let r = n - 1; r >= 0; r--) {
-    let v = A[r]![n]!;
-    for (let j = r + 1; j < n; j++) v -= A[r]![j]! * x[j];
-    x[r] = v / A[r]![r]!;
-  }
-  return x;
+  return solveLinear(A, t.map((x, i) => w[i]! * x));
 }
 
 /**

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import qec, { buildLayout, UnionFindDecoder } from '../../../workers/kernels/qec-surface-code.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
 
 /** Test-side Z stabilisers of the rotated code: bulk Z plaquettes plus weight-2 Z plaquettes on the left/right edges. */
 function zChecks(d: number): number[][] {
@@ -187,7 +188,7 @@ describe('kernel qec/surface-code', () => {
       const w = err.reduce((s, b) => s + b, 0);
       const r = corrected(3, checks, err, dec.decodeSyndrome(dec.computeSyndrome(err)));
       expect(r.zero).to.equal(true);
-      fails[w] += r.logical;
+      addAt(fails, w, r.logical);
     }
     expect(fails[0]).to.equal(0);
     expect(fails[1]).to.equal(0);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import tda from '../../../workers/kernels/quant-tda-fracture.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { xorAt } from '../../helpers/indexed.js';
 
 const N = 14;
 const W = 40;
@@ -41,7 +42,7 @@ function primLengths(d: number[][]): number[] {
 function gf2Rank(rows: number[][], ncols: number): number {
   const mat = rows.map((r) => {
     const bits = new Array<number>(ncols).fill(0);
-    for (const c of r) bits[c] ^= 1;
+    for (const c of r) xorAt(bits, c, 1);
     return bits;
   });
   let rank = 0;

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import ring, { ringRows } from '../../../workers/kernels/ringattn-simulate.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 const d = 8;
@@ -27,7 +28,7 @@ function attention(Q: Float64Array, K: Float64Array, V: Float64Array, i: number)
 
 describe('kernel ringattn/simulate', () => {
   it('the ring output equals full causal attention on every evaluated row (independent reference)', () => {
-    for (const [seed, L, P] of [[42, 4096, 8], [5, 1000, 7], [9, 333, 1], [11, 32, 32], [2, 1, 1], [3, 100, 3]]) {
+    for (const [seed, L, P] of [[42, 4096, 8], [5, 1000, 7], [9, 333, 1], [11, 32, 32], [2, 1, 1], [3, 100, 3]] as const) {
       const r = runRaw(ring, q({ seed, seq_len: L, devices: P })).result as any;
       expect(r.max_abs_diff_vs_full).to.be.at.most(1e-12);
       const { Q, K, V } = inputs(seed, L);
@@ -45,7 +46,7 @@ describe('kernel ringattn/simulate', () => {
   });
 
   it('evaluates max(1, floor(32/P)) rows per device, including the last row of each block', () => {
-    for (const [L, P] of [[4096, 8], [8192, 3], [100, 32], [40, 32], [7, 5]]) {
+    for (const [L, P] of [[4096, 8], [8192, 3], [100, 32], [40, 32], [7, 5]] as const) {
       const r = runRaw(ring, q({ seq_len: L, devices: P })).result as any;
       let expected = 0;
       for (const dev of r.per_device) {
@@ -80,7 +81,7 @@ describe('kernel ringattn/simulate', () => {
   });
 
   it('the schedule is a Latin square; contiguous idle steps are P − 1 − p; one device has no communication', () => {
-    for (const [L, P] of [[4096, 8], [1000, 7], [64, 32]]) {
+    for (const [L, P] of [[4096, 8], [1000, 7], [64, 32]] as const) {
       const r = runRaw(ring, q({ seq_len: L, devices: P })).result as any;
       const S = r.schedule as number[][];
       expect(S.length).to.equal(P);
@@ -102,14 +103,14 @@ describe('kernel ringattn/simulate', () => {
   });
 
   it('work sums to L(L+1)/2 in both layouts; imbalances match brute-force counts and their closed forms', () => {
-    for (const [L, P] of [[4096, 8], [1000, 7], [8192, 32], [5, 5], [97, 4]]) {
+    for (const [L, P] of [[4096, 8], [1000, 7], [8192, 32], [5, 5], [97, 4]] as const) {
       const r = runRaw(ring, q({ seq_len: L, devices: P })).result as any;
       const contiguous = new Array<number>(P).fill(0);
       const striped = new Array<number>(P).fill(0);
       for (let i = 0; i < L; i++) {
         const owner = r.per_device.findIndex((dev: any) => i >= dev.start && i < dev.end);
-        contiguous[owner] += i + 1;
-        striped[i % P] += i + 1;
+        addAt(contiguous, owner, i + 1);
+        addAt(striped, i % P, i + 1);
       }
       r.per_device.forEach((dev: any, p: number) => {
         expect(dev.work_contiguous).to.equal(contiguous[p]);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import steer from '../../../workers/kernels/steering-sweep.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { solveLinear } from '../../helpers/linear-solve.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 
@@ -33,17 +34,7 @@ function reference(seed: number, n: number, m: number, S: number, cMax: number, 
     for (const [X, c] of [[P, mp], [N, mn]] as const) for (const r of X) s += (r[i]! - c[i]!) * (r[j]! - c[j]!);
     return s / (2 * m - 2) + (i === j ? 0.1 : 0);
   }));
-  // Gauss–Jordan on [C | v]
-  const A = C.map((row, i) => [...row, v[i]!]);
-  for (let c = 0; c < n; c++) {
-    const piv = A[c]![c]!;
-    for (let k = 0; k <= n; k++) A[c]![k]! /= piv;
-    for (let r = 0; r < n; r++) if (r !== c) {
-      const f = A[r]![c]!;
-      for (let k = 0; k <= n; k++) A[r]![k]! -= f * A[c]![k]!;
-    }
-  }
-  const w = A.map((row) => row[n]!);
+  const w = solveLinear(C, v);
   const b = -w.reduce((a, x, i) => a + x * (mp[i]! + mn[i]!) / 2, 0);
   const sig = (z: number) => 1 / (1 + Math.exp(-z));
   const rate = (X: number[][], c: number) => X.reduce((a, h) => a + sig(h.reduce((s, x, i) => s + w[i]! * (x + c * vh[i]!), b)), 0) / m;
@@ -68,7 +59,7 @@ function argmax(sweep: any[]): number {
 
 describe('kernel steering/sweep', () => {
   it('matches an independent CAA vector, LDA probe and sweep', () => {
-    for (const [seed, n, m, S, cMax, kappa] of [[42, 32, 24, 21, 6, 0.08], [5, 7, 3, 6, 2.5, 0.3], [9, 2, 2, 2, 1, 0], [13, 64, 100, 11, 10, 0.01]]) {
+    for (const [seed, n, m, S, cMax, kappa] of [[42, 32, 24, 21, 6, 0.08], [5, 7, 3, 6, 2.5, 0.3], [9, 2, 2, 2, 1, 0], [13, 64, 100, 11, 10, 0.01]] as const) {
       const r = runRaw(steer, q({ seed, dim: n, cluster: m, sweep_points: S, c_max: cMax, kappa })).result as any;
       const ref = reference(seed, n, m, S, cMax, kappa);
       close(r.steering_vector_norm, Math.hypot(...ref.v));

@@ -3,6 +3,7 @@ import titans, { trainMemory } from '../../../workers/kernels/titans-recall.js';
 import { createHash } from 'node:crypto';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { solveLinear } from '../../helpers/linear-solve.js';
 
 /** Independent replay of S ← ηS − θ·2(Mk − v)kᵀ, M ← (1 − α)M + S, with plain nested arrays. */
 function replay(keys: number[][], values: number[][], orders: number[][], eta = 0.6, theta = 0.15, alpha = 0.002) {
@@ -56,18 +57,10 @@ function lsLoss(keys: number[][], values: number[][]): number {
   let den = 0;
   for (let i = 0; i < d; i++) {
     // row i of M solves G m = Σ_p v_p[i] k_p
-    const A = G.map((row, a) => [...row, keys.reduce((s, k, p) => s + values[p]![i]! * k[a]!, 0)]);
-    for (let c = 0; c < d; c++) {
-      let piv = c;
-      for (let r = c + 1; r < d; r++) if (Math.abs(A[r]![c]!) > Math.abs(A[piv]![c]!)) piv = r;
-      [A[c], A[piv]] = [A[piv]!, A[c]!];
-      for (let r = 0; r < d; r++) {
-        if (r === c) continue;
-        const f = A[r]![c]! / A[c]![c]!;
-        for (let q = c; q <= d; q++) A[r]![q] = A[r]![q]! - f * A[c]![q]!;
-      }
-    }
-    const m = A.map((row, a) => row[d]! / row[a]!);
+    const m = solveLinear(
+      G,
+      G.map((_, a) => keys.reduce((s, k, p) => s + values[p]![i]! * k[a]!, 0)),
+    );
     keys.forEach((k, p) => {
       num += (m.reduce((s, x, j) => s + x * k[j]!, 0) - values[p]![i]!) ** 2;
       den += values[p]![i]! ** 2;

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import track from '../../../workers/kernels/trackfusion-associate.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { addAt, at } from '../../helpers/indexed.js';
 
 /** OSPA (p = 2, c = 100) by trying every matching (n ≤ 6). */
 function ospaBrute(a: number[][], b: number[][]): number {
@@ -158,7 +159,7 @@ describe('kernel trackfusion/associate', () => {
         enumerate(p, m, (c) => {
           const w = c.reduce((acc, j, i) => acc * (j < 0 ? 1 - PD * PG : p[i]![j]!.weight), 1);
           total += w;
-          c.forEach((j, i) => (beta[i]![j < 0 ? m : j] += w));
+          c.forEach((j, i) => addAt(at(beta, i), j < 0 ? m : j, w));
         });
         const colSum = new Array<number>(m).fill(0);
         s.jpda.beta.forEach((row: any, i: number) => {

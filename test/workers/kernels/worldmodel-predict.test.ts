@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import wm, { drawSystem, drawTraining, fitModel, spectralRadius, trainSteps, worldModel } from '../../../workers/kernels/worldmodel-predict.js';
 import { RngStreams } from '../../../workers/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { solveLinearColumns } from '../../helpers/linear-solve.js';
 
 type Mat = number[][];
 const mul = (a: Mat, b: Mat): Mat => a.map((row) => b[0]!.map((_, j) => row.reduce((s, x, k) => s + x * b[k]![j]!, 0)));
@@ -24,23 +25,6 @@ function isPsd(a: Mat, jitter: number): boolean {
   return true;
 }
 
-/** Solves M X = B (columns of B) by Gaussian elimination with partial pivoting. */
-function solve(M: Mat, B: Mat): Mat {
-  const n = M.length;
-  const a = M.map((row, i) => [...row, ...B[i]!]);
-  const w = a[0]!.length;
-  for (let k = 0; k < n; k++) {
-    let p = k;
-    for (let i = k + 1; i < n; i++) if (Math.abs(a[i]![k]!) > Math.abs(a[p]![k]!)) p = i;
-    [a[k], a[p]] = [a[p]!, a[k]!];
-    for (let i = 0; i < n; i++) {
-      if (i === k) continue;
-      const f = a[i]![k]! / a[k]![k]!;
-      for (let j = k; j < w; j++) a[i]![j] = a[i]![j]! - f * a[k]![j]!;
-    }
-  }
-  return a.map((row, i) => row.slice(n).map((x) => x / a[i]![i]!));
-}
 const det = (M: Mat): number => {
   const a = M.map((r) => [...r]);
   let d = 1;
@@ -96,7 +80,7 @@ function reference(seed: number, d: number, H: number) {
     z = next;
   }
   const XtX = tr(X).map((row, i) => tr(X).map((col, j) => row.reduce((s, x, k) => s + x * col[k]!, 0) + (i === j ? 1e-6 : 0)));
-  const theta = solve(XtX, mul(tr(X), Y));
+  const theta = solveLinearColumns(XtX, mul(tr(X), Y));
   const Ahat = tr(theta.slice(0, d));
   const Bhat = tr(theta.slice(d));
   const E = Y.map((y, t) => y.map((v, k) => v - X[t]!.reduce((s, x, j) => s + x * theta[j]![k]!, 0)));
@@ -122,7 +106,7 @@ function reference(seed: number, d: number, H: number) {
     out.trace.push(trace);
     out.std.push(Math.sqrt(trace / d));
     const errs = truth.map((zt) => zt.map((v, i) => [v - zh[i]!]));
-    const nees = errs.reduce((s, e) => s + solve(P, e).reduce((t, x, i) => t + x[0]! * e[i]![0]!, 0), 0) / 32;
+    const nees = errs.reduce((s, e) => s + solveLinearColumns(P, e).reduce((t, x, i) => t + x[0]! * e[i]![0]!, 0), 0) / 32;
     out.nees.push(nees);
     out.surprise.push(0.5 * (nees + d * Math.log(2 * Math.PI) + Math.log(det(P))));
     zo = stepOf(A, B, zo, actions[h]!);

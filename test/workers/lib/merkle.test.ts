@@ -11,6 +11,7 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from '../../../workers/lib/merkle.js';
+import { at, xorAt } from '../../helpers/indexed.js';
 
 // An independent reading of RFC 9162 §2.1, over the data itself (not leaf hashes).
 const sha = (...parts: Uint8Array[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
@@ -64,7 +65,7 @@ describe('workers/lib/merkle (RFC 9162)', () => {
         if (n > 1) expect(verifyInclusion(leaves[i]!, (i + 1) % n, n, proof, root)).to.equal(false);
         if (proof.length) {
           const bad = proof.map((p) => Buffer.from(p));
-          bad[0]![0] ^= 1;
+          xorAt(at(bad, 0), 0, 1);
           expect(verifyInclusion(leaves[i]!, i, n, bad, root)).to.equal(false);
           expect(verifyInclusion(leaves[i]!, i, n, proof.slice(1), root)).to.equal(false);
           expect(verifyInclusion(leaves[i]!, i, n, [...proof, proof[0]!], root)).to.equal(false);
@@ -85,7 +86,7 @@ describe('workers/lib/merkle (RFC 9162)', () => {
           expect(verifyConsistency(m, n, newRoot, newRoot, proof)).to.equal(false);
           if (proof.length) {
             const bad = proof.map((p) => Buffer.from(p));
-            bad[bad.length - 1]![5] ^= 0x80;
+            xorAt(at(bad, bad.length - 1), 5, 0x80);
             expect(verifyConsistency(m, n, oldRoot, newRoot, bad)).to.equal(false);
           }
         }
