@@ -17,7 +17,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Duplex } from 'node:stream';
@@ -94,8 +94,19 @@ class Connection extends Duplex {
   }
 }
 
+/** This thread's CPU seconds (Linux /proc, 10 ms ticks): the main thread alone, without the pool's. */
+function mainThreadCpuS(): number {
+  try {
+    const stat = readFileSync(`/proc/${process.pid}/task/${process.pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Drives `server` with `requests` answers over CONNECTIONS connections; CPU and wall time per answer. */
-async function drive(server: Server, t: Target, requests: number): Promise<{ cpuUs: number; wallUs: number }> {
+async function drive(server: Server, t: Target, requests: number): Promise<{ cpuUs: number; mainUs: number; wallUs: number }> {
   let sent = CONNECTIONS;
   let answered = 0;
   let done!: () => void;
@@ -106,6 +117,7 @@ async function drive(server: Server, t: Target, requests: number): Promise<{ cpu
   };
   const conns = Array.from({ length: CONNECTIONS }, () => new Connection(requestBytes(t), onAnswer));
   const cpu0 = process.cpuUsage();
+  const main0 = mainThreadCpuS();
   const t0 = performance.now();
   for (const c of conns) {
     server.emit('connection', c);
@@ -114,8 +126,9 @@ async function drive(server: Server, t: Target, requests: number): Promise<{ cpu
   await finished;
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  const mainS = mainThreadCpuS() - main0;
   for (const c of conns) c.stop();
-  return { cpuUs: (cpu.user + cpu.system) / answered, wallUs: (wall * 1000) / answered };
+  return { cpuUs: (cpu.user + cpu.system) / answered, mainUs: (mainS * 1e6) / answered, wallUs: (wall * 1000) / answered };
 }
 
 function koaHello(): Server {
@@ -140,7 +153,7 @@ const koa = koaHello();
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 try {
-  const results = new Map<string, number[]>();
+  const results = new Map<string, { cpu: number; main: number }[]>();
   // rounds interleave the targets, so a slow spell of the machine hits them all alike
   for (let round = 0; round <= ROUNDS; round++) {
     for (const name of ['koa-hello', ...names.filter((n) => n !== 'koa-hello')]) {
@@ -148,15 +161,16 @@ try {
       if (!t) throw new Error(`unknown target ${name}: one of ${Object.keys(TARGETS).join(', ')}`);
       const heavy = name === 'kernel' || name === 'verdict';
       const r = await drive(t.server === 'koa' ? koa : svc, t, heavy ? REQUESTS / 10 : REQUESTS);
-      if (round > 0) results.set(name, [...(results.get(name) ?? []), r.cpuUs]); // round 0 warms up
+      if (round > 0) results.set(name, [...(results.get(name) ?? []), { cpu: r.cpuUs, main: r.mainUs }]); // round 0 warms up
     }
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const base = median(results.get('koa-hello')!);
-  console.log(`CPU µs per request (process, median of ${ROUNDS} rounds; ${CONNECTIONS} in-memory connections)`);
-  for (const [name, xs] of results) {
-    const m = median(xs);
-    console.log(`${name.padEnd(12)}${m.toFixed(1).padStart(8)} µs  ${(base / m).toFixed(2)}x koa hello's rate   [${xs.map((x) => x.toFixed(1)).join(', ')}]`);
+  const base = median(results.get('koa-hello')!.map((r) => r.cpu));
+  console.log(`CPU µs per request, median of ${ROUNDS} rounds, ${CONNECTIONS} in-memory connections: the process (every thread), and its main thread alone`);
+  console.log(`${'target'.padEnd(12)}${'process'.padStart(9)}${'main'.padStart(9)}  koa hello's process CPU / this   [process CPU per round]`);
+  for (const [name, rs] of results) {
+    const cpu = median(rs.map((r) => r.cpu));
+    console.log(`${name.padEnd(12)}${cpu.toFixed(1).padStart(9)}${median(rs.map((r) => r.main)).toFixed(1).padStart(9)}  ${(base / cpu).toFixed(2)}x   [${rs.map((r) => r.cpu.toFixed(1)).join(', ')}]`);
   }
 } finally {
   await built.close();
