@@ -11,6 +11,7 @@ import { Errors, type ValidationIssue } from './errors.js';
 import { sendError } from './middleware.js';
 import { bodyReader, parseJsonBody, utf8Text } from './body.js';
 import { throwIfIssues, validatePart } from './validation.js';
+import { RecentMemo } from '../lib/memo.js';
 import type { Logger } from '../observability/logger.js';
 import type { HtmlPolicy } from './csp.js';
 
@@ -59,6 +60,13 @@ export interface RouteDef<Q = any, P = any, B = any> {
   html?: HtmlPolicy;
   /** A write (appends, stores or refreshes state): needs the write token when configured, and is rate limited per client. */
   write?: boolean;
+  /**
+   * The validated query depends on the query string alone (no defaults from the clock or from
+   * state) and the handler never mutates it: it is validated once per distinct query string and
+   * reused while recent (a bounded memo: QUERY_MEMO_SIZE strings of at most QUERY_MEMO_KEY_MAX
+   * characters).
+   */
+  pureQuery?: boolean;
   handler(input: RouteInput<Q, P, B>): unknown;
 }
 
@@ -87,6 +95,10 @@ function hasBody(ctx: Context): boolean {
 }
 
 type Handler = (ctx: Context) => Promise<void>;
+
+/** Distinct query strings whose validation a `pureQuery` route keeps, and the longest kept. */
+export const QUERY_MEMO_SIZE = 256;
+export const QUERY_MEMO_KEY_MAX = 1024;
 
 /**
  * What a handler receives. A class, not an object literal with getters: V8 tenured the literal
@@ -128,7 +140,9 @@ class Input implements RouteInput<unknown, unknown, unknown> {
 function compile(def: RouteDef, opts: MountOptions): Handler {
   const accepted = def.bodyTypes ?? (def.body === 'text' ? ['text/plain'] : ['application/json']);
   const readBody = bodyReader(accepted, { limitBytes: def.bodyLimitBytes ?? opts.jsonLimitBytes, timeoutMs: opts.bodyTimeoutMs });
+  const queryMemo = def.pureQuery && def.query ? new RecentMemo<ReturnType<typeof validatePart>>(QUERY_MEMO_SIZE, QUERY_MEMO_KEY_MAX) : null;
   const handler = async (ctx: Context): Promise<void> => {
+    const validateQuery = () => validatePart(def.query, 'query', { ...ctx.query });
     let body: unknown;
     if (def.body && ctx.method === 'POST' && hasBody(ctx)) {
       if (!ctx.is(...accepted)) {
@@ -140,7 +154,7 @@ function compile(def: RouteDef, opts: MountOptions): Handler {
     }
     const issues: ValidationIssue[] = [];
     const params = validatePart(def.params, 'path', ctx.params ?? {});
-    const query = validatePart(def.query, 'query', { ...ctx.query });
+    const query = queryMemo ? queryMemo.get(ctx.querystring, validateQuery) : validateQuery();
     issues.push(...params.issues, ...query.issues);
     let bodyValue: unknown = body;
     if (def.body && def.body !== 'text') {
