@@ -12,6 +12,7 @@ import type { Logger } from '../observability/logger.js';
 import type { PoolSnapshot } from '../observability/metrics.js';
 import type { Task, TaskResult, TaskStats } from '../../workers/tasks.js';
 import type { Departure } from '../http/departure.js';
+import type { WarmReport } from '../../workers/warm.js';
 
 export interface RunOptions {
   /** Aborts when the client disconnects. */
@@ -179,6 +180,9 @@ export class WorkerPool {
   private readonly signReady: Promise<void>;
   private kernelsBooted = false;
   private signBooted = false;
+  /** The kernel lane finished its first start (it never goes back: a replaced thread warms alone). */
+  private startedUp = false;
+  private closing = false;
 
   /** A thread was replaced (crash or kill): new tasks' deadlines start once its successor has booted. */
   private rewarm(): void {
@@ -193,9 +197,46 @@ export class WorkerPool {
     const settled = this.kernelsReady;
   }
 
-  /** Resolves once every thread of both lanes has booted. */
+  /** Resolves once every thread of both lanes has booted (kernel threads warmed up, with pool.warmup). */
   ready(): Promise<void> {
     return Promise.all([this.kernelsReady, this.signReady]).then(() => undefined);
+  }
+
+  /** Whether the pool has finished starting (every kernel thread answered, warmed up if configured). */
+  get started(): boolean {
+    return this.startedUp && this.signBooted;
+  }
+
+  /**
+   * Every kernel thread has answered a probe. A thread warms up before it answers anything, and
+   * piscina hands a probe to whichever thread is ready first, so probes go out until each thread
+   * has answered one.
+   */
+  private async bootKernels(): Promise<void> {
+    for (;;) {
+      const answers = await Promise.all(Array.from({ length: this.threads }, () => this.pool.run({ kind: 'probe' } satisfies Task).catch(() => undefined)));
+      for (const a of answers) this.noteProbe(a as TaskResult<unknown> | undefined);
+      const ids = this.threadIds();
+      if (this.closing || (ids.length >= this.threads && ids.every((id) => this.warmReports.has(id)))) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** What each kernel thread ran at warm-up, from its probe answers. */
+  private readonly warmReports = new Map<number, WarmReport>();
+
+  private noteProbe(result: TaskResult<unknown> | undefined): void {
+    const v = result?.ok ? (result.value as { threadId?: number; warm?: WarmReport }) : undefined;
+    if (v?.threadId !== undefined && v.warm) this.warmReports.set(v.threadId, v.warm);
+  }
+
+  /** Warm-up as each live kernel thread reported it (threads not heard from yet are left out). */
+  warmup(): { enabled: boolean; threads: ({ threadId: number } & WarmReport)[] } {
+    const threads = this.threadIds().flatMap((threadId) => {
+      const r = this.warmReports.get(threadId);
+      return r ? [{ threadId, ...r }] : [];
+    });
+    return { enabled: this.cfg.warmup, threads };
   }
 
   constructor(
@@ -215,13 +256,14 @@ export class WorkerPool {
       filename: workerEntry().href,
       minThreads: threads,
       maxThreads: threads,
-      workerData: { diagnostics: cfg.diagnostics, niceIncrement: cfg.niceIncrement },
+      workerData: { diagnostics: cfg.diagnostics, niceIncrement: cfg.niceIncrement, warmup: cfg.warmup },
     });
     this.signPool = new Piscina({ ...common, filename: workerEntry('sign-host').href, minThreads: cfg.signThreads, maxThreads: cfg.signThreads, workerData: { diagnostics: false, signingKey } });
     // a thread's boot is not a task's run: deadlines start once the lanes have booted
     const warm = (p: Piscina, task: Task, n: number) => Promise.all(Array.from({ length: n }, () => p.run(task).catch(() => undefined)));
-    this.kernelsReady = warm(this.pool, { kind: 'probe' }, threads).then(() => {
+    this.kernelsReady = this.bootKernels().then(() => {
       this.kernelsBooted = true;
+      this.startedUp = true;
     });
     this.signReady = warm(this.signPool, { kind: 'sign', paes: [] }, cfg.signThreads).then(() => {
       this.signBooted = true;
@@ -428,10 +470,12 @@ export class WorkerPool {
 
   /** Finishes running tasks, then stops the threads. */
   async close(): Promise<void> {
+    this.closing = true;
     await Promise.all([this.pool.close({ force: false }), this.signPool.close({ force: false })]);
   }
 
   async destroy(): Promise<void> {
+    this.closing = true;
     await Promise.all([this.pool.destroy(), this.signPool.destroy()]);
   }
 }
