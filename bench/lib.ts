@@ -22,8 +22,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Spawns a server on a free port and waits until `readyPath` answers. */
-export async function startServer(name: string, args: string[], readyPath: string, env: Record<string, string> = {}, readyTimeoutS = 20): Promise<Server> {
+/** Spawns a server on a free port and waits until `readyPath` answers (the service: until its pool has warmed up). */
+export async function startServer(name: string, args: string[], readyPath: string, env: Record<string, string> = {}, readyTimeoutS = 120): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, args, {
     // warn level: a log line per request would measure the pipe, not the service

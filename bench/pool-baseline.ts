@@ -1,15 +1,35 @@
 /**
  * The pool without HTTP: the same kernel with the same parameters, run by a bare Piscina pool on
- * the built worker entry with the service's thread count, `connections` tasks kept in flight for
- * the same duration. A kernel route's req/s divided by this rate is what the service adds (Koa,
- * validation, headers, metrics, the round trip), not what the kernel costs.
+ * the built worker entry with the service's thread count and thread priority, `connections` tasks
+ * kept in flight for the same duration. A kernel route's req/s divided by this rate is what the
+ * service adds (Koa, validation, headers, metrics, the round trip), not what the kernel costs.
  */
-import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { CONNECTIONS, DURATION_S, type Summary } from './lib.js';
+import { loadConfig } from '../src/config/load.js';
+import { effectiveThreads } from '../src/config/schema.js';
 
-export async function poolBaseline(label: string, kernelId: string, params: Record<string, unknown>, threads = availableParallelism()): Promise<Summary> {
-  const pool = new Piscina({ filename: new URL('../dist/workers/host.js', import.meta.url).href, minThreads: threads, maxThreads: threads, concurrentTasksPerWorker: 1 });
+export interface BaselinePool {
+  threads: number;
+  /** The kernel threads' nice increment: the service's own (pool.niceIncrement), so that on a
+   * machine busy with other work both pools get the same share of it. */
+  niceIncrement: number;
+}
+
+/** The service's pool settings, as the bench starts it (production config and the environment). */
+export function servicePool(): BaselinePool {
+  const config = loadConfig({ env: { ...process.env, NODE_ENV: 'production' } });
+  return { threads: effectiveThreads(config), niceIncrement: config.pool.niceIncrement };
+}
+
+export async function poolBaseline(label: string, kernelId: string, params: Record<string, unknown>, { threads, niceIncrement }: BaselinePool = servicePool()): Promise<Summary> {
+  const pool = new Piscina({
+    filename: new URL('../dist/workers/host.js', import.meta.url).href,
+    minThreads: threads,
+    maxThreads: threads,
+    concurrentTasksPerWorker: 1,
+    workerData: { diagnostics: false, niceIncrement },
+  });
   const task = { kind: 'kernel', id: kernelId, params };
   // warm every thread the way the service's warm-up request does
   await Promise.all(Array.from({ length: threads * 4 }, () => pool.run(task)));

@@ -12,6 +12,7 @@ import { admissionBench } from './admission.js';
 import { sseBench } from './sse.js';
 import { ledgerBench } from './ledger.js';
 import { ledgerMemory } from './ledger-memory.js';
+import { warmupBench } from './warmup.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +49,16 @@ if (wanted.length === 0 || wanted.includes('ledger-memory')) {
   const r = ledgerMemory();
   console.log(`\n## ledger-memory: ${r.nodes} nodes appended in memory mode, ${r.bytesPerNode.toFixed(0)} bytes per node (heap + array buffers after GC${r.gc ? '' : '; run without --expose-gc, figures include garbage'})`);
   report.scenarios['ledger-memory'] = r;
+}
+if (wanted.length === 0 || wanted.includes('warmup')) {
+  const r = await warmupBench();
+  console.log('\n## warmup: start-up to ready, and the first call of each kernel in a fresh thread against its warm calls');
+  for (const s of r.startup) console.log(`pool.warmup=${s.warmup}: spawn to /health 200 ${s.spawnToHealthyMs.toFixed(0)} ms; process start to ready ${s.startupMs ?? '?'} ms; warm-up per thread ${JSON.stringify(s.warmMs)} ms`);
+  for (const f of r.firstCalls) {
+    console.log(`pool.warmup=${f.warmup}: first/warm median ${f.medianRatio.toFixed(2)}x, worst ${f.worstRatio.toFixed(2)}x, ${f.over1_2} of ${f.kernels} kernels over 1.2x (median of ${f.rounds} fresh threads)`);
+    for (const k of f.worst) console.log(`  ${k.id.padEnd(28)} first ${k.firstMs.toFixed(2)} ms, warm ${k.warmMs.toFixed(2)} ms, ${k.ratio.toFixed(2)}x`);
+  }
+  report.scenarios.warmup = r;
 }
 if (wanted.length === 0 || wanted.includes('admission')) {
   const r = await admissionBench();

@@ -27,15 +27,23 @@ const FRAME = JSON.stringify({ track_id: 'a1b2c3', source: 'ADS-B', lat: 36.5, l
 export const SCENARIOS: Scenario[] = [
   {
     name: 'http',
-    title: 'GET /health against bare node:http and bare Koa + @koa/router',
+    title: 'an unknown path (404), /doctrine and /health against bare node:http and bare Koa + @koa/router',
     async run({ koa, bare, svc }) {
       await warm(`${bare.base}/`);
       await warm(`${koa.base}/hello`);
-      await warm(`${svc.base}/api/svc/v1/health`);
       const b = await load('baseline node:http hello', { url: `${bare.base}/` });
       const k = await load('baseline koa+router hello', { url: `${koa.base}/hello` });
-      const h = await load('GET /api/svc/v1/health', { url: `${svc.base}/api/svc/v1/health` });
-      return [b, ratio(k, b, 'vs node:http'), ratio(h, k, 'vs koa+router')];
+      const rows: Row[] = [b, ratio(k, b, 'vs node:http')];
+      // the unknown path measures the middleware chain alone; /doctrine adds a static handler
+      for (const [label, path] of [
+        ['GET unknown path (404)', '/api/svc/v1/no-such-route'],
+        ['GET /api/svc/v1/doctrine', '/api/svc/v1/doctrine'],
+        ['GET /api/svc/v1/health', '/api/svc/v1/health'],
+      ] as const) {
+        await warm(`${svc.base}${path}`);
+        rows.push(ratio(await load(label, { url: `${svc.base}${path}` }), k, 'vs koa+router'));
+      }
+      return rows;
     },
   },
   {
@@ -59,13 +67,14 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'verdicts',
-    title: 'POST /verdict (evaluate, sign in the pool, append) against GET /health',
-    async run({ svc }) {
+    title: 'POST /verdict (evaluate, sign in the pool, append, answer with proof) against the Koa hello and GET /health',
+    async run({ koa, svc }) {
       const post = { url: `${svc.base}/api/svc/v1/verdict`, method: 'POST' as const, body: FRAME, headers: { 'content-type': 'application/json' } };
       await warm(post.url, post);
+      const k = await load('baseline koa+router hello', { url: `${koa.base}/hello` });
       const h = await load('GET /api/svc/v1/health', { url: `${svc.base}/api/svc/v1/health` });
       const v = await load('POST /api/svc/v1/verdict', post);
-      return [h, ratio(v, h, 'vs /health')];
+      return [k, ratio(h, k, 'vs koa+router'), ratio(v, k, 'vs koa+router')];
     },
   },
   {

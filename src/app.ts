@@ -98,12 +98,16 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
 
   health.register('worker-pool:utilization', () => {
     const snap = pool.snapshot();
+    // not ready until every kernel thread has started (and, with pool.warmup, run every kernel once)
+    const starting = !pool.started;
     return {
       componentType: 'component',
       observedValue: snap.busy,
       observedUnit: 'ratio',
-      status: snap.threads === 0 ? 'fail' : snap.queueSize >= snap.maxQueue ? 'warn' : 'pass',
-      output: `${snap.threads} threads, queue ${snap.queueSize}/${snap.maxQueue}`,
+      status: snap.threads === 0 || starting ? 'fail' : snap.queueSize >= snap.maxQueue ? 'warn' : 'pass',
+      output: starting
+        ? `starting: ${snap.threads} of ${pool.threads} threads up${config.pool.warmup ? ', each running every kernel once (pool.warmup)' : ''}`
+        : `${snap.threads} threads, queue ${snap.queueSize}/${snap.maxQueue}`,
     };
   });
   health.register('event-loop:delay', () => {
@@ -147,8 +151,12 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     metrics,
     traces: services.traces,
   });
-  // building the app blocks the loop on purpose (schemas, datasets, keys): that is not service delay
+  // building the app blocks the loop on purpose (schemas, datasets, keys): that is not service
+  // delay, and neither is starting the pool's threads, which goes on after (not ready until then)
   eventLoop.forgetStalls();
+  void pool.ready().then(() => {
+    if (!closed) eventLoop.forgetStalls();
+  });
   // joi descriptions of every schema, warmed after start-up in slices: views that walk the route
   // table (attack surface, posture, OpenAPI) would otherwise describe it on a request, ~200 ms
   described = describeInSlices(routeSchemas(routes), () => closed);

@@ -47,6 +47,12 @@ async function main(): Promise<void> {
   });
   const addr = server.address();
   log.info({ port: typeof addr === 'object' && addr ? addr.port : config.server.port, host: config.server.host }, 'listening');
+  // ready = /health passes: every pool thread up and, with pool.warmup, every kernel run once on each
+  const pool = built.services.pool;
+  void pool.ready().then(() => {
+    const warm = pool.warmup();
+    log.info({ startupMs: Math.round(performance.now()), warmup: warm.enabled, warmMs: warm.threads.map((t) => Math.round(t.ms)), kernelsWarmed: warm.threads.map((t) => t.kernels) }, 'ready');
+  });
 
   const shutdown = (signal: string): void => {
     if (stopping) return;

@@ -5,11 +5,12 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
-import { workerData } from 'node:worker_threads';
+import { threadId as workerThreadId, workerData } from 'node:worker_threads';
 import { runKernelTask } from './run-kernel.js';
 import type { Task, TaskResult } from './tasks.js';
+import { warmKernels, type WarmReport } from './warm.js';
 
-const data = (workerData ?? {}) as { niceIncrement?: number };
+const data = (workerData ?? {}) as { niceIncrement?: number; warmup?: boolean };
 
 /** This thread's id for the scheduler (Linux: /proc/thread-self -> <pid>/task/<tid>), or null. */
 function threadId(): number | null {
@@ -37,6 +38,9 @@ if (tid !== null && data.niceIncrement) {
   }
 }
 
+// before the thread reports ready (piscina loads this module first), so no task waits behind it
+const warmed: WarmReport = data.warmup ? warmKernels() : { kernels: 0, failed: [], ms: 0 };
+
 function nice(): number | null {
   try {
     return tid === null ? null : getPriority(tid);
@@ -62,7 +66,7 @@ export default function handle(task: Task): TaskResult<unknown> {
       return { ok: true, value: ok, stats: { runMs: performance.now() - started } };
     }
     case 'probe':
-      return { ok: true, value: { pid: process.pid, at: performance.now(), nice: nice() }, stats: { runMs: 0 } };
+      return { ok: true, value: { pid: process.pid, at: performance.now(), nice: nice(), threadId: workerThreadId, warm: warmed }, stats: { runMs: 0 } };
     default:
       return { ok: false, error: { code: 'BAD_TASK', msg: 'unknown task kind' }, stats: { runMs: 0 } };
   }

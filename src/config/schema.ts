@@ -31,6 +31,8 @@ export interface Config {
     killGraceMs: number;
     /** Kernel threads add this to their nice value (Linux; 0 = off): the main thread and signing win a busy CPU. */
     niceIncrement: number;
+    /** Each kernel thread runs every kernel once at its defaults when it starts (workers/warm.ts); the pool is ready after. */
+    warmup: boolean;
   };
   ledger: LedgerConfig;
   stream: StreamConfig;
@@ -67,6 +69,7 @@ export const configSchema = Joi.object<Config>({
     signThreads: Joi.number().integer().min(1).max(8).default(1),
     killGraceMs: Joi.number().integer().min(0).max(600_000).default(1000),
     niceIncrement: Joi.number().integer().min(0).max(19).default(10),
+    warmup: Joi.boolean().default(true),
   }).required(),
   ...Object.fromEntries(FEATURE_CONFIGS.map((f) => [f.key, f.schema])),
 })

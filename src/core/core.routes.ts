@@ -4,7 +4,15 @@ import { definePlugin } from '../platform/plugin.js';
 import type { Services } from '../platform/services.js';
 import { API_VERSION, doctrineDocument, type Enforcement } from './doctrine.js';
 import { text } from '../http/response-schema.js';
+import { jsonText, sendJsonText, type JsonText } from '../http/json-text.js';
 import { DOCTRINE, HEALTH } from './core.responses.js';
+
+/**
+ * How long one computed /health answer is served again, in ms: under a flood of probes the checks
+ * run once per window instead of once per request (each check's `time` says when they ran). A
+ * probe every few seconds, as load balancers send, always gets a fresh answer.
+ */
+export const HEALTH_MAX_AGE_MS = 50;
 
 /** The doctrine reports enforcement from the evidence plugin's last refresh. */
 export const corePlugin = definePlugin({
@@ -14,6 +22,10 @@ export const corePlugin = definePlugin({
 });
 
 function coreRoutes(s: Services, enforcement: () => Enforcement): RouteDef[] {
+  // the doctrine changes only with an evidence refresh (a new enforcement object): serialised once
+  // per refresh, not built, digested and serialised on every request
+  let doctrine: { of: Enforcement; body: JsonText } | null = null;
+  let health: { at: number; status: number; body: JsonText } | null = null;
   return [
     defineRoute({
       method: 'GET',
@@ -25,18 +37,15 @@ function coreRoutes(s: Services, enforcement: () => Enforcement): RouteDef[] {
       response: HEALTH,
       responseAlsoOn: [503],
       handler({ ctx }) {
-        const { status, checks } = s.health.run();
-        ctx.status = status === 'fail' ? 503 : 200;
+        const now = performance.now();
+        if (!health || now - health.at >= HEALTH_MAX_AGE_MS) {
+          const { status, checks } = s.health.run();
+          const body = { status, version: API_VERSION, releaseId: s.releaseId, serviceId: 'svc', uptime_s: Math.round((Date.now() - s.startedAt.getTime()) / 10) / 100, pool: s.pool.snapshot(), checks };
+          health = { at: now, status: status === 'fail' ? 503 : 200, body: jsonText(body) };
+        }
+        ctx.status = health.status;
         ctx.set('Cache-Control', 'no-store');
-        return {
-          status,
-          version: API_VERSION,
-          releaseId: s.releaseId,
-          serviceId: 'svc',
-          uptime_s: Math.round((Date.now() - s.startedAt.getTime()) / 10) / 100,
-          pool: s.pool.snapshot(),
-          checks,
-        };
+        sendJsonText(ctx, health.body);
       },
     }),
     defineRoute({
@@ -46,8 +55,10 @@ function coreRoutes(s: Services, enforcement: () => Enforcement): RouteDef[] {
       summary: 'Doctrine: honesty rules, service rules, limits, crypto and their live enforcement status',
       tag: 'core',
       response: DOCTRINE,
-      handler() {
-        return doctrineDocument(enforcement(), s.config.ledger.mode);
+      handler({ ctx }) {
+        const e = enforcement();
+        if (doctrine?.of !== e) doctrine = { of: e, body: jsonText(doctrineDocument(e, s.config.ledger.mode)) };
+        sendJsonText(ctx, doctrine.body);
       },
     }),
     defineRoute({

@@ -90,10 +90,17 @@ function buildEvidence(s: Observed): Built<'evidence'> {
   let refreshCount = 0;
   const evidenceFlight = new SingleFlight<EvidenceRefresh>();
 
-  const enforcement = (): Enforcement =>
-    last
-      ? { from_refresh_at: last.refreshed_at, claims: Object.fromEntries([...last.results].map(([id, r]) => [id, r.status])) }
-      : { from_refresh_at: null, claims: {} };
+  // one object per refresh: the doctrine serialises its document again only when this changes
+  let enforced: { of: EvidenceRefresh | null; value: Enforcement } | null = null;
+  const enforcement = (): Enforcement => {
+    if (enforced?.of !== last) {
+      const value = last
+        ? { from_refresh_at: last.refreshed_at, claims: Object.fromEntries([...last.results].map(([id, r]) => [id, r.status])) }
+        : { from_refresh_at: null, claims: {} };
+      enforced = { of: last, value };
+    }
+    return enforced.value;
+  };
 
   const refreshEvidence = (): Promise<EvidenceRefresh> =>
     evidenceFlight.run(async () => {

@@ -1,7 +1,7 @@
-/** The Koa application around a route table: middleware chain, router, 404/405 handling. */
+/** The Koa application around a route table: request context and errors, the guards, the routes. */
 import Koa from 'koa';
 import Router from '@koa/router';
-import { errorMapper, requestContext, ShedSummary, type ContextDeps } from './middleware.js';
+import { requestContext, ShedSummary, type ContextDeps } from './middleware.js';
 import { mountRoutes, type RouteDef } from './route.js';
 
 export interface KoaAppOptions extends ContextDeps {
@@ -18,12 +18,9 @@ export interface KoaAppOptions extends ContextDeps {
 export function createKoaApp({ routes, jsonLimitBytes, bodyTimeoutMs, shedLogIntervalMs, before = [], log, metrics, traces }: KoaAppOptions): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
-  const mounted = mountRoutes(router, routes, { jsonLimitBytes, bodyTimeoutMs: bodyTimeoutMs ?? 10_000 });
-  app.use(requestContext({ log, metrics, traces }));
-  app.use(errorMapper({ metrics, shed: new ShedSummary(log, shedLogIntervalMs ?? 10_000) }));
+  app.use(requestContext({ log, metrics, traces }, new ShedSummary(log, shedLogIntervalMs ?? 10_000)));
   for (const m of before) app.use(m);
-  app.use(mounted.fallback);
-  app.use(mounted.dispatch);
+  app.use(mountRoutes(router, routes, { jsonLimitBytes, bodyTimeoutMs: bodyTimeoutMs ?? 10_000 }));
   app.use(router.routes());
   // errors our middleware already answered; a client closing a stream is not an error
   app.on('error', (err: NodeJS.ErrnoException) => {

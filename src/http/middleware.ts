@@ -1,17 +1,18 @@
 /**
- * The middleware chain, outermost first: request context (id, trace, headers, log line, metrics),
- * then the error mapper, the one place where errors become HTTP.
+ * The outermost middleware: request context (id, trace, headers, log line, metrics) and the one
+ * place where errors become HTTP. One layer, not two: every Koa layer costs a promise and a
+ * microtask per request (bench/README.md).
  */
 import type { Context, Next } from 'koa';
 import { API_CSP, HTML_CSP, type HtmlPolicy } from './csp.js';
-import { AppError, Errors } from './errors.js';
+import { AppError, Errors, SHED_CODES } from './errors.js';
+import { sendJsonText, type JsonText } from './json-text.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Ring } from '../lib/ring.js';
-import { continueTrace, type TraceRecord } from '../observability/traces.js';
+import { continueTrace, type TraceContext, type TraceRecord } from '../observability/traces.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 
 export interface ContextDeps {
   log: Logger;
@@ -19,19 +20,52 @@ export interface ContextDeps {
   traces: Ring<TraceRecord>;
 }
 
-export function requestContext({ log, metrics, traces }: ContextDeps) {
+/**
+ * `ctx.state` of every request. The child logger is made on first use (a few µs, and most requests
+ * never log): a getter on the class, not one defined per request.
+ */
+export class RequestState {
+  /** Served HTML, and the CSP it runs under. */
+  html: HtmlPolicy | undefined = undefined;
+  /** Answered by load shedding (counted, never logged one by one). */
+  shed = false;
+  /** A body serialised once (json-text.ts): its Content-Length is set after the CSP. */
+  jsonText: JsonText | undefined = undefined;
+  #child: Logger | undefined = undefined;
+
+  constructor(
+    private readonly root: Logger,
+    readonly reqId: string,
+    readonly trace: TraceContext,
+  ) {}
+
+  get log(): Logger {
+    return (this.#child ??= this.root.child({ reqId: this.reqId, traceId: this.trace.traceId }));
+  }
+}
+
+const routeOf = (ctx: Context): string => (ctx._matchedRoute ? String(ctx._matchedRoute) : 'unmatched');
+
+/** Writes an error as its answer: status, headers and the FastAPI-shaped JSON body. */
+export function sendError(ctx: Context, err: AppError): void {
+  ctx.status = err.status;
+  for (const k in err.headers) ctx.set(k, err.headers[k]!);
+  sendJsonText(ctx, err.json);
+}
+
+export function requestContext({ log, metrics, traces }: ContextDeps, shed?: ShedSummary) {
   return async function requestContextMiddleware(ctx: Context, next: Next): Promise<void> {
     const started = performance.now();
     const arrivedAt = Date.now();
-    const trace = continueTrace(ctx.get('traceparent') || undefined);
-    const inbound = ctx.get('x-request-id');
+    // read from Node's header object (Koa's ctx.get adds a call and a switch); Node joins a
+    // repeated header of these names into one string
+    const headers = ctx.req.headers as Record<string, string | undefined>;
+    const trace = continueTrace(headers.traceparent);
+    const inbound = headers['x-request-id'];
     // without a usable inbound id, the trace id names the request (one id to grep for, not two)
-    const reqId = REQUEST_ID.test(inbound) ? inbound : trace.traceId;
-    ctx.state.reqId = reqId;
-    ctx.state.trace = trace;
-    let child: Logger | undefined;
-    // a child logger costs a few µs: only made when a handler logs
-    Object.defineProperty(ctx.state, 'log', { get: () => (child ??= log.child({ reqId, traceId: trace.traceId })), configurable: true });
+    const reqId = inbound !== undefined && REQUEST_ID.test(inbound) ? inbound : trace.traceId;
+    const state = new RequestState(log, reqId, trace);
+    ctx.state = state;
     const res = ctx.res;
     res.setHeader('X-Request-Id', reqId);
     res.setHeader('traceparent', trace.traceparent);
@@ -41,31 +75,45 @@ export function requestContext({ log, metrics, traces }: ContextDeps) {
     res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
     try {
       await next();
+    } catch (err) {
+      mapError(ctx, err, state, metrics, shed);
     } finally {
-      if (!res.headersSent) res.setHeader('Content-Security-Policy', ctx.state.html ? HTML_CSP[ctx.state.html as HtmlPolicy] : API_CSP);
+      if (!res.headersSent) {
+        res.setHeader('Content-Security-Policy', state.html ? HTML_CSP[state.html] : API_CSP);
+        if (state.jsonText !== undefined && ctx.body === state.jsonText.text) res.setHeader('Content-Length', String(state.jsonText.bytes));
+      }
       const ms = performance.now() - started;
-      const route = ctx._matchedRoute ? String(ctx._matchedRoute) : 'unmatched';
+      const route = routeOf(ctx);
       const status = ctx.status;
       metrics.recordRequest(ctx.method, route, status, ms / 1000);
-      traces.push({ traceparent: trace.traceparent, at: new Date(arrivedAt).toISOString(), method: ctx.method, route, status, ms: Math.round(ms * 1000) / 1000 });
+      const msRounded = Math.round(ms * 1000) / 1000;
+      traces.push({ traceparent: trace.traceparent, arrivedAt, method: ctx.method, route, status, ms: msRounded });
       // a shed request is expected under load: counted and summarised, never one warn line each
-      const level = status >= 500 && !ctx.state.shed ? 'warn' : 'info';
+      const level = status >= 500 && !state.shed ? 'warn' : 'info';
       if (log.isLevelEnabled(level)) {
-        log[level]({ reqId, traceId: trace.traceId, method: ctx.method, route, path: ctx.path, status, ms: Math.round(ms * 1000) / 1000 }, 'request');
+        log[level]({ reqId, traceId: trace.traceId, method: ctx.method, route, path: ctx.path, status, ms: msRounded }, 'request');
       }
     }
   };
 }
 
-function send(ctx: Context, err: AppError): void {
-  ctx.status = err.status;
-  for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
-  ctx.type = 'application/json';
-  ctx.body = err.body;
+/** Any failure → its HTTP answer; shed requests counted, other 5xx logged once with the request id. */
+function mapError(ctx: Context, err: unknown, state: RequestState, metrics: Metrics, shed?: ShedSummary): void {
+  const appErr = err instanceof AppError ? err : Errors.internal(err);
+  if (SHED_CODES.has(appErr.code)) {
+    state.shed = true;
+    metrics.shed.inc({ code: appErr.code });
+    shed?.note(appErr.code, routeOf(ctx));
+  } else if (appErr.status >= 500) {
+    // the body never carries internals
+    state.log.error({ err: appErr.cause ?? err, code: appErr.code }, 'request failed');
+  }
+  if (appErr.code === 'CLIENT_CLOSED') {
+    ctx.status = 499;
+    return;
+  }
+  sendError(ctx, appErr);
 }
-
-/** Codes that mean "shed under load", not "broken": counted, and logged as one summary per interval. */
-const SHED_CODES = new Set(['QUEUE_FULL', 'CAPACITY', 'DEADLINE', 'RATE_LIMITED']);
 
 /** Shed requests per code and route, logged once per interval as one line (issue 17 item 10). */
 export class ShedSummary {
@@ -99,32 +147,4 @@ export class ShedSummary {
     this.counts = new Map();
     this.log.warn({ shed, total, intervalMs: this.intervalMs }, 'requests shed');
   }
-}
-
-export interface ErrorMapperDeps {
-  metrics?: Metrics;
-  shed?: ShedSummary;
-}
-
-export function errorMapper({ metrics, shed }: ErrorMapperDeps = {}) {
-  return async function errorMapperMiddleware(ctx: Context, next: Next): Promise<void> {
-    try {
-      await next();
-    } catch (err) {
-      const appErr = err instanceof AppError ? err : Errors.internal(err);
-      if (SHED_CODES.has(appErr.code)) {
-        ctx.state.shed = true;
-        metrics?.shed.inc({ code: appErr.code });
-        shed?.note(appErr.code, ctx._matchedRoute ? String(ctx._matchedRoute) : 'unmatched');
-      } else if (appErr.status >= 500) {
-        // logged once, with the request id; the body never carries internals
-        (ctx.state.log as Logger).error({ err: appErr.cause ?? err, code: appErr.code }, 'request failed');
-      }
-      if (appErr.code === 'CLIENT_CLOSED') {
-        ctx.status = 499;
-        return;
-      }
-      send(ctx, appErr);
-    }
-  };
 }

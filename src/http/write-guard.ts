@@ -74,11 +74,10 @@ export class WriteRateLimiter {
 
 export function writeGuard(cfg: Pick<GuardConfig, 'writeTokens' | 'writeRatePerS' | 'writeBurst'>, routes: readonly RouteDef[]) {
   const writes = new Set(routes.filter((r) => r.write).map((r) => `${r.method} ${r.path}`));
+  const writePaths = new Set(routes.filter((r) => r.write).map((r) => r.path));
   const digests = parseTokens(cfg.writeTokens);
   const limiter = new WriteRateLimiter(cfg.writeRatePerS, cfg.writeBurst);
-  return async function writeGuardMiddleware(ctx: Context, next: Next): Promise<void> {
-    const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-    if (!writes.has(`${method} ${ctx.path}`)) return next();
+  const guard = async (ctx: Context, next: Next): Promise<void> => {
     let client = `addr:${ctx.req.socket.remoteAddress ?? 'unknown'}`;
     if (digests.length) {
       const m = /^Bearer ([\x21-\x7e]{1,512})$/.exec(ctx.get('authorization'));
@@ -92,5 +91,12 @@ export function writeGuard(cfg: Pick<GuardConfig, 'writeTokens' | 'writeRatePerS
       throw new AppError('RATE_LIMITED', 429, 'Too many write requests from this client, retry later', { 'Retry-After': String(Math.max(1, Math.ceil(waitS))) });
     }
     return next();
+  };
+  // not async itself: every request passes here, and one that is no write goes on with no promise
+  // of its own (a Set lookup on the path first, no string built)
+  return function writeGuardMiddleware(ctx: Context, next: Next): Promise<void> {
+    const path = ctx.path;
+    if (!writePaths.has(path)) return next();
+    return writes.has(`${ctx.method === 'HEAD' ? 'GET' : ctx.method} ${path}`) ? guard(ctx, next) : next();
   };
 }

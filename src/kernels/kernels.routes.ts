@@ -4,7 +4,10 @@ import { kernelParamsSchema, kernelPath, type KernelDef } from '../../workers/ke
 import { defineRoute, type RouteDef } from '../http/route.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { WorkerPool } from '../platform/pool.js';
-import { effectiveParams, kernelRequestQuerySchema, kernelRulesDescription } from './kernel-params.js';
+import { effectiveParams, kernelRequestQuerySchema, kernelRulesDescription, type EffectiveParams } from './kernel-params.js';
+import { QUERY_MEMO_KEY_MAX, QUERY_MEMO_SIZE } from '../http/route.js';
+import { RecentMemo } from '../lib/memo.js';
+import { departureOf } from '../http/departure.js';
 import { kernelResponseSchema } from './kernel-response.js';
 
 export interface KernelRouteDeps {
@@ -14,6 +17,16 @@ export interface KernelRouteDeps {
 
 export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps): RouteDef {
   const path = kernelPath(def);
+  // a kernel's effective parameters are a pure function of the query string: worked out once per
+  // distinct query while it is recent (clients repeat queries, defaults above all)
+  const effective = new RecentMemo<EffectiveParams>(QUERY_MEMO_SIZE, QUERY_MEMO_KEY_MAX);
+  // one labelled child per outcome, made once (not a label object per answer)
+  const runs = {
+    ok: metrics.kernelRun.labels({ kernel: def.id, outcome: 'ok' }),
+    timeout: metrics.kernelRun.labels({ kernel: def.id, outcome: 'timeout' }),
+    shed: metrics.kernelRun.labels({ kernel: def.id, outcome: 'shed' }),
+    error: metrics.kernelRun.labels({ kernel: def.id, outcome: 'error' }),
+  };
   return defineRoute({
     method: 'GET',
     path,
@@ -26,23 +39,24 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
     description: kernelRulesDescription(def),
     errors: [500, 503, 504],
     response: kernelResponseSchema(def),
-    async handler({ query, ctx, signal }) {
-      const { params, requestLabel } = effectiveParams(def, query as Record<string, unknown>, ctx.query as Record<string, unknown>);
+    pureQuery: true,
+    async handler({ query, ctx }) {
+      const { params, requestLabel } = effective.get(ctx.querystring, () => effectiveParams(def, query as Record<string, unknown>, ctx.query as Record<string, unknown>));
       const task = { kind: 'kernel' as const, id: def.id, params, requestLabel };
       let body: string;
       let runMs: number;
       let waitMs: number;
       try {
-        const out = await pool.run<string>(task, { signal });
+        const out = await pool.run<string>(task, { departure: departureOf(ctx.res) });
         body = out.value;
         runMs = out.stats.runMs;
         waitMs = out.waitMs;
       } catch (err) {
         const code = (err as { code?: string }).code;
-        metrics.kernelRun.observe({ kernel: def.id, outcome: code === 'DEADLINE' ? 'timeout' : code === 'QUEUE_FULL' ? 'shed' : 'error' }, 0);
+        runs[code === 'DEADLINE' ? 'timeout' : code === 'QUEUE_FULL' ? 'shed' : 'error'].observe(0);
         throw err;
       }
-      metrics.kernelRun.observe({ kernel: def.id, outcome: 'ok' }, runMs / 1000);
+      runs.ok.observe(runMs / 1000);
       ctx.set('Server-Timing', `kernel;dur=${runMs.toFixed(3)}, queue;dur=${waitMs.toFixed(3)}`);
       ctx.type = 'application/json';
       return body;

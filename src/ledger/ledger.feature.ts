@@ -29,8 +29,8 @@ export interface LedgerCore {
 /** Signs a throwaway message through the pool and verifies it on this thread; nothing is appended. */
 async function selfTest(s: Services, signer: Signer, key: SigningKey): Promise<{ ok: boolean; reason: string }> {
   try {
-    // workers start (and load their modules) on first use: that is not the signing budget
-    await s.pool.run({ kind: 'probe' }, { deadlineMs: 30_000 });
+    // the signing lane's own boot is not its budget (runSign waits for it); the kernel lane is
+    // not waited for: with pool.warmup it is still warming up, which readiness (/health) reports
     const probe = pae(PAYLOAD_TYPE, Buffer.from(`{"self_test":"${key.keyid}"}`));
     const sig = await signer.sign(probe);
     const ok = verify('sha256', probe, key.publicKey, sig);

@@ -10,6 +10,7 @@ import { Ring } from '../lib/ring.js';
 import type { Services } from '../platform/services.js';
 import type { StreamCore } from '../stream/stream.feature.js';
 import { MESH_STATE } from './mesh.responses.js';
+import { traceView } from '../observability/traces.js';
 
 const RECENT = 32;
 
@@ -55,7 +56,7 @@ function buildMesh(s: Services, core: VerdictCore, stream: StreamCore): Built<'m
         E: wire('cortex sync (in-memory event bus, SSE)', 'LIVE_IN_PROCESS', `${cortex.total} bus events`, { events: cortex.total, last_at: lastCortex?.at ?? null }),
         F: wire('receipt ingest -> khipu ledger', 'LIVE_IN_PROCESS', `${ledger.size} nodes appended`, { events: core.verdicts.appended, nodes: ledger.size, last_at: newest?.tsUtc ?? null }),
       },
-      recent_traces: s.traces.toArray().slice(-RECENT),
+      recent_traces: s.traces.toArray().slice(-RECENT).map(traceView),
       cortex_events: cortex.toArray(),
       khipu_root: ledger.size ? ledger.root().toString('hex') : null,
       khipu_nodes: ledger.tail(16).map((n) => ({ index: n.index, digest: n.nodeDigest.toString('hex'), kind: n.kind, ts: n.tsUtc })),

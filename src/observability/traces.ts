@@ -51,10 +51,15 @@ export function continueTrace(header: string | undefined): TraceContext {
 
 export interface TraceRecord {
   traceparent: string;
-  /** ISO time the request arrived. */
-  at: string;
+  /** When the request arrived (epoch ms): formatted only when the ring is read (traceView). */
+  arrivedAt: number;
   method: string;
   route: string;
   status: number;
   ms: number;
+}
+
+/** A trace as the views show it: the arrival as an ISO time. */
+export function traceView(t: TraceRecord): { traceparent: string; at: string; method: string; route: string; status: number; ms: number } {
+  return { traceparent: t.traceparent, at: new Date(t.arrivedAt).toISOString(), method: t.method, route: t.route, status: t.status, ms: t.ms };
 }

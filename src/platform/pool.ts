@@ -4,16 +4,21 @@
  * queue full → 503 + Retry-After, deadline → 504, a crashed worker → 500 (piscina replaces it).
  */
 import type { KeyObject } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import { AppError, Errors } from '../http/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { PoolSnapshot } from '../observability/metrics.js';
 import type { Task, TaskResult, TaskStats } from '../../workers/tasks.js';
+import type { Departure } from '../http/departure.js';
+import type { WarmReport } from '../../workers/warm.js';
 
 export interface RunOptions {
   /** Aborts when the client disconnects. */
   signal?: AbortSignal;
+  /** The client's connection, as a cheaper signal (departure.ts): a gone client is answered like an aborted signal. */
+  departure?: Departure;
   /** Overrides the configured deadline (ms), queue wait included. */
   deadlineMs?: number;
 }
@@ -74,27 +79,85 @@ function workerEntry(name = 'host'): URL {
  * task still running `pool.killGraceMs` after its deadline is terminated (its thread is replaced),
  * so a runaway kernel cannot hold a thread for ever.
  */
-interface Job {
-  task: Task;
-  key: string;
-  /** Mean time this kind of task holds a thread (queue sums use it). */
-  expectedMs: number;
-  /** Mean plus twice its mean deviation: what this task's own run must fit in. */
-  upperMs: number;
-  /** Admitted to wait (every thread was busy): checked again at dispatch. A task offered a free
-   * thread starts whatever the estimate says (it may be a first, unknown run). */
-  waits: boolean;
-  deadlineAt: number;
-  budget: number;
-  enqueuedAt: number;
-  startedAt: number;
+class Job {
+  readonly deadlineAt: number;
+  startedAt = 0;
   /** The caller has been answered (result, deadline or disconnect): a late result is dropped. */
-  settled: boolean;
-  resolve(v: RunOutcome<unknown>): void;
-  reject(e: AppError): void;
-  /** Answers a still-queued task with `err` (it leaves the queue without costing a thread). */
-  fail(err: AppError): void;
-  cleanup(): void;
+  settled = false;
+  private timer: NodeJS.Timeout | undefined = undefined;
+  private stopListening: (() => void) | undefined = undefined;
+
+  // a class with a static deadline callback, and a closure only when the caller can go away:
+  // the object literal it replaces made four closures per task
+  constructor(
+    readonly task: Task,
+    readonly key: string,
+    /** Mean time this kind of task holds a thread (queue sums use it). */
+    readonly expectedMs: number,
+    /** Mean plus twice its mean deviation: what this task's own run must fit in. */
+    readonly upperMs: number,
+    /** Admitted to wait (every thread was busy): checked again at dispatch. A task offered a free
+     * thread starts whatever the estimate says (it may be a first, unknown run). */
+    readonly waits: boolean,
+    readonly budget: number,
+    readonly enqueuedAt: number,
+    readonly resolve: (v: RunOutcome<unknown>) => void,
+    private readonly rejectCaller: (e: AppError) => void,
+    private readonly leaveQueue: (job: Job) => void,
+  ) {
+    this.deadlineAt = enqueuedAt + budget;
+  }
+
+  /** Arms the deadline and listens for the caller going away. */
+  watch(opts: RunOptions): void {
+    this.timer = setTimeout(Job.expire, this.budget, this);
+    const signal = opts.signal;
+    const departure = opts.departure;
+    if (!signal && !departure) return;
+    const onAbort = (): void => this.fail(Errors.clientClosed());
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const stop = departure?.onDepart(onAbort);
+    this.stopListening = () => {
+      signal?.removeEventListener('abort', onAbort);
+      stop?.();
+    };
+  }
+
+  private static expire(job: Job): void {
+    job.fail(Errors.deadline(job.budget));
+  }
+
+  /** Answers the caller with `err`; a still-queued task leaves the queue without costing a thread. */
+  fail(err: AppError): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.cleanup();
+    this.leaveQueue(this);
+    this.rejectCaller(err);
+  }
+
+  reject(err: AppError): void {
+    this.rejectCaller(err);
+  }
+
+  cleanup(): void {
+    clearTimeout(this.timer);
+    this.stopListening?.();
+  }
+}
+
+/**
+ * Terminates a running task (piscina aborts a task whose signal emits 'abort', and replaces its
+ * thread). An EventEmitter, which piscina takes as a signal: an AbortController per task cost more
+ * main-thread time than the rest of the dispatch.
+ */
+class KillSwitch extends EventEmitter {
+  aborted = false;
+
+  abort(): void {
+    this.aborted = true;
+    this.emit('abort');
+  }
 }
 
 /** Until a kind of task has run once its cost is unknown: assumed heavy enough to queue few. */
@@ -123,6 +186,9 @@ export class WorkerPool {
   private readonly signReady: Promise<void>;
   private kernelsBooted = false;
   private signBooted = false;
+  /** The kernel lane finished its first start (it never goes back: a replaced thread warms alone). */
+  private startedUp = false;
+  private closing = false;
 
   /** A thread was replaced (crash or kill): new tasks' deadlines start once its successor has booted. */
   private rewarm(): void {
@@ -137,9 +203,46 @@ export class WorkerPool {
     const settled = this.kernelsReady;
   }
 
-  /** Resolves once every thread of both lanes has booted. */
+  /** Resolves once every thread of both lanes has booted (kernel threads warmed up, with pool.warmup). */
   ready(): Promise<void> {
     return Promise.all([this.kernelsReady, this.signReady]).then(() => undefined);
+  }
+
+  /** Whether the pool has finished starting (every kernel thread answered, warmed up if configured). */
+  get started(): boolean {
+    return this.startedUp && this.signBooted;
+  }
+
+  /**
+   * Every kernel thread has answered a probe. A thread warms up before it answers anything, and
+   * piscina hands a probe to whichever thread is ready first, so probes go out until each thread
+   * has answered one.
+   */
+  private async bootKernels(): Promise<void> {
+    for (;;) {
+      const answers = await Promise.all(Array.from({ length: this.threads }, () => this.pool.run({ kind: 'probe' } satisfies Task).catch(() => undefined)));
+      for (const a of answers) this.noteProbe(a as TaskResult<unknown> | undefined);
+      const ids = this.threadIds();
+      if (this.closing || (ids.length >= this.threads && ids.every((id) => this.warmReports.has(id)))) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** What each kernel thread ran at warm-up, from its probe answers. */
+  private readonly warmReports = new Map<number, WarmReport>();
+
+  private noteProbe(result: TaskResult<unknown> | undefined): void {
+    const v = result?.ok ? (result.value as { threadId?: number; warm?: WarmReport }) : undefined;
+    if (v?.threadId !== undefined && v.warm) this.warmReports.set(v.threadId, v.warm);
+  }
+
+  /** Warm-up as each live kernel thread reported it (threads not heard from yet are left out). */
+  warmup(): { enabled: boolean; threads: ({ threadId: number } & WarmReport)[] } {
+    const threads = this.threadIds().flatMap((threadId) => {
+      const r = this.warmReports.get(threadId);
+      return r ? [{ threadId, ...r }] : [];
+    });
+    return { enabled: this.cfg.warmup, threads };
   }
 
   constructor(
@@ -160,13 +263,14 @@ export class WorkerPool {
       filename: (opts.kernelWorker ?? workerEntry()).href,
       minThreads: threads,
       maxThreads: threads,
-      workerData: { niceIncrement: cfg.niceIncrement },
+      workerData: { niceIncrement: cfg.niceIncrement, warmup: cfg.warmup },
     });
     this.signPool = new Piscina({ ...common, filename: workerEntry('sign-host').href, minThreads: cfg.signThreads, maxThreads: cfg.signThreads, workerData: { signingKey } });
     // a thread's boot is not a task's run: deadlines start once the lanes have booted
     const warm = (p: Piscina, task: Task, n: number) => Promise.all(Array.from({ length: n }, () => p.run(task).catch(() => undefined)));
-    this.kernelsReady = warm(this.pool, { kind: 'probe' }, threads).then(() => {
+    this.kernelsReady = this.bootKernels().then(() => {
       this.kernelsBooted = true;
+      this.startedUp = true;
     });
     this.signReady = warm(this.signPool, { kind: 'sign', paes: [] }, cfg.signThreads).then(() => {
       this.signBooted = true;
@@ -231,44 +335,19 @@ export class WorkerPool {
       // 20 % of the budget is kept for dispatch and scheduling jitter: admitted work should finish
       if (waitMs + upperMs > budget * ADMIT_SHARE) throw this.shedError(waitMs);
     }
-    if (opts.signal?.aborted) throw Errors.clientClosed();
+    if (opts.signal?.aborted || opts.departure?.departed) throw Errors.clientClosed();
     return new Promise<RunOutcome<T>>((resolve, reject) => {
-      const job: Job = {
-        task,
-        key,
-        expectedMs,
-        upperMs,
-        waits,
-        deadlineAt: now + budget,
-        budget,
-        enqueuedAt: now,
-        startedAt: 0,
-        settled: false,
-        resolve: resolve as (v: RunOutcome<unknown>) => void,
-        reject,
-        fail: () => {},
-        cleanup: () => {},
-      };
-      const settle = (err: AppError): void => {
-        if (job.settled) return;
-        job.settled = true;
-        job.cleanup();
-        const i = this.queue.indexOf(job);
-        if (i >= 0) this.queue.splice(i, 1); // a queued task leaves without costing a thread
-        reject(err);
-      };
-      job.fail = settle;
-      const timer = setTimeout(() => settle(Errors.deadline(budget)), budget);
-      const onAbort = (): void => settle(Errors.clientClosed());
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      job.cleanup = () => {
-        clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
-      };
+      const job = new Job(task, key, expectedMs, upperMs, waits, budget, now, resolve as (v: RunOutcome<unknown>) => void, reject, this.leaveQueue);
+      job.watch(opts);
       this.queue.push(job);
       this.dispatch();
     });
   }
+
+  private readonly leaveQueue = (job: Job): void => {
+    const i = this.queue.indexOf(job);
+    if (i >= 0) this.queue.splice(i, 1);
+  };
 
   private dispatch(): void {
     while (this.running.size < this.threads && this.queue.length) {
@@ -293,15 +372,15 @@ export class WorkerPool {
   private start(job: Job): void {
     job.startedAt = performance.now();
     this.running.add(job);
-    const kill = new AbortController();
+    const kill = new KillSwitch();
     const killTimer = setTimeout(() => kill.abort(), Math.max(0, job.deadlineAt + this.cfg.killGraceMs - job.startedAt));
-    this.pool.run(job.task, { signal: kill.signal }).then(
-      (result: TaskResult<unknown>) => this.finish(job, killTimer, result, null, kill.signal),
-      (err: unknown) => this.finish(job, killTimer, null, err, kill.signal),
+    this.pool.run(job.task, { signal: kill }).then(
+      (result: TaskResult<unknown>) => this.finish(job, killTimer, result, null, kill),
+      (err: unknown) => this.finish(job, killTimer, null, err, kill),
     );
   }
 
-  private finish(job: Job, killTimer: NodeJS.Timeout, result: TaskResult<unknown> | null, err: unknown, kill: AbortSignal): void {
+  private finish(job: Job, killTimer: NodeJS.Timeout, result: TaskResult<unknown> | null, err: unknown, kill: KillSwitch): void {
     clearTimeout(killTimer);
     this.running.delete(job);
     const elapsed = performance.now() - job.startedAt;
@@ -333,16 +412,20 @@ export class WorkerPool {
     if (this.signInFlight >= this.cfg.signThreads + this.cfg.maxQueue) throw this.shedError(0);
     if (!this.signBooted) await this.signReady;
     const budget = opts.deadlineMs ?? this.cfg.taskDeadlineMs;
-    const deadline = AbortSignal.timeout(budget);
+    // a timer cleared when the task ends: AbortSignal.timeout's would fire for every batch, long
+    // after it was answered, and build an AbortError each time
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), budget);
     const started = performance.now();
     let result: TaskResult<T>;
     this.signInFlight++;
     try {
       // a signature is tiny: it is never aborted for a gone client, only at its deadline
-      result = (await this.signPool.run(task, { signal: deadline })) as TaskResult<T>;
+      result = (await this.signPool.run(task, { signal: deadline.signal })) as TaskResult<T>;
     } catch (err) {
-      throw deadline.aborted ? Errors.deadline(budget) : this.classify(err);
+      throw deadline.signal.aborted ? Errors.deadline(budget) : this.classify(err);
     } finally {
+      clearTimeout(timer);
       this.signInFlight--;
     }
     if (!result.ok) {
@@ -397,10 +480,12 @@ export class WorkerPool {
 
   /** Finishes running tasks, then stops the threads. */
   async close(): Promise<void> {
+    this.closing = true;
     await Promise.all([this.pool.close({ force: false }), this.signPool.close({ force: false })]);
   }
 
   async destroy(): Promise<void> {
+    this.closing = true;
     await Promise.all([this.pool.destroy(), this.signPool.destroy()]);
   }
 }

@@ -9,12 +9,10 @@ import { envelope, SOURCES } from '../core/envelope.js';
 import { countFor, requestCounts } from '../introspection/route-inventory.js';
 
 const PEP_ROLES: Record<string, string> = {
-  requestContextMiddleware: 'request id, W3C trace, security headers, access log and metrics on every answer',
-  errorMapperMiddleware: 'maps every failure to a FastAPI-shaped status and body; 5xx bodies never carry internals',
+  requestContextMiddleware: 'request id, W3C trace, security headers, access log and metrics on every answer; maps every failure to a FastAPI-shaped status and body (5xx bodies never carry internals)',
   writeGuardMiddleware: 'write routes: bearer write token when configured (401), per-client write rate limit (429)',
-  staticDispatch: 'static routes: per-route body size limit (413), content type (415), joi validation (422), then the handler',
-  'bound ': 'parameterised routes (@koa/router): same per-route checks as static dispatch',
-  '': '405 with Allow for a known path under another method',
+  routeDispatch: 'static routes: per-route body size limit (413), content type (415), joi validation (422), then the handler; 405 with Allow for a known path under another method, 404 for an unknown one',
+  'bound dispatchMiddleware': 'parameterised routes (@koa/router): same per-route checks as static dispatch',
 };
 
 type Decision = 'allow' | 'deny' | 'error';

@@ -34,7 +34,10 @@ export interface TestAppOptions {
 }
 
 export async function buildTestApp(overrides: Record<string, unknown> = {}, { checkResponses = true, faults = false }: TestAppOptions = {}): Promise<TestApp> {
-  const built = await buildApp(testConfig(overrides), faults ? { kernelWorker: FAULT_WORKER } : {});
+  const config = testConfig(overrides);
+  const built = await buildApp(config, faults ? { kernelWorker: FAULT_WORKER } : {});
+  // tests start from a ready service (/health passes); with pool.warmup the warm-up tests watch it get there
+  if (!config.pool.warmup) await built.services.pool.ready();
   if (checkResponses) {
     // outermost: every response a test receives is checked against its route's declared schema. Added
     // where Koa composes the chain for this server, so app.middleware stays the production chain.

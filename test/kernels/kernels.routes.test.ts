@@ -20,6 +20,15 @@ describe('kernel routes (through the worker pool)', () => {
     expect(c.text).to.not.equal(a.text);
   });
 
+  it('a repeated query string (validated once, then remembered) answers exactly as the first time, 422s and cross-parameter errors included', async () => {
+    for (const q of ['ssm/scan', 'ssm/scan?seq_len=50&state_dim=3&seed=7', 'ssm/scan?seed=abc&sed=7', 'ssm/scan?request=label', 'qec/surface-code?distance=4']) {
+      const first = await app().http.get(`/api/svc/v1/${q}`);
+      const again = await app().http.get(`/api/svc/v1/${q}`);
+      expect(again.status).to.equal(first.status);
+      expect(again.text).to.equal(first.text);
+    }
+  });
+
   it('422 bodies for malformed, out-of-range and unknown parameters are exact', async () => {
     const res = await app().http.get('/api/svc/v1/ssm/scan?seed=abc&seq_len=1000000&state_dim=0&sed=7');
     expect(res.status).to.equal(422);
