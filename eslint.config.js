@@ -18,8 +18,8 @@ export default tseslint.config(
   {
     files: ['workers/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**', '../src/*', '../../src/*'], message: 'workers/ must not import the HTTP layer in src/' }] }],
-      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'kernels draw from workers/lib/prng.ts only' }],
+      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)src/(?!lib/)', message: 'workers/ imports from src/ only the shared library src/lib/ (no HTTP layer, no feature)' }] }],
+      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'kernels draw from src/lib/prng.ts only' }],
     },
   },
 );

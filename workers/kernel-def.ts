@@ -4,8 +4,8 @@
  * and validate, the worker host uses it to execute.
  */
 import type { ObjectSchema } from 'joi';
-import { Joi, seed, type Schema } from './lib/params.js';
-import type { RngStreams } from './lib/prng.js';
+import { Joi, seed, type Schema } from '../src/lib/params.js';
+import type { RngStreams } from '../src/lib/prng.js';
 import { KERNEL_DOCS, SEED_DOC } from './kernel-docs.js';
 
 /** A cross-parameter rule that failed; becomes a 422 `value_error` naming `param`. */

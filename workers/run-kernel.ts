@@ -1,7 +1,7 @@
 /** Runs one kernel to its serialised body. Shared by the worker host, the kernel tests and the cost bench. */
 import { KERNELS_BY_ID } from './registry.js';
 import { serializeEnvelope } from './lib/envelope.js';
-import { RngStreams } from './lib/prng.js';
+import { RngStreams } from '../src/lib/prng.js';
 import type { KernelTask, TaskResult } from './tasks.js';
 
 export function runKernelTask(task: KernelTask): TaskResult {

@@ -5,7 +5,7 @@
  */
 import { Errors } from '../http/errors.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { Joi as QJoi, num } from '../../workers/lib/params.js';
+import { Joi as QJoi, num } from '../lib/params.js';
 import type { AdsbFeed } from './feed.js';
 import { inBox, type BBox } from './normalise.js';
 import type { AdsbAnswer } from '../isomorphic/wire/adsb.js';

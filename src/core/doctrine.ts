@@ -3,7 +3,7 @@
  * own rules, limits and crypto, with a digest over the rules so clients can pin them. Enforcement
  * status comes from the last evidence refresh when that feature is present.
  */
-import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
+import { canonicalJson, sha256Hex } from '../lib/numbers.js';
 
 export const API_VERSION = '1.0.0';
 export const RECEIPT_DOCTRINE = 'v11';

@@ -5,8 +5,8 @@
  * 64 zeros). A client passes any view's `hash` as `prev_hash` to /energy/receipt to anchor a
  * token receipt to a measured snapshot; the chain then continues through the kernel's receipts.
  */
-import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
-import { GENESIS, HASH_FORMULA } from '../../workers/lib/energy-receipt.js';
+import { canonicalJson, sha256Hex } from '../lib/numbers.js';
+import { GENESIS, HASH_FORMULA } from '../lib/energy-receipt.js';
 import { API } from '../isomorphic/api.js';
 
 export const RECEIPT_PATH = `${API}/energy/receipt`;

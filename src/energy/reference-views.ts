@@ -3,7 +3,7 @@
  * apart from anything this process measures; the receipt example is produced by running the
  * /energy/receipt kernel itself in the pool, so the two endpoints cannot disagree.
  */
-import { GENESIS, HASH_FORMULA, METHOD } from '../../workers/lib/energy-receipt.js';
+import { GENESIS, HASH_FORMULA, METHOD } from '../lib/energy-receipt.js';
 import type { WorkerPool } from '../platform/pool.js';
 import { q, type Quantity } from './quantity.js';
 import { ENERGY_SOURCES } from './sources.js';

@@ -12,7 +12,7 @@ import { observe, type Observed } from '../introspection/observed.js';
 import { Errors } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { Services } from '../platform/services.js';
-import { bool, Joi as QJoi } from '../../workers/lib/params.js';
+import { bool, Joi as QJoi } from '../lib/params.js';
 import { envelope } from '../core/envelope.js';
 import { summarize } from '../http/in-process.js';
 import type { Enforcement } from '../core/doctrine.js';

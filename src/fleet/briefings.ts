@@ -3,7 +3,7 @@
  * number or date in a bullet's text is printed from one of the bullet's evidence pointers, which
  * resolve against the /fleet/all collections; `inputs_sha256` commits to the resolved values.
  */
-import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
+import { canonicalJson, sha256Hex } from '../lib/numbers.js';
 
 /** How an evidence pointer resolves: /fleet/all member, the array inside it, and the id field. */
 export const EVIDENCE_COLLECTIONS: Record<string, { array: string; id: string }> = {

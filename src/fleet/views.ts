@@ -3,7 +3,7 @@
  * rounded once (12 significant digits, the project rule), wrapped in the common envelope and
  * serialised to buffers with a strong ETag, so each request is a buffer write (note 1.1).
  */
-import { roundDeep, sha256Hex } from '../../workers/lib/numbers.js';
+import { roundDeep, sha256Hex } from '../lib/numbers.js';
 import { RECEIPT_DOCTRINE } from '../core/doctrine.js';
 import { briefingsPayload, type Collections } from './briefings.js';
 import type { FleetDataset } from './dataset/types.js';

@@ -3,7 +3,7 @@
  * declarative table. Routes name the components they reach (`RouteDef.uses`), the elite wiring
  * board, topology health and the attack surface all read this same set.
  */
-import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
+import { canonicalJson, sha256Hex } from '../lib/numbers.js';
 
 export type Channel = 'function_call' | 'message_port' | 'sse' | 'https' | 'in_memory_ring';
 

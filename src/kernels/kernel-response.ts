@@ -5,7 +5,7 @@
  */
 import type { Schema } from 'joi';
 import { KERNEL_SCHEMA } from '../../workers/lib/envelope.js';
-import { SEED_MAX } from '../../workers/lib/params.js';
+import { SEED_MAX } from '../lib/params.js';
 import type { KernelDef } from '../../workers/kernel-def.js';
 import { described } from '../http/schema-walk.js';
 import { any, hex64, int, listOf, nullable, object, oneOf, shape, str } from '../http/response-schema.js';

@@ -1,6 +1,6 @@
 /** Ledger routes: export, readiness, public key, verification and the DAG view. */
 import Joi from 'joi';
-import { Joi as QJoi } from '../../workers/lib/params.js';
+import { Joi as QJoi } from '../lib/params.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Errors } from '../http/errors.js';
 import { requestParamSchema } from '../kernels/kernel-params.js';

@@ -6,7 +6,7 @@
  * happen in one tick, so concurrent verdicts get contiguous indices.
  */
 import { createHash } from 'node:crypto';
-import { leafHash } from '../../workers/lib/merkle.js';
+import { leafHash } from '../lib/merkle.js';
 import { MerkleLog } from './merkle-log.js';
 import { NodeTable } from './node-table.js';
 

@@ -3,7 +3,7 @@
  * level by level: append is O(log n) amortised, the root O(log n), and inclusion/consistency
  * proofs O(log² n) — the SSE flight keeps appending, so no request may rehash the whole tree.
  */
-import { EMPTY_ROOT, leafHash, nodeHash, splitPoint } from '../../workers/lib/merkle.js';
+import { EMPTY_ROOT, leafHash, nodeHash, splitPoint } from '../lib/merkle.js';
 import { HashColumn } from './columns.js';
 
 export class MerkleLog {

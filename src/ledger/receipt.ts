@@ -2,7 +2,7 @@
  * Receipts: the signed payload of interface 2.3, serialised once (sorted keys, no whitespace) and
  * kept as bytes; and the DSSE envelope document built from a stored node.
  */
-import { canonicalJson } from '../../workers/lib/numbers.js';
+import { canonicalJson } from '../lib/numbers.js';
 import { RECEIPT_DOCTRINE } from '../core/doctrine.js';
 import { DSSE_HONESTY, PAYLOAD_TYPE } from './dsse.js';
 import type { LedgerNode } from './ledger.js';

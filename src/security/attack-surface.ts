@@ -5,7 +5,7 @@
  * Ideas from logical attack graphs (MulVAL) and the Manadhata–Wing attack-surface metric.
  */
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../workers/lib/numbers.js';
+import { canonicalJson } from '../lib/numbers.js';
 import { inSlices } from '../core/slices.js';
 import type { RouteDef } from '../http/route.js';
 import type { Observed } from '../introspection/observed.js';

@@ -8,7 +8,7 @@ import { createHash, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
+import { canonicalJson, sha256Hex } from '../lib/numbers.js';
 import { projectRoot } from '../config/load.js';
 import type { RouteDef } from '../http/route.js';
 import type { Observed } from '../introspection/observed.js';

@@ -5,7 +5,7 @@
  * RSSI from free-space path loss at 2.4 GHz (FSPL = 20·log10(d) + 20·log10(f) − 147.55 dB), seeded
  * measurement noise, clock skew and a fused observation count that grows while a drone is tracked.
  */
-import { Rng, fmix32, fnv1a32 } from '../../workers/lib/prng.js';
+import { Rng, fmix32, fnv1a32 } from '../lib/prng.js';
 import { bearingDeg, haversineM } from '../lib/geo.js';
 import type { Source, TelemetryFrame } from '../verdicts/telemetry.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
+import { canonicalJson, sha256Hex } from '../../src/lib/numbers.js';
 import { parsePrometheus, withTestApp } from '../helpers/app.js';
 
 describe('core routes: health, doctrine, metrics', () => {

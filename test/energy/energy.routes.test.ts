@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
+import { canonicalJson, sha256Hex } from '../../src/lib/numbers.js';
 import { buildTestApp, parsePrometheus, testConfig, type TestApp } from '../helpers/app.js';
 import { spin } from '../helpers/faults.js';
 import { openSse } from '../helpers/sse.js';

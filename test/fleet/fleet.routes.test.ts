@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../workers/lib/numbers.js';
+import { canonicalJson } from '../../src/lib/numbers.js';
 import { CF, FLAG_BY_ISO2, PORT_BY_LOCODE, DEFICIENCY_CODES } from '../../src/fleet/dataset/reference.js';
 import { isValidImoCompany, isValidImoShip } from '../../src/fleet/dataset/identifiers.js';
 import { withTestApp } from '../helpers/app.js';

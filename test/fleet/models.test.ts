@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Rng } from '../../workers/lib/prng.js';
+import { Rng } from '../../src/lib/prng.js';
 import { certificateState } from '../../src/fleet/certificates.js';
 import type { Certificate } from '../../src/fleet/dataset/types.js';
 import { attainedAer, requiredCii } from '../../src/fleet/forecast.js';

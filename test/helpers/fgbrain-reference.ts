@@ -3,7 +3,7 @@
  * and not from workers/lib/fgbrain.ts: the Price DAG from the shared stream `fgbrain/graph`, and
  * the leaky integrate-and-fire simulation with a schedule of arrivals keyed by step.
  */
-import { RngStreams } from '../../workers/lib/prng.js';
+import { RngStreams } from '../../src/lib/prng.js';
 
 export interface Dag {
   n: number;

@@ -1,7 +1,7 @@
 /** In-process kernel calls for unit tests: same validation and envelope as the service, no pool. */
 import type { KernelDef, KernelOutput } from '../../workers/kernel-def.js';
 import { kernelParamsSchema, orderParams } from '../../workers/kernel-def.js';
-import { RngStreams } from '../../workers/lib/prng.js';
+import { RngStreams } from '../../src/lib/prng.js';
 import { runKernelTask } from '../../workers/run-kernel.js';
 
 /** Parameters after defaults and validation; throws on a value the route would answer 422 to. */

@@ -5,7 +5,7 @@
  * c-major), embedding = unit(μ_c + 0.15·ξ); stream `samples` gives K uniforms, each an inverse-CDF
  * draw over q_{c,v} = π_c·(3, 2, 1)_v/6. Purity and the adjusted Rand index by pair counting.
  */
-import { RngStreams } from '../../workers/lib/prng.js';
+import { RngStreams } from '../../src/lib/prng.js';
 
 const unitVec = (v: number[]): number[] => {
   const n = Math.hypot(...v);

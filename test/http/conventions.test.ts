@@ -8,7 +8,7 @@ import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
 import { Ring } from '../../src/lib/ring.js';
 import type { TraceRecord } from '../../src/observability/traces.js';
-import { int, num } from '../../workers/lib/params.js';
+import { int, num } from '../../src/lib/params.js';
 
 // A small app with the real middleware chain and routes written for these tests.
 const eventLoop = new EventLoopMonitor();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { effectiveParams } from '../../src/kernels/kernel-params.js';
 import { AppError } from '../../src/http/errors.js';
 import { defineKernel } from '../../workers/kernel-def.js';
-import { Joi, int } from '../../workers/lib/params.js';
+import { Joi, int } from '../../src/lib/params.js';
 
 // A request-mode kernel written for this test: the real ones live in workers/kernels.
 const def = defineKernel<{ seed: number; down: number; lesion: number[] }>({

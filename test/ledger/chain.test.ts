@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { Ledger, LedgerFullError, nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../../src/ledger/ledger.js';
 import { sha256 } from '../../src/ledger/dsse.js';
-import { consistencyProof as refConsistency, inclusionProof as refInclusion, leafHash, rootFromLeafHashes } from '../../workers/lib/merkle.js';
+import { consistencyProof as refConsistency, inclusionProof as refInclusion, leafHash, rootFromLeafHashes } from '../../src/lib/merkle.js';
 
 const input = (k: number, extra: Partial<AppendInput> = {}): AppendInput => ({
   kind: 'k',
@@ -185,7 +185,7 @@ describe('ledger chain (Ledger)', () => {
     expect(r.verifyIntegrity()).to.deep.include({ verified: false, reason: 'node 2: digest does not recompute' });
   });
 
-  it('inclusion and consistency proofs for any size equal the RFC 9162 reference (workers/lib/merkle)', () => {
+  it('inclusion and consistency proofs for any size equal the RFC 9162 reference (src/lib/merkle)', () => {
     const inputs = Array.from({ length: 11 }, (_, k) => input(k));
     const l = new Ledger(20);
     inputs.forEach((inp) => l.append(inp));

@@ -3,7 +3,7 @@ import { createHash, createPublicKey, generateKeyPairSync, sign, verify } from '
 import { withTestApp } from '../helpers/app.js';
 import { Signer } from '../../src/ledger/signer.js';
 import { sh, withTempDir, write } from '../helpers/shell.js';
-import { leafHash, rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../workers/lib/merkle.js';
+import { leafHash, rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../src/lib/merkle.js';
 
 const frame = { track_id: 'a1b2c3', source: 'ADS-B', lat: 36.5, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 };
 

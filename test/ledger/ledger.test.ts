@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { Ledger, LedgerFullError, nodeDigest, ZERO_DIGEST } from '../../src/ledger/ledger.js';
 import { MerkleLog } from '../../src/ledger/merkle-log.js';
 import { pae, PAYLOAD_TYPE, isStrictBase64, sha256 } from '../../src/ledger/dsse.js';
-import { consistencyProof, inclusionProof, leafHash, rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../workers/lib/merkle.js';
+import { consistencyProof, inclusionProof, leafHash, rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../src/lib/merkle.js';
 
 const hex = (b: Buffer): string => b.toString('hex');
 

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { MerkleLog } from '../../src/ledger/merkle-log.js';
-import { leafHash, rootFromLeafHashes } from '../../workers/lib/merkle.js';
+import { leafHash, rootFromLeafHashes } from '../../src/lib/merkle.js';
 
 const data = (k: number) => createHash('sha256').update(`leaf ${k}`).digest();
 const hex = (b: Buffer) => b.toString('hex');

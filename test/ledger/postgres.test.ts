@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
-import { merkleRoot } from '../../workers/lib/merkle.js';
+import { merkleRoot } from '../../src/lib/merkle.js';
 import { EventSource } from 'eventsource';
 import { runServiceToExit, startService, type ServiceProcess } from '../helpers/service-process.js';
 import { GOOD_AIRCRAFT, startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonicalJson, sha256Hex } from '../../workers/lib/numbers.js';
+import { canonicalJson, sha256Hex } from '../../src/lib/numbers.js';
 import { projectRoot } from '../../src/config/load.js';
 import { routeKey } from '../../src/introspection/route-inventory.js';
 import { evaluate, loadBaseline } from '../../src/security/posture.js';

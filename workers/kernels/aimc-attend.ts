@@ -7,8 +7,8 @@
  * error (analog vs digital HardSigmoid). Design: kernels-b §18.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 export const READ_NOISE = 0.01;
 export const TAU = 256;

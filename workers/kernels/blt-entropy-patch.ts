@@ -6,9 +6,9 @@
  * seeded corpus; `min_len` is our guard against 1-byte patches. Design: kernels-c §4.
  */
 import { defineKernel } from '../kernel-def.js';
-import { canonicalJson, sha256Hex } from '../lib/numbers.js';
-import { int, num } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { canonicalJson, sha256Hex } from '../../src/lib/numbers.js';
+import { int, num } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 export const ALPHA = 0.05;
 const SYMBOLS = 256;

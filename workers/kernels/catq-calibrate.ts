@@ -8,8 +8,8 @@
  * (output reconstruction on calibration activations).
  */
 import { defineKernel } from '../kernel-def.js';
-import { int, num } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int, num } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 const ROW = 64;
 const N_CAL = 16;

@@ -9,8 +9,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { attendRow } from '../lib/attention.js';
-import { int, num } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int, num } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 export interface CtxModel {
   T: number;

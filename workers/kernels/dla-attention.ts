@@ -10,8 +10,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { causalSoftmaxAttention, headRows, maxAbsDiff } from '../lib/attention.js';
-import { int, num } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int, num } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 export const KEY_NOISE = 0.3;
 export const OUTPUT_ROWS = 8;

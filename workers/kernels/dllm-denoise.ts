@@ -11,8 +11,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { softmax } from '../lib/linalg.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 const V = 16;
 const LOGIT_SCALE = 2;

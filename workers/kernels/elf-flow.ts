@@ -7,8 +7,8 @@
  * function ELF's denoiser learns, here in closed form. Design: kernels-b §12.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 import { entropy } from '../lib/linalg.js';
 
 /** Particles listed in full (z0, z1, final weights); tokens and distances are listed for all. */

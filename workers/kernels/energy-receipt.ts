@@ -14,10 +14,10 @@
 import { createHash } from 'node:crypto';
 import { endianness } from 'node:os';
 import { defineKernel } from '../kernel-def.js';
-import { canonicalJson, roundNumber, sha256Hex } from '../lib/numbers.js';
-import { int, Joi, num } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
-import { GENESIS, HASH_FORMULA, METHOD } from '../lib/energy-receipt.js';
+import { canonicalJson, roundNumber, sha256Hex } from '../../src/lib/numbers.js';
+import { int, Joi, num } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
+import { GENESIS, HASH_FORMULA, METHOD } from '../../src/lib/energy-receipt.js';
 
 export { GENESIS, HASH_FORMULA, METHOD };
 

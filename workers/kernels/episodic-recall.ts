@@ -7,9 +7,9 @@
  * arXiv:0902.2206), so no model weights are needed. Design: kernels-b §8.
  */
 import { defineKernel } from '../kernel-def.js';
-import { canonicalJson, roundDeep, sha256Hex } from '../lib/numbers.js';
-import { int, str } from '../lib/params.js';
-import { fnv1a32, type Rng } from '../lib/prng.js';
+import { canonicalJson, roundDeep, sha256Hex } from '../../src/lib/numbers.js';
+import { int, str } from '../../src/lib/params.js';
+import { fnv1a32, type Rng } from '../../src/lib/prng.js';
 
 export const DEFAULT_QUERY = 'What did I ask you about earlier?';
 export const QUERY_MAX = 512;

@@ -6,9 +6,9 @@
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, simulateFire, undirected } from '../lib/fgbrain.js';
 import { jacobiEigen, zeros } from '../lib/linalg.js';
-import { inclusionProof, leafHash, merkleRoot } from '../lib/merkle.js';
-import { canonicalJson, sha256Hex } from '../lib/numbers.js';
-import { Joi, int } from '../lib/params.js';
+import { inclusionProof, leafHash, merkleRoot } from '../../src/lib/merkle.js';
+import { canonicalJson, sha256Hex } from '../../src/lib/numbers.js';
+import { Joi, int } from '../../src/lib/params.js';
 import { drawPatterns } from './fgbrain-memory.js';
 
 export const ARTIFACTS = ['params', 'graph', 'spectrum', 'fire', 'memory', 'kernels'] as const;

@@ -5,8 +5,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, undirected } from '../lib/fgbrain.js';
-import { Joi, int, num } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { Joi, int, num } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 export const CRITICAL_LOAD = 0.138;
 

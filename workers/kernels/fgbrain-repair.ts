@@ -8,7 +8,7 @@
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, undirected } from '../lib/fgbrain.js';
 import { jacobiEigen, zeros } from '../lib/linalg.js';
-import { Joi, int } from '../lib/params.js';
+import { Joi, int } from '../../src/lib/params.js';
 
 type Graph = Set<number>[];
 

@@ -8,8 +8,8 @@
  * Design: kernels-b §19.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 import { cholesky, choleskySolve, gramSchmidt, jacobiEigen, type Matrix } from '../lib/linalg.js';
 
 export const RIDGE = 1e-9;

@@ -5,8 +5,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { logSumExp, softmax } from '../lib/linalg.js';
-import { sampleSeries } from '../lib/numbers.js';
-import { int, num } from '../lib/params.js';
+import { sampleSeries } from '../../src/lib/numbers.js';
+import { int, num } from '../../src/lib/params.js';
 
 const D = 8;
 

@@ -6,9 +6,9 @@
  * Design: kernels-b §13.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
-import { sampleSeries } from '../lib/numbers.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
+import { sampleSeries } from '../../src/lib/numbers.js';
 import { unit } from '../lib/linalg.js';
 import { topK } from '../lib/ranking.js';
 

@@ -7,9 +7,9 @@
  * Design: kernels-b §20.
  */
 import { defineKernel } from '../kernel-def.js';
-import { evenlySpaced } from '../lib/numbers.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { evenlySpaced } from '../../src/lib/numbers.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 import { entropy, softmax } from '../lib/linalg.js';
 
 export const PROMPTS = 8;

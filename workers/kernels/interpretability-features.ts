@@ -11,8 +11,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { cholesky, choleskySolve, zeros } from '../lib/linalg.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 import { topK } from '../lib/ranking.js';
 
 const AMP_LO = 0.5;

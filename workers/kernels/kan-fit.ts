@@ -6,9 +6,9 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { sigmoid } from '../lib/linalg.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
-import { sampleSeries } from '../lib/numbers.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
+import { sampleSeries } from '../../src/lib/numbers.js';
 
 export const ORDER = 3;
 export const DOMAIN1: readonly [number, number] = [-1, 1];

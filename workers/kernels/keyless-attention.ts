@@ -8,8 +8,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { attendRow, causalSoftmaxAttention, headRows, maxAbsDiff, project } from '../lib/attention.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 export const ATTENTION_MATRIX_CAP = 32;
 export const OUTPUT_ROWS = 8;

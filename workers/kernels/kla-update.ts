@@ -7,9 +7,9 @@
  * consistent system (Strohmer & Vershynin, J. Fourier Anal. Appl. 2009). Design: kernels-b §21.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
-import { sampleSeries } from '../lib/numbers.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
+import { sampleSeries } from '../../src/lib/numbers.js';
 
 export const KLA_EPS = 1e-6;
 export const BASELINE_BETA = 0.5;

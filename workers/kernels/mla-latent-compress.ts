@@ -8,9 +8,9 @@
 import { defineKernel } from '../kernel-def.js';
 import { attendRow } from '../lib/attention.js';
 import { entropy } from '../lib/linalg.js';
-import { evenlySpaced } from '../lib/numbers.js';
-import { int } from '../lib/params.js';
-import type { Rng, RngStreams } from '../lib/prng.js';
+import { evenlySpaced } from '../../src/lib/numbers.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng, RngStreams } from '../../src/lib/prng.js';
 
 const D_MODEL = 32;
 const ROPE_BASE = 10000;

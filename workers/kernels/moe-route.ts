@@ -7,8 +7,8 @@
  * Design: kernels-b §15.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 export const D_MODEL = 16;
 export const TOPICS = 4;

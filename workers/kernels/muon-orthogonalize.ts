@@ -7,8 +7,8 @@
  * Jacobi singular values and the exact polar factor. Design: kernels-a §1.11.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int, num } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int, num } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 import { frobenius, jacobiEigen, matmul, transpose, zeros, type Eigen, type Matrix } from '../lib/linalg.js';
 
 export const NS_COEFFS: readonly [number, number, number] = [3.4445, -4.775, 2.0315];

@@ -4,9 +4,9 @@
  * gradient summed over its chunk, tracking a drifting target; compared with a single level.
  */
 import { defineKernel } from '../kernel-def.js';
-import { sampleSeries } from '../lib/numbers.js';
-import { int, num } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { sampleSeries } from '../../src/lib/numbers.js';
+import { int, num } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 const D = 8;
 const DIVERGED = 1e12;

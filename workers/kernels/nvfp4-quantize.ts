@@ -7,8 +7,8 @@
  * on the same data for comparison. Design: kernels-a §1.9.
  */
 import { defineKernel } from '../kernel-def.js';
-import { bool, int, Joi, num } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { bool, int, Joi, num } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 export const E2M1: readonly number[] = [0, 0.5, 1, 1.5, 2, 3, 4, 6];
 export const E4M3_MAX = 448;

@@ -9,8 +9,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { entropy, softmax } from '../lib/linalg.js';
-import { int, num } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int, num } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 export const LOGIT_SCALE = 1.5;
 export const SIGMA_EPS = 1e-12;

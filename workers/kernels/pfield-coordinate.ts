@@ -15,8 +15,8 @@
  * neighbour; `never_dispatched` reports how many regions the agents never reached.
  */
 import { defineKernel } from '../kernel-def.js';
-import { sampleSeries } from '../lib/numbers.js';
-import { int, num } from '../lib/params.js';
+import { sampleSeries } from '../../src/lib/numbers.js';
+import { int, num } from '../../src/lib/params.js';
 import { topK } from '../lib/ranking.js';
 
 const KAPPA = 0.5;

@@ -15,8 +15,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { logChoose } from '../lib/linalg.js';
-import { int, num } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int, num } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 import { UnionFind } from '../lib/union-find.js';
 
 export const E_MAX = 2500;

@@ -8,8 +8,8 @@
  * (`anomaly`) contracts the tree: the "fracture". Design: kernels-b §1.
  */
 import { defineKernel } from '../kernel-def.js';
-import { bool } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { bool } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 import { UnionFind } from '../lib/union-find.js';
 
 export const N_VESSELS = 14;

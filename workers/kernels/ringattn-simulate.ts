@@ -11,8 +11,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { attendRow } from '../lib/attention.js';
-import { evenlySpaced } from '../lib/numbers.js';
-import { int } from '../lib/params.js';
+import { evenlySpaced } from '../../src/lib/numbers.js';
+import { int } from '../../src/lib/params.js';
 
 const D = 8;
 const SCALE = 1 / Math.sqrt(D);

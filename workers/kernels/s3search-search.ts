@@ -4,9 +4,9 @@
  * found by brute force so the search is held to an exact benchmark (kernels-c §16).
  */
 import { defineKernel } from '../kernel-def.js';
-import { sampleSeries } from '../lib/numbers.js';
-import { int, num } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { sampleSeries } from '../../src/lib/numbers.js';
+import { int, num } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 const SIDE = 8;
 const BUMPS = 8;

@@ -9,8 +9,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { softmax } from '../lib/linalg.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 export const VOCAB = 32;
 export const TARGET_SCALE = 1.5;

@@ -6,9 +6,9 @@
  * convolution kernel K_k = Σ_n C_n Ā_n^k B̄_n. Design: kernels-c §3.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
-import { sampleSeries } from '../lib/numbers.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
+import { sampleSeries } from '../../src/lib/numbers.js';
 
 export const CHANNELS = 4;
 const LTI_STEPS = 256;

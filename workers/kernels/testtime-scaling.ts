@@ -9,8 +9,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { sigmoid } from '../lib/linalg.js';
-import { int, num } from '../lib/params.js';
-import type { RngStreams } from '../lib/prng.js';
+import { int, num } from '../../src/lib/params.js';
+import type { RngStreams } from '../../src/lib/prng.js';
 
 export const M = 128;
 export const HETEROGENEITY = 0.8;

@@ -6,10 +6,10 @@
  * Design: kernels-b §17.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../lib/params.js';
-import type { Rng } from '../lib/prng.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng } from '../../src/lib/prng.js';
 import { cholesky, choleskySolve, type Matrix } from '../lib/linalg.js';
-import { sampleSeries } from '../lib/numbers.js';
+import { sampleSeries } from '../../src/lib/numbers.js';
 
 export const ETA = 0.6;
 export const THETA = 0.15;

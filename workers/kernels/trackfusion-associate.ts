@@ -12,8 +12,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { solveAssignment } from '../lib/assignment.js';
-import { int } from '../lib/params.js';
-import type { Rng, RngStreams } from '../lib/prng.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng, RngStreams } from '../../src/lib/prng.js';
 import { UnionFind } from '../lib/union-find.js';
 
 export const REGION_M = 1000;

@@ -9,8 +9,8 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { gramSchmidt, type Matrix } from '../lib/linalg.js';
-import { int } from '../lib/params.js';
-import type { Rng, RngStreams } from '../lib/prng.js';
+import { int } from '../../src/lib/params.js';
+import type { Rng, RngStreams } from '../../src/lib/prng.js';
 
 export const ACTION_DIM = 2;
 export const RHO_TRUE = 0.95;

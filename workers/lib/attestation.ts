@@ -18,8 +18,8 @@
  * No TEE or hardware key is involved: every digest is computed from seeded descriptors.
  */
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import { canonicalJson } from './numbers.js';
-import type { RngStreams } from './prng.js';
+import { canonicalJson } from '../../src/lib/numbers.js';
+import type { RngStreams } from '../../src/lib/prng.js';
 
 export const HASH_ALG = 'sha384';
 export const REGISTER_BYTES = 48;

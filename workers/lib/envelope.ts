@@ -4,7 +4,7 @@
  * string, and it is a pure function of (kernel, params): no timings, no clocks.
  */
 import type { KernelDef, KernelOutput } from '../kernel-def.js';
-import { canonicalJson, roundDeep, sha256Hex } from './numbers.js';
+import { canonicalJson, roundDeep, sha256Hex } from '../../src/lib/numbers.js';
 
 export const KERNEL_SCHEMA = 'svc.kernel/v1';
 

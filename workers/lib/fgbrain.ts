@@ -4,7 +4,7 @@
  * drawn from the shared stream `fgbrain/graph` so every fgbrain route sees one graph for the same
  * (seed, n, m). And the leaky integrate-and-fire simulation on it (kernels-a 1.5).
  */
-import type { Rng } from './prng.js';
+import type { Rng } from '../../src/lib/prng.js';
 
 export const ATTACHMENT_OFFSET = 1;
 

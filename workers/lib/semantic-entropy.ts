@@ -9,7 +9,7 @@
  * directions agree; the paper's asymmetric NLI entailment is not modelled). The tolerance makes
  * identical strings match even when rounding gives 0.9999999999999999.
  */
-import type { Rng } from './prng.js';
+import type { Rng } from '../../src/lib/prng.js';
 import { cosine, softmax, unit } from './linalg.js';
 
 export const EMBED_DIM = 16;

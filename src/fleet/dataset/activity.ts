@@ -2,7 +2,7 @@
  * The activity half of the generator: voyages, maintained components with their logs, and PSC
  * inspections. Times are whole hours before `as_of`; each draw comes from the stream passed in.
  */
-import type { Rng } from '../../../workers/lib/prng.js';
+import type { Rng } from '../../lib/prng.js';
 import { addDays, DAY_MS, HOUR_MS, isoDate, isoInstant, toMs } from '../dates.js';
 import { polylineNm } from '../geo.js';
 import { COMPONENT_CLASSES, DEFICIENCY_CODES, PORT_BY_LOCODE, PORTS, ROUTES } from './reference.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import agentcoh from '../../../workers/kernels/agentcoh-sync.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const VS = [0.05, 0.1, 0.25, 0.5];

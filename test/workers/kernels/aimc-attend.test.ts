@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import aimc, { aimcAttention } from '../../../workers/kernels/aimc-attend.js';
-import { Rng, RngStreams } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const hs = (x: number): number => Math.min(1, Math.max(0, x / 6 + 0.5));

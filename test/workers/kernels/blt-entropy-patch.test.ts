@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import blt, { BigramContextModel } from '../../../workers/kernels/blt-entropy-patch.js';
-import { canonicalJson, sha256Hex } from '../../../workers/lib/numbers.js';
-import { Rng, RngStreams } from '../../../workers/lib/prng.js';
+import { canonicalJson, sha256Hex } from '../../../src/lib/numbers.js';
+import { Rng, RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
 

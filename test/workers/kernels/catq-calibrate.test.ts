@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import catq, { baselineTernary, calibrate, softTernary } from '../../../workers/kernels/catq-calibrate.js';
-import { Rng, RngStreams } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
 

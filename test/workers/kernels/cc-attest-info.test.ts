@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHash, createPrivateKey, createPublicKey } from 'node:crypto';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import info from '../../../workers/kernels/cc-attest-info.js';
 import verifyKernel from '../../../workers/kernels/cc-attest-verify.js';
 import { rejects, runBody } from '../../helpers/kernels.js';

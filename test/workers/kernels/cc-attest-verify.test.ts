@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import cc from '../../../workers/kernels/cc-attest-verify.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody } from '../../helpers/kernels.js';
 
 const sha384 = (...parts: (Buffer | string)[]): Buffer => {

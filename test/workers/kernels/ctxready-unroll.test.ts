@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import ctx, { drawModel, type CtxModel } from '../../../workers/kernels/ctxready-unroll.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 function model(seed: number, T: number, d: number, V: number, gain: number): CtxModel {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import dla, { drawTokens, runDla, type DlaTokens } from '../../../workers/kernels/dla-attention.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import dllm, { chainMarginals } from '../../../workers/kernels/dllm-denoise.js';
-import { Rng, RngStreams } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { addAt, at } from '../../helpers/indexed.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import elf, { posteriorWeights } from '../../../workers/kernels/elf-flow.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { at } from '../../helpers/indexed.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import energy from '../../../workers/kernels/energy-receipt.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 /** Test-side RFC 8785 for this ASCII-keyed, finite data: sorted keys, no whitespace, ECMAScript numbers. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import epi from '../../../workers/kernels/episodic-recall.js';
 import { createHash } from 'node:crypto';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
 

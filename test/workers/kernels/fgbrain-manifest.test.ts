@@ -4,7 +4,7 @@ import manifest from '../../../workers/kernels/fgbrain-manifest.js';
 import graph from '../../../workers/kernels/fgbrain-graph.js';
 import fire from '../../../workers/kernels/fgbrain-fire.js';
 import { KERNELS as FGBRAIN } from '../../../workers/kernels/index-fgbrain.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { eigenvaluesBelow, lif, priceDag } from '../../helpers/fgbrain-reference.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
@@ -17,7 +17,7 @@ function jcs(v: unknown): string {
 const sha = (b: Buffer | string): Buffer => createHash('sha256').update(b).digest();
 const node = (l: Buffer, r: Buffer): Buffer => sha(Buffer.concat([Buffer.from([1]), l, r]));
 
-/** RFC 9162 §2.1.3.2 inclusion verification, written independently of workers/lib/merkle. */
+/** RFC 9162 §2.1.3.2 inclusion verification, written independently of src/lib/merkle. */
 function verify(leaf: Buffer, index: number, size: number, path: Buffer[], root: Buffer): boolean {
   let fn = index;
   let sn = size - 1;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import memory from '../../../workers/kernels/fgbrain-memory.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { priceDag } from '../../helpers/fgbrain-reference.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 

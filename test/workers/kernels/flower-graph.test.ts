@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import flower from '../../../workers/kernels/flower-graph.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { eigenvaluesBelow } from '../../helpers/fgbrain-reference.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 

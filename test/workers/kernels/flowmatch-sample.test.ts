@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import flowmatch, { drawTarget, exactField } from '../../../workers/kernels/flowmatch-sample.js';
-import { Rng, RngStreams } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { solveLinearColumns } from '../../helpers/linear-solve.js';
 

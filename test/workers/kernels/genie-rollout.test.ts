@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import genie, { rollout, solveLinear } from '../../../workers/kernels/genie-rollout.js';
 import { gramSchmidt } from '../../../workers/lib/linalg.js';
-import { Rng, RngStreams } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { solveLinear as referenceSolve } from '../../helpers/linear-solve.js';
 import { addAt, at } from '../../helpers/indexed.js';

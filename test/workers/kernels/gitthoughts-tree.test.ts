@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import git from '../../../workers/kernels/gitthoughts-tree.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const sha1Object = (type: string, body: Buffer): string => createHash('sha1').update(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body])).digest('hex');

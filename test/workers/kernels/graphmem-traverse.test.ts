@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import graphmem, { beamSearch, buildViews, combine, drawMemory, dpScores } from '../../../workers/kernels/graphmem-traverse.js';
-import { Rng, RngStreams } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const WEIGHTS: Record<string, number> = { semantic: 0.5, temporal: 0.2, causal: 1.0, entity: 0.6 };

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import herotq, { BETA_GRID, condition, drawInputs, hessian, projectRotation, spectrum, hadamardRotation } from '../../../workers/kernels/herotq-quantize.js';
 import { jacobiEigen, type Matrix } from '../../../workers/lib/linalg.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 type Mat = number[][];

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import ttt, { fastWeightPass } from '../../../workers/kernels/inplacettt-adapt.js';
-import { Rng, RngStreams } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { addAt, at } from '../../helpers/indexed.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import sae from '../../../workers/kernels/interpretability-features.js';
 import { topK } from '../../../workers/lib/ranking.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
 

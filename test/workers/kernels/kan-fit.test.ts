@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import kan, { bsplineBasis, epochsFor, initKan, lossAndGradAt } from '../../../workers/kernels/kan-fit.js';
-import { Rng, RngStreams } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 /** Cox–de Boor recursion for B_{i,3} on knots t_j = lo + (j − 3)h, j = 0…G+6. */

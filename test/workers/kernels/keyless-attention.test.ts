@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import keyless, { runKeyless, type KeylessModel } from '../../../workers/kernels/keyless-attention.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 type Mat = number[][];

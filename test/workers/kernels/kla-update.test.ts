@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import kla, { drawData, runRule } from '../../../workers/kernels/kla-update.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const EPS = 1e-6;

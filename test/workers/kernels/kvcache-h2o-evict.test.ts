@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import h2o from '../../../workers/kernels/kvcache-h2o-evict.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
-import { canonicalJson, roundNumber, sha256Hex } from '../../../workers/lib/numbers.js';
+import { RngStreams } from '../../../src/lib/prng.js';
+import { canonicalJson, roundNumber, sha256Hex } from '../../../src/lib/numbers.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));

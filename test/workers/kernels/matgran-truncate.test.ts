@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import matgran from '../../../workers/kernels/matgran-truncate.js';
 import { jacobiEigen } from '../../../workers/lib/linalg.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import mla, { evaluatedRows, mlaModel, rope } from '../../../workers/kernels/mla-latent-compress.js';
-import { Rng, RngStreams } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 /** Standard (non-absorbed) attention of one head at query row i, written from the paper's equations. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import moe, { D_MODEL, routeTokenChoice } from '../../../workers/kernels/moe-route.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 /**

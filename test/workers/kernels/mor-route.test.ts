@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import mor, { routeExpertChoice } from '../../../workers/kernels/mor-route.js';
-import { canonicalJson, roundNumber, sha256Hex } from '../../../workers/lib/numbers.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { canonicalJson, roundNumber, sha256Hex } from '../../../src/lib/numbers.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import muon, { makeGradient, newtonSchulz } from '../../../workers/kernels/muon-orthogonalize.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import type { Matrix } from '../../../workers/lib/linalg.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import nsa from '../../../workers/kernels/nsa-simulate.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import nvfp4, { makeTensor, nvfp4Quantize, rhtForward, rhtInverse, rhtSigns } from '../../../workers/kernels/nvfp4-quantize.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const GRID = [0, 0.5, 1, 1.5, 2, 3, 4, 6];

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import opera from '../../../workers/kernels/opera-reward.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 function softmaxRef(z: number[], beta: number): number[] {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import qhall, { clusterEntropies, greedyClusters, kleVne, type Generations } from '../../../workers/kernels/qhall-quantify.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 /** ln det(A) by an independent Cholesky (A symmetric positive definite, as array of rows). */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import tda from '../../../workers/kernels/quant-tda-fracture.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { xorAt } from '../../helpers/indexed.js';
 

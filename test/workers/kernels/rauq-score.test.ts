@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import rauq, { rauqConfidence } from '../../../workers/kernels/rauq-score.js';
 import { auroc } from '../../../workers/lib/ranking.js';
-import { Rng, RngStreams } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));

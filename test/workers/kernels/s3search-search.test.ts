@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import s3, { decode } from '../../../workers/kernels/s3search-search.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 /**

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import spec, { makeModels, type MarkovModels } from '../../../workers/kernels/specexec-tree.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 const modelsFor = (seed: number, V: number, sharpness = 2, noise = 1): MarkovModels => makeModels(new RngStreams(seed, 'specexec/tree').stream('models'), V, sharpness, noise);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import ssm, { CHANNELS, makeInputs, scanParallel, type SsmInputs } from '../../../workers/kernels/ssm-scan.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 /** Independent reference: the recurrence written out with Ā = exp(Δ·A), B̄x = Δ·B·x. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import steer from '../../../workers/kernels/steering-sweep.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { solveLinear } from '../../helpers/linear-solve.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import ternary, { absmeanQuantize, erf } from '../../../workers/kernels/ternary-quantize.js';
-import { Rng, RngStreams } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
 describe('kernel ternary/quantize', () => {

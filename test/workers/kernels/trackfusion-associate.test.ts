@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import track from '../../../workers/kernels/trackfusion-associate.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { addAt, at } from '../../helpers/indexed.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import wm, { drawSystem, drawTraining, fitModel, spectralRadius, trainSteps, worldModel } from '../../../workers/kernels/worldmodel-predict.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 import { solveLinearColumns } from '../../helpers/linear-solve.js';
 

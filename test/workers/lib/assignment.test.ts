@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { InfeasibleAssignmentError, solveAssignment, solveAssignmentRows } from '../../../workers/lib/assignment.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng } from '../../../src/lib/prng.js';
 
 /** Brute force: minimum over all injective maps of the smaller side into the larger. */
 function bruteForce(c: number[][]): number {

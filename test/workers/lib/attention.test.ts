@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { attendRow, causalSoftmaxAttention, headRows, maxAbsDiff, project, subsetWeights } from '../../../workers/lib/attention.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng } from '../../../src/lib/prng.js';
 
 describe('lib/attention', () => {
   it('causal softmax attention matches a naive per-row reference, with causal row-stochastic weights', () => {

@@ -16,7 +16,7 @@ import {
   verifierNonce,
   type Evidence,
 } from '../../../workers/lib/attestation.js';
-import { RngStreams } from '../../../workers/lib/prng.js';
+import { RngStreams } from '../../../src/lib/prng.js';
 
 const sha384 = (...parts: (Buffer | string)[]): Buffer => {
   const h = createHash('sha384');

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import type { KernelDef } from '../../../workers/kernel-def.js';
 import { buildEnvelope, KERNEL_SCHEMA, serializeEnvelope } from '../../../workers/lib/envelope.js';
-import { NonFiniteError } from '../../../workers/lib/numbers.js';
+import { NonFiniteError } from '../../../src/lib/numbers.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { jacobiEigen, symmetricEigen } from '../../../workers/lib/linalg.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng } from '../../../src/lib/prng.js';
 
 describe('lib/linalg symmetricEigen (Householder + implicit QL)', () => {
   it('symmetricEigen agrees with the Jacobi solver and satisfies Av = λv with orthonormal vectors', () => {

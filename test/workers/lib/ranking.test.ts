@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { auroc, topK } from '../../../workers/lib/ranking.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng } from '../../../src/lib/prng.js';
 
 /** Reference top-k: a full stable sort by value descending, index ascending. */
 const slowTopK = (a: number[], k: number): number[] =>

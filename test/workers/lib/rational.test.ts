@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { add, compare, div, equals, format, isZero, mul, parse, rat, sub, toNumber } from '../../../workers/lib/rational.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng } from '../../../src/lib/prng.js';
 
 describe('lib/rational', () => {
   it('normalises sign and common factors', () => {

@@ -14,7 +14,7 @@ import {
   purity,
   sampleAnswers,
 } from '../../../workers/lib/semantic-entropy.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng } from '../../../src/lib/prng.js';
 
 const ans = (string: string, e: number[], loglik = 0) => ({ string, embedding: Float64Array.from(e), loglik });
 

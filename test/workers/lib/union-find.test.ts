@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Rng } from '../../../workers/lib/prng.js';
+import { Rng } from '../../../src/lib/prng.js';
 import { UnionFind } from '../../../workers/lib/union-find.js';
 
 /** Reference: connected components by repeated relabelling (quadratic, obviously correct). */

@@ -10,8 +10,8 @@ import {
   rootFromLeafHashes,
   verifyConsistency,
   verifyInclusion,
-} from '../../../workers/lib/merkle.js';
-import { at, xorAt } from '../../helpers/indexed.js';
+} from '../../src/lib/merkle.js';
+import { at, xorAt } from '../helpers/indexed.js';
 
 // An independent reading of RFC 9162 §2.1, over the data itself (not leaf hashes).
 const sha = (...parts: Uint8Array[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
@@ -50,7 +50,7 @@ const ROOTS = [
   '5dc9da79a70659a9ad559cb701ded9a2ab9d823aad2f4960cfe370eff4604328',
 ];
 
-describe('workers/lib/merkle (RFC 9162)', () => {
+describe('src/lib/merkle (RFC 9162)', () => {
   it('reproduces the nine published roots', () => {
     for (let n = 0; n <= 8; n++) expect(merkleRoot(INPUTS.slice(0, n)).toString('hex')).to.equal(ROOTS[n]);
   });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Rng, RngStreams, fnv1a32, fmix32 } from '../../../workers/lib/prng.js';
+import { Rng, RngStreams, fnv1a32, fmix32 } from '../../src/lib/prng.js';
 
 /**
  * mulberry32 written independently, in BigInt arithmetic modulo 2^32 (no Math.imul, no int32
@@ -29,7 +29,7 @@ function moments(xs: number[]): { mean: number; variance: number } {
   return { mean, variance: xs.reduce((a, b) => a + (b - mean) ** 2, 0) / xs.length };
 }
 
-describe('workers/lib/prng', () => {
+describe('src/lib/prng', () => {
   it('reproduces the mulberry32 check values of kernels-a 0.5 (state 42)', () => {
     const r = new Rng(42);
     expect([r.next(), r.next(), r.next()]).to.deep.equal([0.6011037519201636, 0.44829055899754167, 0.8524657934904099]);

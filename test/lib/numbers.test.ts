@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { canonicalJson, evenlySpaced, NonFiniteError, roundDeep, roundNumber, sampleSeries, sha256Hex } from '../../../workers/lib/numbers.js';
-import { Rng } from '../../../workers/lib/prng.js';
+import { canonicalJson, evenlySpaced, NonFiniteError, roundDeep, roundNumber, sampleSeries, sha256Hex } from '../../src/lib/numbers.js';
+import { Rng } from '../../src/lib/prng.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
@@ -28,7 +28,7 @@ function significantDigits(x: number): number {
   return mantissa.length;
 }
 
-describe('workers/lib/numbers', () => {
+describe('src/lib/numbers', () => {
   describe('roundNumber', () => {
     it('rounds to 12 significant digits (hand values)', () => {
       expect(roundNumber(0.1 + 0.2)).to.equal(0.3);

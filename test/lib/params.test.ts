@@ -4,7 +4,7 @@
  * values that are not strings (inside a JSON `request` object) go to the base type unchanged.
  */
 import { expect } from 'chai';
-import { bool, int, Joi, num, seed, SEED_MAX, str, type Schema } from '../../../workers/lib/params.js';
+import { bool, int, Joi, num, seed, SEED_MAX, str, type Schema } from '../../src/lib/params.js';
 
 /** The value a schema accepts, or the type of its first error. */
 function check(schema: Schema, value: unknown): { value: unknown } | { error: string } {
@@ -12,7 +12,7 @@ function check(schema: Schema, value: unknown): { value: unknown } | { error: st
   return r.error ? { error: r.error.details[0]!.type } : { value: r.value };
 }
 
-describe('workers/lib/params', () => {
+describe('src/lib/params', () => {
   describe('int (qint)', () => {
     // built inside each test: a schema built while mocha loads the file would not see Stryker's active mutant
     const s = () => int(-10, 10, 3);
