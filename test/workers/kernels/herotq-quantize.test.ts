@@ -172,6 +172,29 @@ describe('kernel herotq/quantize', () => {
     expect(ok.floored).to.equal(false);
     Array.from(ok.lambda).forEach((v, i) => expect(v).to.be.closeTo([1, 3][i]!, 1e-12));
     expect(ok.geoMean).to.be.closeTo(Math.sqrt(3), 1e-12);
+    // λ = 1e-14 is below the floor 1e-14·4: raised to 4e-14
+    const low = spectrum({ rows: 2, cols: 2, data: Float64Array.from([4, 0, 0, 1e-14]) });
+    expect(low.floored).to.equal(true);
+    expect(Array.from(low.lambda)).to.deep.equal([4e-14, 4]);
+  });
+
+  it('inputs from the documented draws: W (stream w, 0.5·z), channel gains (stream outliers), X (stream x, row-major), signs (stream signs)', () => {
+    const [seed, nIn, nOut, N, outliers, gain] = [7, 8, 3, 5, 2, 10];
+    const inp = inputs(seed, nIn, nOut, N, outliers, gain);
+    const rs = new RngStreams(seed, 'herotq/quantize');
+    const ws = rs.stream('w');
+    expect(Array.from(inp.W.data)).to.deep.equal(Array.from({ length: nOut * nIn }, () => 0.5 * ws.normal()));
+    const os = rs.stream('outliers');
+    const chosen = os.sample(nIn, outliers);
+    const scale = new Array<number>(nIn).fill(1);
+    for (const j of chosen) scale[j] = gain * (1 + os.next());
+    expect(Array.from(inp.channelScale)).to.deep.equal(scale);
+    const xs = rs.stream('x');
+    const X = Array.from({ length: nIn * N }, (_, k) => scale[Math.floor(k / N)]! * xs.normal());
+    Array.from(inp.X.data).forEach((v, k) => expect(v).to.equal(X[k]));
+    const ss = rs.stream('signs');
+    expect(Array.from(inp.signs)).to.deep.equal(Array.from({ length: nIn }, () => (ss.next() < 0.5 ? -1 : 1)));
+    expect(new Set(inp.signs).size).to.equal(2); // both signs occur at this seed
   });
 
   it('is deterministic in seed and sensitive to it', () => {
