@@ -154,6 +154,22 @@ describe('kernel specexec/tree', () => {
     expect(out.result.mc.histogram.reduce((a: number, b: number) => a + b, 0)).to.equal(1);
   });
 
+  it('models from the documented draws: per context V target normals × sharpness, then V noise normals added × draft_noise', () => {
+    const [seed, V, sharp, noise] = [3, 3, 1.5, 0.7];
+    const m = modelsFor(seed, V, sharp, noise);
+    const rs = new RngStreams(seed, 'specexec/tree').stream('models');
+    const logSoftmax = (l: number[]): number[] => {
+      const lse = Math.log(l.reduce((s, v) => s + Math.exp(v), 0));
+      return l.map((v) => v - lse);
+    };
+    for (let c = 0; c < V * V; c++) {
+      const tl = Array.from({ length: V }, () => sharp * rs.normal());
+      const nz = Array.from({ length: V }, () => rs.normal());
+      logSoftmax(tl).forEach((v, t) => expect(m.targetLogp[c * V + t]).to.be.closeTo(v, 1e-14));
+      logSoftmax(tl.map((v, t) => v + noise * nz[t]!)).forEach((v, t) => expect(m.draftLogp[c * V + t]).to.be.closeTo(v, 1e-14));
+    }
+  });
+
   it('is deterministic in seed and sensitive to it', () => {
     expect(runBody(spec, { seed: 9 })).to.equal(runBody(spec, { seed: 9 }));
     expect(runBody(spec, { seed: 9 })).to.not.equal(runBody(spec, { seed: 10 }));
