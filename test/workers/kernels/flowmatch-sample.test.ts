@@ -238,6 +238,15 @@ describe('kernel flowmatch/sample', () => {
     }
   });
 
+  it('the kernel check is the largest relative gap between the dof-adjusted and the irreducible loss, below 1 for every shape', () => {
+    for (const [seed, dims, steps] of [[1, 1, 1], [2, 3, 5], [3, 8, 3]] as const) {
+      const out = runRaw(flowmatch, { seed, dims, steps }) as any;
+      const gaps = out.result.per_step.map((row: any) => Math.abs(row.fit_loss_dof_adjusted - row.irreducible_loss) / row.irreducible_loss);
+      expect(out.checks.max_dof_gap_over_irreducible).to.equal(Math.max(...gaps));
+      expect(out.checks.max_dof_gap_over_irreducible).to.be.below(1);
+    }
+  });
+
   it('is deterministic in seed and sensitive to it', () => {
     expect(runBody(flowmatch, { seed: 16 })).to.equal(runBody(flowmatch, { seed: 16 }));
     expect(runBody(flowmatch, { seed: 16 })).to.not.equal(runBody(flowmatch, { seed: 17 }));

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import herotq, { BETA_GRID, condition, drawInputs, hessian, projectRotation, spectrum, hadamardRotation } from '../../../workers/kernels/herotq-quantize.js';
+import herotq, { BETA_GRID, condition, drawInputs, hessian, projectRotation, quantizeRows, roundHalfEven, spectrum, hadamardRotation } from '../../../workers/kernels/herotq-quantize.js';
 import { jacobiEigen, type Matrix } from '../../../workers/lib/linalg.js';
 import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
@@ -140,6 +140,61 @@ describe('kernel herotq/quantize', () => {
       expect(r.chosen.beta).to.be.greaterThan(0);
       expect(r.outlier_channels).to.have.length(4);
     }
+  });
+
+  it('the kernel checks hold across shapes, bits and outlier settings', () => {
+    for (const [seed, n_in, n_out, calib, bits, outliers] of [[1, 8, 4, 8, 2, 0], [2, 16, 6, 64, 3, 4], [3, 32, 8, 40, 8, 8], [4, 64, 5, 64, 4, 16]] as const) {
+      const out = runRaw(herotq, { seed, n_in, n_out, calib, bits, outliers }) as any;
+      const W = inputs(seed, n_in, n_out, calib, outliers, 10).W;
+      const wmax = Math.max(...Array.from(W.data, Math.abs));
+      expect(out.checks).to.deep.include({ function_preserved: true, codes_on_grid: true, eigen_floor_applied: false });
+      expect(out.checks.function_preservation_max_abs).to.be.at.most(1e-9 * wmax);
+      expect(out.checks.loss_formula_rel_gap).to.be.at.most(1e-9);
+    }
+  });
+
+  it('round half to even at every kind of tie, and symmetric RTN gives a zero row scale 1 and code 0', () => {
+    for (const [x, want] of [[0.5, 0], [1.5, 2], [2.5, 2], [-0.5, 0], [-1.5, -2], [-2.5, -2], [2.4999, 2], [2.5001, 3], [-2.5001, -3], [3, 3]] as const) {
+      expect(roundHalfEven(x)).to.equal(want);
+    }
+    const q = quantizeRows({ rows: 2, cols: 3, data: Float64Array.from([0, 0, 0, 3, -1.5, 0.75]) }, 3);
+    expect(Array.from(q.scales)).to.deep.equal([1, 1]); // qmax = 3: the second row's max 3 → s = 1
+    expect(Array.from(q.codes)).to.deep.equal([0, 0, 0, 3, -2, 1]); // −1.5 → −2, 0.75 → 1
+    expect(Array.from(q.dequant.data)).to.deep.equal([0, 0, 0, 3, -2, 1]);
+  });
+
+  it('the eigenvalue floor: a singular Hessian is floored at 1e-14·λ_max and the geometric mean uses the floor', () => {
+    const sp = spectrum({ rows: 2, cols: 2, data: Float64Array.from([4, 0, 0, 0]) });
+    expect(sp.floored).to.equal(true);
+    expect(Array.from(sp.lambda)).to.deep.equal([4e-14, 4]);
+    expect(sp.geoMean).to.be.closeTo(Math.sqrt(16e-14), 1e-20);
+    const ok = spectrum({ rows: 2, cols: 2, data: Float64Array.from([2, 1, 1, 2]) });
+    expect(ok.floored).to.equal(false);
+    Array.from(ok.lambda).forEach((v, i) => expect(v).to.be.closeTo([1, 3][i]!, 1e-12));
+    expect(ok.geoMean).to.be.closeTo(Math.sqrt(3), 1e-12);
+    // λ = 1e-14 is below the floor 1e-14·4: raised to 4e-14
+    const low = spectrum({ rows: 2, cols: 2, data: Float64Array.from([4, 0, 0, 1e-14]) });
+    expect(low.floored).to.equal(true);
+    expect(Array.from(low.lambda)).to.deep.equal([4e-14, 4]);
+  });
+
+  it('inputs from the documented draws: W (stream w, 0.5·z), channel gains (stream outliers), X (stream x, row-major), signs (stream signs)', () => {
+    const [seed, nIn, nOut, N, outliers, gain] = [7, 8, 3, 5, 2, 10];
+    const inp = inputs(seed, nIn, nOut, N, outliers, gain);
+    const rs = new RngStreams(seed, 'herotq/quantize');
+    const ws = rs.stream('w');
+    expect(Array.from(inp.W.data)).to.deep.equal(Array.from({ length: nOut * nIn }, () => 0.5 * ws.normal()));
+    const os = rs.stream('outliers');
+    const chosen = os.sample(nIn, outliers);
+    const scale = new Array<number>(nIn).fill(1);
+    for (const j of chosen) scale[j] = gain * (1 + os.next());
+    expect(Array.from(inp.channelScale)).to.deep.equal(scale);
+    const xs = rs.stream('x');
+    const X = Array.from({ length: nIn * N }, (_, k) => scale[Math.floor(k / N)]! * xs.normal());
+    Array.from(inp.X.data).forEach((v, k) => expect(v).to.equal(X[k]));
+    const ss = rs.stream('signs');
+    expect(Array.from(inp.signs)).to.deep.equal(Array.from({ length: nIn }, () => (ss.next() < 0.5 ? -1 : 1)));
+    expect(new Set(inp.signs).size).to.equal(2); // both signs occur at this seed
   });
 
   it('is deterministic in seed and sensitive to it', () => {

@@ -180,6 +180,15 @@ describe('kernel kan/fit', () => {
     expect(epochsFor(128, 16)).to.equal(120);
   });
 
+  it('the kernel checks: the loss decreased, and loss_ratio is final over initial loss', () => {
+    for (const [seed, grid] of [[0, 3], [1, 8]] as const) {
+      const out = runRaw(kan, { seed, grid }) as any;
+      expect(out.checks.loss_decreased).to.equal(true);
+      expect(out.checks.loss_ratio).to.equal(out.result.final_loss / out.result.initial_loss);
+      expect(out.checks.loss_ratio).to.be.below(1);
+    }
+  });
+
   it('is deterministic in seed and sensitive to it', () => {
     const q = { grid: 5, samples: 32, width: 4 };
     expect(runBody(kan, { ...q, seed: 6 })).to.equal(runBody(kan, { ...q, seed: 6 }));

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import muon, { makeGradient, newtonSchulz } from '../../../workers/kernels/muon-orthogonalize.js';
+import muon, { makeGradient, newtonSchulz, polarFactor } from '../../../workers/kernels/muon-orthogonalize.js';
 import { RngStreams } from '../../../src/lib/prng.js';
 import type { Matrix } from '../../../workers/lib/linalg.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
@@ -107,6 +107,56 @@ describe('kernel muon/orthogonalize', () => {
     scale(3e6).data.forEach((v, i) => expect(v).to.be.closeTo(big.data[i]!, 1e-12));
     const gt: Matrix = { rows: 20, cols: 12, data: Float64Array.from(tr(rowsOf(g)).flat()) };
     expect(Array.from(newtonSchulz(gt, 5).data)).to.deep.equal(tr(rowsOf(o)).flat());
+  });
+
+  it('G from the documented draws: one normal per entry, row i scaled by (1 + i)^−decay', () => {
+    for (const [seed, rows, cols, decay] of [[1, 6, 9, 1.5], [2, 9, 6, 0.7]] as const) {
+      const gs = new RngStreams(seed, 'muon/orthogonalize').stream('G');
+      const G = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, () => gs.normal() * (1 + i) ** -decay));
+      expect(rowsOf(makeGradient(new RngStreams(seed, 'muon/orthogonalize').stream('G'), rows, cols, decay))).to.deep.equal(G);
+      const r = runRaw(muon, { seed, rows, cols, decay }).result as any;
+      expect(r.frobenius_g).to.be.closeTo(Math.sqrt(fro2(G)), 1e-12);
+    }
+  });
+
+  it('the kernel checks hold for wide, tall and square G: the spectral gap is the reported max |σ_out − p(x)|, the polar error matches its prediction', () => {
+    for (let seed = 0; seed < 6; seed++) {
+      for (const [rows, cols] of [[8, 12], [12, 8], [10, 10]] as const) {
+        const out = runRaw(muon, { seed, rows, cols, steps: 2 + seed, decay: seed / 4 }) as any;
+        const r = out.result;
+        const gap = Math.max(...Array.from(r.output_sv as Float64Array, (v, i) => Math.abs(v - r.predicted_sv[i])));
+        expect(out.checks.spectral_identity_gap).to.equal(gap);
+        expect(gap).to.be.at.most(1e-10);
+        expect(out.checks.polar_err_matches_prediction).to.equal(true);
+        // the exact polar factor is independent of the orientation used inside: check it against the spectrum
+        const x = Array.from(r.input_sv_ratio as Float64Array).map((v) => p(v, 2 + seed));
+        expect(r.polar_rel_err).to.be.closeTo(Math.sqrt(x.reduce((s, v) => s + (v - 1) ** 2, 0) / Math.min(rows, cols)), 1e-9);
+        expect(r.band).to.not.have.property('reason');
+        expect(r).to.not.have.property('polar_reason');
+      }
+    }
+  });
+
+  it('under-converged ratios (< 0.002) are counted and left out of the band (decay 2 makes them)', () => {
+    const r = runRaw(muon, { seed: 3, rows: 64, cols: 128, steps: 5, decay: 2 }).result as any;
+    const x = Array.from(r.input_sv_ratio as Float64Array);
+    const under = x.filter((v) => v < 0.002).length;
+    expect(under).to.be.above(0);
+    expect(r.band.under_converged).to.equal(under);
+    const ys = x.filter((v) => v >= 0.002).map((v) => p(v, 5));
+    expect(r.band.min).to.be.closeTo(Math.min(...ys), 1e-12);
+    expect(r.band.max).to.be.closeTo(Math.max(...ys), 1e-12);
+  });
+
+  it('the exact polar factor is null when σ_min²/σ_max² ≤ 1e-24 and an orthogonal matrix otherwise', () => {
+    const mk = (d: number[][]): Matrix => ({ rows: d.length, cols: d[0]!.length, data: Float64Array.from(d.flat()) });
+    // σ = 1e6 and 1e-7: σ_min²/σ_max² = 1e-26
+    expect(polarFactor(mk([[1e6, 0, 0], [0, 1e-7, 0]]))).to.equal(null);
+    expect(polarFactor(mk([[1, 2], [2, 4], [0, 0]]))).to.equal(null);
+    expect(polarFactor(mk([[0, 0], [0, 0]]))).to.equal(null);
+    // σ = 1e6 and 1e-5: ratio 1e-22, kept; the polar factor of diag(σ) is [I 0]
+    const q = polarFactor(mk([[1e6, 0, 0], [0, 1e-5, 0]]))!;
+    Array.from(q.data).forEach((v, i) => expect(v).to.be.closeTo([1, 0, 0, 0, 1, 0][i]!, 1e-9));
   });
 
   it('is deterministic in seed and sensitive to it', () => {

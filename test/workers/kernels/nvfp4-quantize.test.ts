@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import nvfp4, { makeTensor, nvfp4Quantize, rhtForward, rhtInverse, rhtSigns } from '../../../workers/kernels/nvfp4-quantize.js';
+import nvfp4, { e2m1Rne, e2m1Stochastic, e4m3Rne, makeTensor, mxfp4Quantize, nvfp4Quantize, rhtForward, rhtInverse, rhtSigns } from '../../../workers/kernels/nvfp4-quantize.js';
 import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
 
@@ -285,6 +285,87 @@ describe('kernel nvfp4/quantize', () => {
       expect(r.bits_per_element).to.equal(4 + 8 / 16 + 32 / 256);
     }
     expect((runRaw(nvfp4, { n: 17 }).result as any).bits_per_element).to.be.closeTo((4 * 17 + 16 + 32) / 17, 1e-15);
+  });
+
+  it('the kernel checks hold for every rounding and RHT setting; no null-reason keys on non-zero errors', () => {
+    for (let seed = 0; seed < 12; seed++) {
+      for (const [rounding, rht] of [['rne', false], ['rne', true], ['stochastic', false], ['stochastic', true]] as const) {
+        const out = runRaw(nvfp4, { seed, n: 256, outlier_rate: 0.05, rounding, rht }) as any;
+        expect(out.checks).to.deep.equal({ grid_membership: true, block_max_top_code: true });
+        // Gaussian data is never exactly on the grid: every error is > 0, so no reason keys
+        expect(out.result.error).to.not.have.property('sqnr_reason');
+        expect(out.result.mxfp4).to.not.have.property('sqnr_reason');
+        expect(out.result).to.not.have.property('mse_ratio_reason');
+      }
+    }
+  });
+
+  it('listing bounds: 256 blocks and 4096 codes are listed whole, one element more is truncated', () => {
+    const at = runRaw(nvfp4, { seed: 3, n: 4096 }).result as any;
+    expect(at).to.deep.include({ n_blocks: 256, blocks_truncated: false, codes_truncated: false });
+    expect(at.blocks).to.have.length(256);
+    expect(at.codes_hex).to.have.length(4096); // two hex digits per byte, two codes per byte
+    const past = runRaw(nvfp4, { seed: 3, n: 4097 }).result as any;
+    expect(past).to.deep.include({ n_blocks: 257, blocks_truncated: true, codes_truncated: true });
+    expect(past.blocks).to.have.length(256);
+    expect(past.codes_hex).to.have.length(4096);
+    // an odd count packs into ⌈n/2⌉ bytes, the last high nibble empty
+    const odd = runRaw(nvfp4, { seed: 3, n: 17 }).result as any;
+    expect(odd.codes_hex).to.have.length(18);
+    expect(odd.codes_hex[16]).to.equal('0');
+  });
+
+  it('E4M3 and E2M1 round-to-nearest send every exact midpoint to the even code (checked against the slow scans)', () => {
+    for (let k = 0; k + 1 < E4M3.length; k++) {
+      const mid = (E4M3[k]!.value + E4M3[k + 1]!.value) / 2;
+      expect(e4m3Rne(mid)).to.deep.equal(refE4M3(mid));
+      expect(e4m3Rne(E4M3[k]!.value)).to.deep.equal(E4M3[k]);
+    }
+    expect(e4m3Rne(448)).to.deep.equal({ value: 448, bits: 126 });
+    expect(e4m3Rne(1e6)).to.deep.equal({ value: 448, bits: 126 });
+    for (let k = 0; k + 1 < GRID.length; k++) {
+      const mid = (GRID[k]! + GRID[k + 1]!) / 2;
+      expect(e2m1Rne(mid)).to.equal(refE2M1(mid));
+      expect(e2m1Rne(GRID[k]!)).to.equal(k);
+    }
+    expect(e2m1Rne(6)).to.equal(7);
+  });
+
+  it('stochastic E2M1 rounds up exactly when u < p, so u uniform on [0, 1) rounds up with probability p', () => {
+    // t = 0.75 and t = 5 lie halfway between grid points: p = 1/2
+    for (const [t, lo] of [[0.75, 1], [5, 6]] as const) {
+      expect(e2m1Stochastic(t, 0.5)).to.equal(lo);
+      expect(e2m1Stochastic(t, 0.5 - 2 ** -53)).to.equal(lo + 1);
+      expect(e2m1Stochastic(t, 0)).to.equal(lo + 1);
+    }
+    expect(e2m1Stochastic(3, 0)).to.equal(5); // on a grid point: never moved
+    expect(e2m1Stochastic(7, 0.99)).to.equal(7); // saturates
+  });
+
+  it('degenerate blocks: an all-zero tensor, a block whose E4M3 scale underflows to 0, and an exact zero element are all code 0', () => {
+    const zero = nvfp4Quantize(new Float64Array(32), 'rne');
+    expect(zero.encodeScale).to.equal(1);
+    expect(Array.from(zero.codes)).to.deep.equal(new Array(32).fill(0));
+    expect(Array.from(zero.dequant)).to.deep.equal(new Array(32).fill(0));
+    expect(zero.blocks.map((b) => b.e4m3_value)).to.deep.equal([0, 0]);
+    // block 1 has amax 1e-7: 448·1e-7 < 2^-10, half the smallest subnormal, so its scale is 0
+    const x = Float64Array.from({ length: 48 }, (_, i) => (i < 16 ? (i % 3) - 1 + i / 100 : i < 32 ? 1e-7 * Math.cos(i) : i === 40 ? 0 : Math.sin(i)));
+    expect(x[40]).to.equal(0);
+    const q = nvfp4Quantize(x, 'rne');
+    const ref = reference(x);
+    expect(Array.from(q.codes)).to.deep.equal(ref.codes);
+    expect(q.blocks.map((b) => b.e4m3_bits)).to.deep.equal(ref.bits);
+    expect(q.blocks[1]!.e4m3_value).to.equal(0);
+    expect(Array.from(q.dequant.subarray(16, 32))).to.deep.equal(new Array(16).fill(0));
+    expect(Object.is(q.dequant[40], 0)).to.equal(true); // +0, not −0
+  });
+
+  it('MXFP4 uses the true ⌊log₂ amax⌋ where Math.log2 rounds up (amax just below 2^30)', () => {
+    // log₂((1 − 2^-53)·2^30) rounds to 30 in double precision; the E8M0 exponent must be 29
+    const a = 2 ** 30 * (1 - 2 ** -53);
+    const x = [a, a / 3, -a / 5, 0.5];
+    expect(Array.from(mxfp4Quantize(Float64Array.from(x)))).to.deep.equal(refMx(x));
+    expect(mxfp4Quantize(Float64Array.from(x))[0]).to.equal(6 * 2 ** 27); // 8·2^27 saturates to the top code
   });
 
   it('is deterministic in seed and sensitive to it', () => {

@@ -125,6 +125,51 @@ describe('kernel specexec/tree', () => {
     }
   });
 
+  it('the kernel checks are all true across vocabularies, budgets and depths', () => {
+    for (let seed = 0; seed < 8; seed++) {
+      const q = { seed, vocab: [2, 5, 16, 32][seed % 4], budget: [1, 7, 64, 256][seed % 4], max_depth: 1 + seed, trials: 300, draft_noise: seed / 2, sharpness: 1 + (seed % 3) };
+      const out = runRaw(spec, q) as any;
+      expect(out.checks).to.deep.equal({ mc_within_5_stderr: true, expected_le_min_budget_depth: true, path_probability_monotone: true });
+      expect(out.result.mc).to.not.have.property('stderr_reason');
+    }
+  });
+
+  it('uniform models make every draft score tie: the order is parent id, then token; the heap empties before a large budget', () => {
+    // V = 3, flat logits (sharpness 0, no noise): depth 1 is tokens 0, 1, 2, then the children of node 0, then of node 1
+    const r = raw({ seed: 1, vocab: 3, budget: 7, max_depth: 2, sharpness: 0, draft_noise: 0, trials: 50 });
+    expect(r.tree.map((n: any) => [n.parent, n.token, n.depth])).to.deep.equal([[-1, 0, 1], [-1, 1, 1], [-1, 2, 1], [0, 0, 2], [0, 1, 2], [0, 2, 2], [1, 0, 2]]);
+    // the whole depth-2 tree of V = 2 has 2 + 4 nodes; every walk accepts exactly 2 tokens
+    const full = raw({ seed: 1, vocab: 2, budget: 256, max_depth: 2, sharpness: 0, draft_noise: 0, trials: 40 });
+    expect(full.tree_size).to.equal(6);
+    expect(full.depth_reached).to.equal(2);
+    expect(full.expected_accepted).to.be.closeTo(2, 1e-12);
+    expect(full.mc).to.deep.include({ mean: 2, stderr: 0, histogram: [0, 0, 40] });
+    expect((runRaw(spec, { seed: 1, vocab: 2, budget: 256, max_depth: 2, sharpness: 0, draft_noise: 0, trials: 40 }) as any).checks.mc_within_5_stderr).to.equal(true);
+  });
+
+  it('one trial has no standard error: stderr null with its reason, and the Monte-Carlo check is null', () => {
+    const out = runRaw(spec, { seed: 2, trials: 1 }) as any;
+    expect(out.result.mc).to.deep.include({ stderr: null, stderr_reason: 'one trial' });
+    expect(out.checks.mc_within_5_stderr).to.equal(null);
+    expect(out.result.mc.histogram.reduce((a: number, b: number) => a + b, 0)).to.equal(1);
+  });
+
+  it('models from the documented draws: per context V target normals × sharpness, then V noise normals added × draft_noise', () => {
+    const [seed, V, sharp, noise] = [3, 3, 1.5, 0.7];
+    const m = modelsFor(seed, V, sharp, noise);
+    const rs = new RngStreams(seed, 'specexec/tree').stream('models');
+    const logSoftmax = (l: number[]): number[] => {
+      const lse = Math.log(l.reduce((s, v) => s + Math.exp(v), 0));
+      return l.map((v) => v - lse);
+    };
+    for (let c = 0; c < V * V; c++) {
+      const tl = Array.from({ length: V }, () => sharp * rs.normal());
+      const nz = Array.from({ length: V }, () => rs.normal());
+      logSoftmax(tl).forEach((v, t) => expect(m.targetLogp[c * V + t]).to.be.closeTo(v, 1e-14));
+      logSoftmax(tl.map((v, t) => v + noise * nz[t]!)).forEach((v, t) => expect(m.draftLogp[c * V + t]).to.be.closeTo(v, 1e-14));
+    }
+  });
+
   it('is deterministic in seed and sensitive to it', () => {
     expect(runBody(spec, { seed: 9 })).to.equal(runBody(spec, { seed: 9 }));
     expect(runBody(spec, { seed: 9 })).to.not.equal(runBody(spec, { seed: 10 }));
