@@ -16,6 +16,11 @@ export function spin(ms: number, as: string = String(ms)): KernelTask {
   return { kind: 'kernel', id: `fault/spin/${as}`, params: { ms } };
 }
 
+/** Spins until the whole process has used `cpuMs` more CPU time (however long that takes in wall time). */
+export function burn(cpuMs: number): KernelTask {
+  return { kind: 'kernel', id: 'fault/burn', params: { cpuMs } };
+}
+
 /** Ends its worker thread (process.exit in a worker stops that thread only). */
 export const exitFault = (): KernelTask => ({ kind: 'kernel', id: 'fault/exit', params: {} });
 
