@@ -58,6 +58,8 @@ let selected: string | null = null;
 const feed: Record<string, unknown>[] = [];
 const queue: Record<string, unknown>[] = [];
 let dropped = 0;
+/** Aircraft on screen in the last frame; kept across `rebuild`, which replaces `svcUi.layers`. */
+let aircraftDrawn = 0;
 const drawn: Drawn = { keys: [], xs: new Float32Array(0), ys: new Float32Array(0), rot: new Float32Array(0), n: 0, lod: 'glyphs', labels: [] };
 const loaded = { land: false, adsb: false, scene: false, vessels: false, cot: false };
 const overlayMs: number[] = [];
@@ -198,7 +200,8 @@ function frame(): void {
   record(overlayMs, performance.now() - t0);
   svcUi.lod = drawn.lod;
   svcUi.view = { ...view.state, scale: view.radius };
-  svcUi.layers.aircraft = { ...svcUi.layers.aircraft, drawn: drawn.keys.reduce((n, k) => n + (k.startsWith('ac:') ? 1 : 0), 0) };
+  aircraftDrawn = drawn.keys.reduce((n, k) => n + (k.startsWith('ac:') ? 1 : 0), 0);
+  svcUi.layers.aircraft = { ...svcUi.layers.aircraft, drawn: aircraftDrawn };
   svcUi.frame++;
   checkReady();
 }
@@ -293,7 +296,8 @@ function applyFilters(kinds: readonly Kind[] = KINDS): void {
   shown = KINDS.flatMap((k) => shownByKind[k]);
   const counts = { aircraft: byKind.aircraft.length, vessel: byKind.vessel.length, drone: byKind.drone.length, cot: byKind.cot.length };
   svcUi.layers = {
-    aircraft: { count: counts.aircraft, shown: shownByKind.aircraft.length, live: adsb?.live ?? null, reason: adsb?.reason ?? adsbError, ageS: adsb?.age_s ?? null, apiCount: adsb?.count ?? null },
+    // drawn: as of the last frame (the next one, requested below, updates it)
+    aircraft: { count: counts.aircraft, shown: shownByKind.aircraft.length, drawn: aircraftDrawn, live: adsb?.live ?? null, reason: adsb?.reason ?? adsbError, ageS: adsb?.age_s ?? null, apiCount: adsb?.count ?? null },
     vessels: { count: counts.vessel },
     drones: { count: counts.drone },
     cot: { count: counts.cot },
