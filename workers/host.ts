@@ -10,7 +10,7 @@ import { runKernelTask } from './run-kernel.js';
 import type { Task, TaskResult } from './tasks.js';
 import { warmKernels, type WarmReport } from './warm.js';
 
-const data = (workerData ?? {}) as { diagnostics?: boolean; niceIncrement?: number; warmup?: boolean };
+const data = (workerData ?? {}) as { diagnostics?: boolean; niceIncrement?: number; warmup?: boolean; warmupPasses?: number };
 const diagnostics = Boolean(data.diagnostics);
 
 /** This thread's id for the scheduler (Linux: /proc/thread-self -> <pid>/task/<tid>), or null. */
@@ -40,7 +40,7 @@ if (tid !== null && data.niceIncrement) {
 }
 
 // before the thread reports ready (piscina loads this module first), so no task waits behind it
-const warmed: WarmReport = data.warmup ? warmKernels() : { kernels: 0, failed: [], ms: 0 };
+const warmed: WarmReport = data.warmup ? warmKernels(data.warmupPasses ?? 1) : { kernels: 0, passes: 0, failed: [], ms: 0 };
 
 function nice(): number | null {
   try {
@@ -74,7 +74,7 @@ export default function handle(task: Task): TaskResult<unknown> {
       return { ok: true, value: ok, stats: { runMs: performance.now() - started } };
     }
     case 'probe':
-      return { ok: true, value: { pid: process.pid, at: performance.now(), nice: nice(), threadId: workerThreadId, warm: warmed }, stats: { runMs: 0 } };
+      return { ok: true, value: { pid: process.pid, at: performance.now(), nice: nice(), threadId: workerThreadId, tid, warm: warmed }, stats: { runMs: 0 } };
     case 'diag':
       if (!diagnostics) return { ok: false, error: { code: 'BAD_TASK', msg: 'diagnostics disabled' }, stats: { runMs: 0 } };
       if (task.op === 'spin') busyWait(task.ms ?? 1000);

@@ -256,7 +256,7 @@ export class WorkerPool {
       filename: workerEntry().href,
       minThreads: threads,
       maxThreads: threads,
-      workerData: { diagnostics: cfg.diagnostics, niceIncrement: cfg.niceIncrement, warmup: cfg.warmup },
+      workerData: { diagnostics: cfg.diagnostics, niceIncrement: cfg.niceIncrement, warmup: cfg.warmup, warmupPasses: cfg.warmupPasses },
     });
     this.signPool = new Piscina({ ...common, filename: workerEntry('sign-host').href, minThreads: cfg.signThreads, maxThreads: cfg.signThreads, workerData: { diagnostics: false, signingKey } });
     // a thread's boot is not a task's run: deadlines start once the lanes have booted
