@@ -25,6 +25,11 @@ function threadId(): number | null {
 
 const tid = threadId();
 
+// before the thread reports ready (piscina loads this module first), so no task waits behind it;
+// and before it steps back (below): the service serves nothing but /health until every thread is
+// warm, and a thread at nice 10 on a busy machine took 20 s instead of 3 for it
+const warmed: WarmReport = data.warmup ? warmKernels(data.warmupPasses ?? 1) : { kernels: 0, passes: 0, failed: [], ms: 0 };
+
 /**
  * Kernel threads step back: on Linux a nice value belongs to a thread, so raising this one's
  * leaves the main thread (HTTP, /health) and the signing lane at their priority. Two kernels
@@ -38,9 +43,6 @@ if (tid !== null && data.niceIncrement) {
     // not permitted here: normal priority
   }
 }
-
-// before the thread reports ready (piscina loads this module first), so no task waits behind it
-const warmed: WarmReport = data.warmup ? warmKernels(data.warmupPasses ?? 1) : { kernels: 0, passes: 0, failed: [], ms: 0 };
 
 function nice(): number | null {
   try {

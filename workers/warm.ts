@@ -4,9 +4,10 @@
  * compiling and optimising its code. One pass is not enough: the kernels share helpers (linear
  * algebra, PRNG, the envelope), and a thread calling every kernel in turn reaches its steady speed
  * over several passes. Measured in thread CPU time (wall time on a shared machine mostly measures
- * the other processes), passes one to seven over every kernel cost 4.0x, 2.4x, 1.26x, 1.15x, 1.15x,
- * 1.04x, 1.04x of the steady pass; six passes (pool.warmupPasses) leave the first real calls at
- * about the steady speed. The thread reports what it ran in every probe answer.
+ * the other processes), passes one to six over every kernel cost 4.0x, 2.4x, 1.26x, 1.15x, 1.15x,
+ * 1.04x of the steady pass in one run and 3.25x, 1.75x, 1.14x, 1.04x, 1.04x, 1.0x in another;
+ * after four passes (pool.warmupPasses) the first real calls run within ~1.15x of steady. The
+ * thread reports what it ran in every probe answer.
  */
 import { KERNELS } from './registry.js';
 import { kernelParamsSchema, orderParams } from './kernel-def.js';
