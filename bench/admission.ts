@@ -20,7 +20,7 @@ export interface AdmissionResult {
 
 export async function admissionBench(durationS = 8, meanMs = 100): Promise<AdmissionResult> {
   const threads = 2;
-  const cfg = { threads, maxQueue: 256, taskDeadlineMs: 2000, idleTimeoutMs: 60_000, maxOldGenerationSizeMb: 256, retryAfterS: 1, signThreads: 1, killGraceMs: 1000, niceIncrement: 0, warmup: false };
+  const cfg = { threads, maxQueue: 256, taskDeadlineMs: 2000, idleTimeoutMs: 60_000, maxOldGenerationSizeMb: 256, retryAfterS: 1, signThreads: 1, killGraceMs: 1000, niceIncrement: 0, warmup: false, warmupPasses: 1 };
   // the spins are fault kernels of the test fixture worker: the production host has none
   const pool = new WorkerPool(cfg, threads, pino({ level: 'silent' }), undefined, { kernelWorker: FAULT_WORKER });
   try {

@@ -28,7 +28,7 @@ export async function poolBaseline(label: string, kernelId: string, params: Reco
     minThreads: threads,
     maxThreads: threads,
     concurrentTasksPerWorker: 1,
-    workerData: { diagnostics: false, niceIncrement },
+    workerData: { niceIncrement },
   });
   const task = { kind: 'kernel', id: kernelId, params };
   // warm every thread the way the service's warm-up request does

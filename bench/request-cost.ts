@@ -40,6 +40,8 @@ const TARGETS: Record<string, Target> = {
   health: { server: 'svc', path: '/api/svc/v1/health' },
   verdict: { server: 'svc', path: '/api/svc/v1/verdict', method: 'POST', body: FRAME },
   kernel: { server: 'svc', path: '/api/svc/v1/ssm/scan' },
+  // refused at validation (422): the body reading, parsing and validation share of a verdict
+  'verdict-422': { server: 'svc', path: '/api/svc/v1/verdict', method: 'POST', body: '{"lat":1}' },
 };
 
 const CONNECTIONS = 8;

@@ -35,7 +35,7 @@ async function throughput(signer: Signer, message: Buffer): Promise<number> {
 export async function signingBench(): Promise<SigningRow[]> {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const message = pae(PAYLOAD_TYPE, Buffer.alloc(260, 0x61));
-  const cfg = { threads: 2, maxQueue: 100000, taskDeadlineMs: 60000, idleTimeoutMs: 60000, maxOldGenerationSizeMb: 256, retryAfterS: 1, signThreads: 2, killGraceMs: 1000, niceIncrement: 0, warmup: false };
+  const cfg = { threads: 2, maxQueue: 100000, taskDeadlineMs: 60000, idleTimeoutMs: 60000, maxOldGenerationSizeMb: 256, retryAfterS: 1, signThreads: 2, killGraceMs: 1000, niceIncrement: 0, warmup: false, warmupPasses: 1 };
   const pool = new WorkerPool(cfg, 2, pino({ level: 'silent' }), privateKey);
   try {
     await throughput(new Signer(pool, 64), message); // warm-up

@@ -10,7 +10,7 @@ import { runKernelTask } from './run-kernel.js';
 import type { Task, TaskResult } from './tasks.js';
 import { warmKernels, type WarmReport } from './warm.js';
 
-const data = (workerData ?? {}) as { niceIncrement?: number; warmup?: boolean };
+const data = (workerData ?? {}) as { niceIncrement?: number; warmup?: boolean; warmupPasses?: number };
 
 /** This thread's id for the scheduler (Linux: /proc/thread-self -> <pid>/task/<tid>), or null. */
 function threadId(): number | null {
@@ -23,6 +23,11 @@ function threadId(): number | null {
 }
 
 const tid = threadId();
+
+// before the thread reports ready (piscina loads this module first), so no task waits behind it;
+// and before it steps back (below): the service serves nothing but /health until every thread is
+// warm, and a thread at nice 10 on a busy machine took 20 s instead of 3 for it
+const warmed: WarmReport = data.warmup ? warmKernels(data.warmupPasses ?? 1) : { kernels: 0, passes: 0, failed: [], ms: 0 };
 
 /**
  * Kernel threads step back: on Linux a nice value belongs to a thread, so raising this one's
@@ -37,9 +42,6 @@ if (tid !== null && data.niceIncrement) {
     // not permitted here: normal priority
   }
 }
-
-// before the thread reports ready (piscina loads this module first), so no task waits behind it
-const warmed: WarmReport = data.warmup ? warmKernels() : { kernels: 0, failed: [], ms: 0 };
 
 function nice(): number | null {
   try {
@@ -66,7 +68,7 @@ export default function handle(task: Task): TaskResult<unknown> {
       return { ok: true, value: ok, stats: { runMs: performance.now() - started } };
     }
     case 'probe':
-      return { ok: true, value: { pid: process.pid, at: performance.now(), nice: nice(), threadId: workerThreadId, warm: warmed }, stats: { runMs: 0 } };
+      return { ok: true, value: { pid: process.pid, at: performance.now(), nice: nice(), threadId: workerThreadId, tid, warm: warmed }, stats: { runMs: 0 } };
     default:
       return { ok: false, error: { code: 'BAD_TASK', msg: 'unknown task kind' }, stats: { runMs: 0 } };
   }

@@ -23,6 +23,7 @@ const CORE_ENV_KEYS: Readonly<Record<string, string>> = {
   SVC_KERNEL_DEADLINE_MS: 'pool.taskDeadlineMs',
   SVC_POOL_NICE_INCREMENT: 'pool.niceIncrement',
   SVC_POOL_WARMUP: 'pool.warmup',
+  SVC_POOL_WARMUP_PASSES: 'pool.warmupPasses',
 };
 
 export const ENV_KEYS: Readonly<Record<string, string>> = {

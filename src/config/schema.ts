@@ -31,8 +31,10 @@ export interface Config {
     killGraceMs: number;
     /** Kernel threads add this to their nice value (Linux; 0 = off): the main thread and signing win a busy CPU. */
     niceIncrement: number;
-    /** Each kernel thread runs every kernel once at its defaults when it starts (workers/warm.ts); the pool is ready after. */
+    /** Each kernel thread runs every kernel at its defaults when it starts (workers/warm.ts); the pool is ready after. */
     warmup: boolean;
+    /** Passes over every kernel at warm-up. */
+    warmupPasses: number;
   };
   ledger: LedgerConfig;
   stream: StreamConfig;
@@ -70,6 +72,7 @@ export const configSchema = Joi.object<Config>({
     killGraceMs: Joi.number().integer().min(0).max(600_000).default(1000),
     niceIncrement: Joi.number().integer().min(0).max(19).default(10),
     warmup: Joi.boolean().default(true),
+    warmupPasses: Joi.number().integer().min(1).max(50).default(4),
   }).required(),
   ...Object.fromEntries(FEATURE_CONFIGS.map((f) => [f.key, f.schema])),
 })

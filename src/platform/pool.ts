@@ -263,7 +263,7 @@ export class WorkerPool {
       filename: (opts.kernelWorker ?? workerEntry()).href,
       minThreads: threads,
       maxThreads: threads,
-      workerData: { niceIncrement: cfg.niceIncrement, warmup: cfg.warmup },
+      workerData: { niceIncrement: cfg.niceIncrement, warmup: cfg.warmup, warmupPasses: cfg.warmupPasses },
     });
     this.signPool = new Piscina({ ...common, filename: workerEntry('sign-host').href, minThreads: cfg.signThreads, maxThreads: cfg.signThreads, workerData: { signingKey } });
     // a thread's boot is not a task's run: deadlines start once the lanes have booted

@@ -1,7 +1,7 @@
 /**
- * pool.warmup (off in config/test.json, on by default): each kernel thread runs every kernel once
- * at its defaults before it answers anything, and the service is not ready (/health 503) until
- * every thread has.
+ * pool.warmup (off in config/test.json, on by default): each kernel thread runs every kernel at its
+ * defaults (pool.warmupPasses times; two here, to keep the test short) before it answers anything,
+ * and the service is not ready (/health 503) until every thread has.
  */
 import { expect } from 'chai';
 import { KERNELS } from '../../workers/registry.js';
@@ -13,7 +13,7 @@ describe('warm workers (pool.warmup)', function () {
   describe('on', () => {
     let t: TestApp;
     before(async () => {
-      t = await buildTestApp({ pool: { warmup: true } });
+      t = await buildTestApp({ pool: { warmup: true, warmupPasses: 2 } });
     });
     after(() => t.close());
 
@@ -32,6 +32,7 @@ describe('warm workers (pool.warmup)', function () {
       for (const w of warm.threads) {
         expect(w.failed).to.deep.equal([]);
         expect(w.kernels).to.equal(KERNELS.length);
+        expect(w.passes).to.equal(2);
         expect(w.ms).to.be.greaterThan(0);
       }
       await new Promise((r) => setTimeout(r, 60)); // past the /health cache window
@@ -53,7 +54,7 @@ describe('warm workers (pool.warmup)', function () {
       const warm = t.services.pool.warmup();
       expect(warm.enabled).to.equal(false);
       expect(warm.threads).to.have.length(2);
-      for (const w of warm.threads) expect(w).to.deep.include({ kernels: 0, failed: [] });
+      for (const w of warm.threads) expect(w).to.deep.include({ kernels: 0, passes: 0, failed: [] });
     });
   });
 });
