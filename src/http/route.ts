@@ -32,7 +32,7 @@ export interface RouteInput<Q, P, B> {
 /** `kernel`: work in the pool; `stream`: a long-lived response. */
 export type CostClass = 'cheap' | 'kernel' | 'stream';
 
-export interface RouteDef<Q = any, P = any, B = any> {
+export interface RouteDef<Q = unknown, P = unknown, B = unknown> {
   method: Method;
   /**
    * @koa/router path (`:name` for path parameters), relative to the API prefix (src/isomorphic/api.ts),
@@ -101,7 +101,7 @@ export function* routeSchemas(routes: readonly RouteDef[]): Generator<ObjectSche
   }
 }
 
-export function defineRoute<Q = any, P = any, B = any>(def: RouteDef<Q, P, B>): RouteDef<Q, P, B> {
+export function defineRoute<Q = unknown, P = unknown, B = unknown>(def: RouteDef<Q, P, B>): RouteDef<Q, P, B> {
   return def;
 }
 

@@ -111,7 +111,9 @@ describe('write guard, shedding and health (issue 17 items 3, 10, 12, 14, 15)', 
       const summaries = lines.filter((l) => l.msg === 'requests shed');
       // at most one line per 300 ms interval, however many requests were shed
       expect(summaries.length).to.be.within(1, Math.ceil(elapsedMs / 300) + 1);
-      expect(summaries.reduce((n, l) => n + (l.total ?? 0), 0)).to.equal(shed);
+      // a loaded machine may also answer some at their deadline (504): shed too, and summarised
+      const late = res.filter((r) => r.status === 504).length;
+      expect(summaries.reduce((n, l) => n + (l.total ?? 0), 0)).to.equal(shed + late);
       const metrics = (await http.get('/metrics')).text;
       expect(metrics).to.match(new RegExp(`^svc_requests_shed_total\\{code="QUEUE_FULL"\\} ${shed}$`, 'm'));
     } finally {

@@ -177,9 +177,10 @@ describe('security posture views', () => {
     it('check 1: with the upstream failing, the ADS-B nodes are warn (never fail) and overall is the worst node, ADS-B capped', async () => {
       app().provided.adsb.status = adsbDown([up.url]);
       const hits = up.hits();
-      // earlier tests of this file ran heavy views that can block for tens of ms on a loaded
-      // machine, and the gateway node reports recent stalls: this check is about ADS-B, so it
-      // samples a quiet moment of its own
+      // the gateway node reports recent stalls: a fresh app is still describing its route table in
+      // slices, and earlier tests ran heavy views; this check is about ADS-B, so it waits for the
+      // warm-up and samples a quiet moment of its own
+      await app().services.routesDescribed();
       app().services.eventLoop.forgetStalls();
       await new Promise((r) => setTimeout(r, 150));
       const { body, status } = await app().http.get(`${API}/topology/health`);

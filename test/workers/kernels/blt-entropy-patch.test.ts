@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import blt, { BigramContextModel } from '../../../workers/kernels/blt-entropy-patch.js';
 import { canonicalJson, sha256Hex } from '../../../src/lib/numbers.js';
 import { Rng, RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { runBody, runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
@@ -200,19 +200,10 @@ describe('kernel blt/entropy-patch', () => {
     expect(wins).to.be.at.least(9);
   });
 
-  it('is deterministic and seed-sensitive; bounds give 422-shaped failures', () => {
-    expect(runBody(blt, { seed: '1' })).to.equal(runBody(blt, { seed: '1' }));
+  it('another seed draws another text and other boundaries', () => {
     const a = JSON.parse(runBody(blt, { seed: '1' }));
     const b = JSON.parse(runBody(blt, { seed: '2' }));
     expect(a.result.text_sample).to.not.equal(b.result.text_sample);
     expect(a.result.boundaries_digest).to.not.equal(b.result.boundaries_digest);
-    expect(rejects(blt, { n_bytes: '15' })).to.deep.equal(['n_bytes:number.min']);
-    expect(rejects(blt, { n_bytes: '65537' })).to.deep.equal(['n_bytes:number.max']);
-    expect(rejects(blt, { theta: '-0.1' })).to.deep.equal(['theta:number.min']);
-    expect(rejects(blt, { theta: '8.01' })).to.deep.equal(['theta:number.max']);
-    expect(rejects(blt, { min_len: '0' })).to.deep.equal(['min_len:number.min']);
-    expect(rejects(blt, { min_len: '65' })).to.deep.equal(['min_len:number.max']);
-    expect(rejects(blt, { theta: 'nan' })).to.deep.equal(['theta:qnum.parse']);
-    expect(rejects(blt, { min_len: '2.0' })).to.deep.equal(['min_len:qint.parse']);
   });
 });

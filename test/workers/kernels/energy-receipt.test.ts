@@ -130,26 +130,11 @@ describe('kernel energy/receipt', () => {
     expect(off.metered.energy_j).to.equal(0);
   });
 
-  it('is deterministic and seed-sensitive; refuses malformed prev_hash and out-of-range numbers', () => {
-    expect(runBody(energy, { seed: 4 })).to.equal(runBody(energy, { seed: 4 }));
-    expect(runBody(energy, { seed: 1 })).to.not.equal(runBody(energy, { seed: 2 }));
+  it('prev_hash must be 64 lowercase hex characters', () => {
     expect(rejects(energy, { prev_hash: 'xyz' })).to.deep.equal(['prev_hash:string.pattern.base']);
     expect(rejects(energy, { prev_hash: 'A'.repeat(64) })).to.deep.equal(['prev_hash:string.pattern.base']);
     expect(rejects(energy, { prev_hash: 'a'.repeat(63) })).to.deep.equal(['prev_hash:string.pattern.base']);
     expect(rejects(energy, { prev_hash: '' })).to.deep.equal(['prev_hash:string.empty']);
-    expect(rejects(energy, { tokens: '0', power_w: '-1', latency_s: '0', grid_gco2_per_kwh: '-0.5' })).to.deep.equal([
-      'tokens:number.min',
-      'power_w:number.min',
-      'latency_s:number.min',
-      'grid_gco2_per_kwh:number.min',
-    ]);
-    expect(rejects(energy, { tokens: '262145', power_w: '10001', latency_s: '61', grid_gco2_per_kwh: '2001' })).to.deep.equal([
-      'tokens:number.max',
-      'power_w:number.max',
-      'latency_s:number.max',
-      'grid_gco2_per_kwh:number.max',
-    ]);
-    expect(rejects(energy, { tokens: '1.5', power_w: 'Infinity' })).to.deep.equal(['tokens:qint.parse', 'power_w:qnum.parse']);
     expect(rejects(energy, { prev_hash: '0123456789abcdef'.repeat(4), latency_s: '1e-6' })).to.deep.equal([]);
   });
 });

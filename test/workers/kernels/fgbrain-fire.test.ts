@@ -76,11 +76,9 @@ describe('kernel fgbrain/fire', () => {
     expect(strong).to.be.greaterThan(weak);
   });
 
-  it('is deterministic, seed-sensitive with background input, and bounded', () => {
+  it('background input is seeded: the same seed repeats a run, another seed changes it; sources ≤ n', () => {
     expect(runBody(fire, { seed: '5', bg_rate_hz: '50' })).to.equal(runBody(fire, { seed: '5', bg_rate_hz: '50' }));
     expect(runBody(fire, { seed: '5', bg_rate_hz: '50' })).to.not.equal(runBody(fire, { seed: '6', bg_rate_hz: '50' }));
-    expect(rejects(fire, { duration_ms: '49' })).to.deep.equal(['duration_ms:number.min']);
-    expect(rejects(fire, { drive_mv: '101', w_syn_mv: 'x' })).to.deep.equal(['drive_mv:number.max', 'w_syn_mv:qnum.parse']);
     expect(rejects(fire, { n: '8', sources: '9' })).to.deep.equal(['sources:constraint']);
   });
 });

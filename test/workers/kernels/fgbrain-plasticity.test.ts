@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import plasticity, { onlineDw } from '../../../workers/kernels/fgbrain-plasticity.js';
 import fire from '../../../workers/kernels/fgbrain-fire.js';
 import { lif, priceDag } from '../../helpers/fgbrain-reference.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { rejects, runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
 
 const W = { aPlus: 0.01, aMinus: 0.0105, tauPlus: 20, tauMinus: 20 };
@@ -78,11 +78,9 @@ describe('kernel fgbrain/plasticity', () => {
     expect((runRaw(plasticity, { a_plus: 0 }).result as any).window.balance).to.equal(null);
   });
 
-  it('potentiation dominates in the feed-forward net at the defaults; keys are validated', () => {
+  it('potentiation dominates in the feed-forward net at the defaults; w_init must not exceed w_max', () => {
     const s = (runRaw(plasticity, {}).result as any).summary;
     expect(s.potentiated).to.be.greaterThan(s.depressed);
-    expect(runBody(plasticity, { seed: 9 })).to.equal(runBody(plasticity, { seed: 9 }));
     expect(rejects(plasticity, { w_init: 2, w_max: 1 })).to.deep.equal(['w_init:constraint']);
-    expect(rejects(plasticity, { a_plus: 0.5 })).to.deep.equal(['a_plus:number.max']);
   });
 });

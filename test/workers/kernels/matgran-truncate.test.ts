@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import matgran from '../../../workers/kernels/matgran-truncate.js';
 import { jacobiEigen } from '../../../workers/lib/linalg.js';
 import { RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { rejects, runRaw } from '../../helpers/kernels.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 
@@ -123,19 +123,7 @@ describe('kernel matgran/truncate', () => {
     expect(pcaWins).to.be.at.least(8);
   });
 
-  it('is deterministic and seed-sensitive; bounds and the n_items ≥ 2·n_classes rule give 422-shaped failures', () => {
-    expect(runBody(matgran, { seed: '3' })).to.equal(runBody(matgran, { seed: '3' }));
-    expect(runBody(matgran, { seed: '3' })).to.not.equal(runBody(matgran, { seed: '4' }));
-    expect(rejects(matgran, { dim: '1' })).to.deep.equal(['dim:number.min']);
-    expect(rejects(matgran, { dim: '129' })).to.deep.equal(['dim:number.max']);
-    expect(rejects(matgran, { n_classes: '1' })).to.deep.equal(['n_classes:number.min']);
-    expect(rejects(matgran, { n_classes: '33' })).to.deep.equal(['n_classes:number.max']);
-    expect(rejects(matgran, { n_items: '3' })).to.deep.equal(['n_items:number.min']);
-    expect(rejects(matgran, { n_items: '513' })).to.deep.equal(['n_items:number.max']);
-    expect(rejects(matgran, { tol: '-0.01' })).to.deep.equal(['tol:number.min']);
-    expect(rejects(matgran, { tol: '1.5' })).to.deep.equal(['tol:number.max']);
-    expect(rejects(matgran, { dim: '2.5' })).to.deep.equal(['dim:qint.parse']);
-    expect(rejects(matgran, { tol: 'abc' })).to.deep.equal(['tol:qnum.parse']);
+  it('n_items must be at least 2·n_classes', () => {
     expect(rejects(matgran, { n_classes: '32', n_items: '63' })).to.deep.equal(['n_items:constraint']);
     expect(rejects(matgran, { n_classes: '32', n_items: '64' })).to.deep.equal([]);
   });

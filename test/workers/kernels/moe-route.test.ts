@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import moe, { D_MODEL, routeTokenChoice } from '../../../workers/kernels/moe-route.js';
 import { RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { rejects, runRaw } from '../../helpers/kernels.js';
 
 /**
  * Inputs drawn again from the documented draw order, without the kernel's draw helpers: stream
@@ -167,15 +167,7 @@ describe('kernel moe/route', () => {
     expect(runRaw(moe, { seed: 3 }).checks).to.deep.equal({ load_post_within_capacity: true, entropy_within_ln_E: true });
   });
 
-  it('is deterministic in seed and sensitive to it', () => {
-    expect(runBody(moe, { seed: 8 })).to.equal(runBody(moe, { seed: 8 }));
-    expect(runBody(moe, { seed: 8 })).to.not.equal(runBody(moe, { seed: 9 }));
-  });
-
-  it('refuses out-of-range, malformed and inconsistent parameters', () => {
-    expect(rejects(moe, { tokens: '0', experts: '0', topk: '0' })).to.deep.equal(['tokens:number.min', 'experts:number.min', 'topk:number.min']);
-    expect(rejects(moe, { tokens: '2049', experts: '65', topk: '9' })).to.deep.equal(['tokens:number.max', 'experts:number.max', 'topk:number.max']);
-    expect(rejects(moe, { topk: 'two' })).to.deep.equal(['topk:qint.parse']);
+  it('topk must not exceed experts', () => {
     expect(rejects(moe, { experts: '2', topk: '3' })).to.deep.equal(['topk:constraint']);
     expect(rejects(moe, { experts: '8', topk: '8' })).to.deep.equal([]);
   });

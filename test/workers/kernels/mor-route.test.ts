@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import mor, { routeExpertChoice } from '../../../workers/kernels/mor-route.js';
 import { canonicalJson, roundNumber, sha256Hex } from '../../../src/lib/numbers.js';
 import { RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { runBody, runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
 
 const D = 16;
@@ -134,18 +134,10 @@ describe('kernel mor/route', () => {
     expect(imbalanced).to.be.at.least(8);
   });
 
-  it('is deterministic and seed-sensitive; bounds give 422-shaped failures', () => {
-    expect(runBody(mor, { seed: '1' })).to.equal(runBody(mor, { seed: '1' }));
+  it('another seed gives other states and depths', () => {
     const a = JSON.parse(runBody(mor, { seed: '1' }));
     const b = JSON.parse(runBody(mor, { seed: '2' }));
     expect(a.result.state_digest).to.not.equal(b.result.state_digest);
     expect(a.result.depths).to.not.deep.equal(b.result.depths);
-    expect(rejects(mor, { num_tokens: '0' })).to.deep.equal(['num_tokens:number.min']);
-    expect(rejects(mor, { num_tokens: '2049' })).to.deep.equal(['num_tokens:number.max']);
-    expect(rejects(mor, { max_recursion: '0' })).to.deep.equal(['max_recursion:number.min']);
-    expect(rejects(mor, { max_recursion: '17' })).to.deep.equal(['max_recursion:number.max']);
-    expect(rejects(mor, { max_recursion: '2.5' })).to.deep.equal(['max_recursion:qint.parse']);
-    expect(rejects(mor, { num_tokens: 'abc' })).to.deep.equal(['num_tokens:qint.parse']);
-    expect(rejects(mor, { num_tokens: '64', max_recursion: '16' })).to.deep.equal([]);
   });
 });

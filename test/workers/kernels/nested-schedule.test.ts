@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import nested from '../../../workers/kernels/nested-schedule.js';
 import { RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { runRaw } from '../../helpers/kernels.js';
 import { addAt, at } from '../../helpers/indexed.js';
 
 /**
@@ -102,12 +102,5 @@ describe('kernel nested/schedule', () => {
     expect(one.steady_mse).to.equal(one.steady_mse_single_level);
     // the note's prototype reported ~30 % lower steady MSE with 5 levels; here the two are within a few
     // per cent across seeds, so no direction is claimed (see README)
-  });
-
-  it('is deterministic, seed-sensitive and bounded', () => {
-    expect(runBody(nested, { seed: '1' })).to.equal(runBody(nested, { seed: '1' }));
-    expect(runBody(nested, { seed: '1' })).to.not.equal(runBody(nested, { seed: '2' }));
-    expect(rejects(nested, { levels: '13' })).to.deep.equal(['levels:number.max']);
-    expect(rejects(nested, { eta0: '0' })).to.deep.equal(['eta0:number.min']);
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import nvfp4, { e2m1Rne, e2m1Stochastic, e4m3Rne, makeTensor, mxfp4Quantize, nvfp4Quantize, rhtForward, rhtInverse, rhtSigns } from '../../../workers/kernels/nvfp4-quantize.js';
 import { RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { rejects, runRaw } from '../../helpers/kernels.js';
 
 const GRID = [0, 0.5, 1, 1.5, 2, 3, 4, 6];
 /** E4M3 by bit decoding: bias 7, subnormals at exponent 0, 0x7f is NaN. */
@@ -368,18 +368,8 @@ describe('kernel nvfp4/quantize', () => {
     expect(mxfp4Quantize(Float64Array.from(x))[0]).to.equal(6 * 2 ** 27); // 8·2^27 saturates to the top code
   });
 
-  it('is deterministic in seed and sensitive to it', () => {
-    expect(runBody(nvfp4, { seed: 9, rht: 'true', rounding: 'stochastic' })).to.equal(runBody(nvfp4, { seed: 9, rht: 'true', rounding: 'stochastic' }));
-    expect(runBody(nvfp4, { seed: 9 })).to.not.equal(runBody(nvfp4, { seed: 10 }));
-  });
-
-  it('refuses out-of-range and malformed parameters', () => {
-    expect(rejects(nvfp4, { n: '15' })).to.deep.equal(['n:number.min']);
-    expect(rejects(nvfp4, { n: '65537', outlier_rate: '0.6' })).to.deep.equal(['n:number.max', 'outlier_rate:number.max']);
-    expect(rejects(nvfp4, { outlier_scale: '0.5' })).to.deep.equal(['outlier_scale:number.min']);
+  it('rounding is rne or stochastic; the largest n with both options passes', () => {
     expect(rejects(nvfp4, { rounding: 'floor' })).to.deep.equal(['rounding:any.only']);
-    expect(rejects(nvfp4, { rht: 'maybe' })).to.deep.equal(['rht:qbool.parse']);
-    expect(rejects(nvfp4, { n: '1.5' })).to.deep.equal(['n:qint.parse']);
     expect(rejects(nvfp4, { n: '65536', rounding: 'stochastic', rht: 'true' })).to.deep.equal([]);
   });
 });

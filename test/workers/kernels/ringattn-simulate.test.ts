@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import ring, { ringRows } from '../../../workers/kernels/ringattn-simulate.js';
 import { RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { rejects, runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
@@ -146,18 +146,7 @@ describe('kernel ringattn/simulate', () => {
     expect(def.peak_elements_per_device).to.equal(5 * 512 * d);
   });
 
-  it('is deterministic and seed-sensitive', () => {
-    expect(runBody(ring, { seed: '1' })).to.equal(runBody(ring, { seed: '1' }));
-    expect(runBody(ring, { seed: '1' })).to.not.equal(runBody(ring, { seed: '2' }));
-  });
-
-  it('rejects out-of-range, malformed and inconsistent parameters', () => {
-    expect(rejects(ring, { seq_len: '0' })).to.deep.equal(['seq_len:number.min']);
-    expect(rejects(ring, { seq_len: '8193' })).to.deep.equal(['seq_len:number.max']);
-    expect(rejects(ring, { devices: '0' })).to.deep.equal(['devices:number.min']);
-    expect(rejects(ring, { devices: '33' })).to.deep.equal(['devices:number.max']);
-    expect(rejects(ring, { devices: '2.0' })).to.deep.equal(['devices:qint.parse']);
-    expect(rejects(ring, { seq_len: '4k' })).to.deep.equal(['seq_len:qint.parse']);
+  it('seq_len must be at least devices', () => {
     expect(rejects(ring, { seq_len: '7', devices: '8' })).to.deep.equal(['seq_len:constraint']);
     expect(rejects(ring, { seq_len: '8', devices: '8' })).to.deep.equal([]);
   });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import ternary, { absmeanQuantize, erf } from '../../../workers/kernels/ternary-quantize.js';
 import { Rng, RngStreams } from '../../../src/lib/prng.js';
-import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { runRaw } from '../../helpers/kernels.js';
 
 describe('kernel ternary/quantize', () => {
   it('every reported value is recomputed from weights and activations redrawn from streams w and x', () => {
@@ -86,13 +86,5 @@ describe('kernel ternary/quantize', () => {
     expect(r.bits_per_weight).to.be.closeTo(Math.log2(3), 1e-15);
     expect(r.compression_vs_fp16).to.be.closeTo(16 / Math.log2(3), 1e-12);
     expect(r.matmul.rel_error_vs_fp).to.be.greaterThan(0).and.lessThan(1);
-  });
-
-  it('is deterministic and seed-sensitive; bounds give 422-shaped failures', () => {
-    expect(runBody(ternary, { seed: 1 })).to.equal(runBody(ternary, { seed: 1 }));
-    expect(runBody(ternary, { seed: 1 })).to.not.equal(runBody(ternary, { seed: 2 }));
-    expect(rejects(ternary, { n_params: '63' })).to.deep.equal(['n_params:number.min']);
-    expect(rejects(ternary, { eps: '0.2' })).to.deep.equal(['eps:number.max']);
-    expect(rejects(ternary, { eps: 'abc' })).to.deep.equal(['eps:qnum.parse']);
   });
 });
