@@ -34,6 +34,7 @@ export const SCENARIOS: Scenario[] = [
       const b = await load('baseline node:http hello', { url: `${bare.base}/` });
       const k = await load('baseline koa+router hello', { url: `${koa.base}/hello` });
       const rows: Row[] = [b, ratio(k, b, 'vs node:http')];
+      let doctrine: Summary | undefined;
       // the unknown path measures the middleware chain alone; /doctrine adds a static handler
       for (const [label, path] of [
         ['GET unknown path (404)', '/api/svc/v1/no-such-route'],
@@ -41,8 +42,16 @@ export const SCENARIOS: Scenario[] = [
         ['GET /api/svc/v1/health', '/api/svc/v1/health'],
       ] as const) {
         await warm(`${svc.base}${path}`);
-        rows.push(ratio(await load(label, { url: `${svc.base}${path}` }), k, 'vs koa+router'));
+        const row = await load(label, { url: `${svc.base}${path}` });
+        rows.push(ratio(row, k, 'vs koa+router'));
+        if (path.endsWith('/doctrine')) doctrine = row;
       }
+      // /doctrine answers 3 KB where the hello answers 17 bytes: the same-size body served by bare
+      // Koa tells what of the gap is the body's size (framework, loopback, the generator's parsing)
+      const bytes = (await (await fetch(`${svc.base}/api/svc/v1/doctrine`)).arrayBuffer()).byteLength;
+      await warm(`${koa.base}/sized/${bytes}`);
+      const sized = await load(`baseline koa+router, a ${bytes}-byte JSON body`, { url: `${koa.base}/sized/${bytes}` });
+      rows.push(ratio(sized, k, 'vs koa+router'), ratio({ ...doctrine!, label: '↳ /doctrine against the same-size body' }, sized, 'vs same size'));
       return rows;
     },
   },
