@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import ring, { ringRows } from '../../../workers/kernels/ringattn-simulate.js';
+import { attendRow } from '../../../workers/lib/attention.js';
 import { RngStreams } from '../../../src/lib/prng.js';
 import { rejects, runRaw } from '../../helpers/kernels.js';
 import { addAt } from '../../helpers/indexed.js';
@@ -39,6 +40,15 @@ describe('kernel ringattn/simulate', () => {
       // the reported rows are the ring's own output, bit for bit (not a second full-attention pass)
       const ringOut = ringRows(Q, K, V, L, P, r.row_indices).out;
       expect(r.output_sample.flat()).to.deep.equal(Array.from(ringOut));
+      // max_abs_diff_vs_full is the largest gap between those rows and the full causal attention
+      // the kernel compares with (lib/attention's attendRow), recomputed exactly, not only bounded
+      const full = new Float64Array(d);
+      let gap = 0;
+      r.row_indices.forEach((i: number, k: number) => {
+        attendRow(Q, i * d, K, V, i, d, d, 1 / Math.sqrt(d), full, 0, undefined, 0, new Float64Array(L));
+        full.forEach((x, c) => (gap = Math.max(gap, Math.abs(r.output_sample[k][c] - x))));
+      });
+      expect(r.max_abs_diff_vs_full).to.equal(gap);
       // every evaluated row i on device p merges the p + 1 blocks at or before its own (causal)
       const owner = (i: number): number => r.per_device.findIndex((dev: any) => i >= dev.start && i < dev.end);
       expect(r.block_merges).to.equal(r.row_indices.reduce((acc: number, i: number) => acc + owner(i) + 1, 0));
@@ -103,7 +113,7 @@ describe('kernel ringattn/simulate', () => {
   });
 
   it('work sums to L(L+1)/2 in both layouts; imbalances match brute-force counts and their closed forms', () => {
-    for (const [L, P] of [[4096, 8], [1000, 7], [8192, 32], [5, 5], [97, 4]] as const) {
+    for (const [L, P] of [[4096, 8], [1000, 7], [8192, 32], [5, 5], [97, 4], [333, 1]] as const) {
       const r = runRaw(ring, q({ seq_len: L, devices: P })).result as any;
       const contiguous = new Array<number>(P).fill(0);
       const striped = new Array<number>(P).fill(0);
@@ -139,6 +149,7 @@ describe('kernel ringattn/simulate', () => {
         expect(r.comm_elements_per_device).to.equal((P - 1) * 2 * (L / P) * d);
       }
     }
+    expect(runRaw(ring).constants).to.deep.equal({ d, scale: 1 / Math.sqrt(d), causal: true, rows_target: 32, bytes_per_element: 2, layout_executed: 'contiguous' });
     const def = runRaw(ring).result as any;
     expect(def.imbalance_contiguous).to.be.closeTo(1.8748, 1e-4);
     expect(def.comm_bytes_per_device).to.equal(2 * def.comm_elements_per_device);
