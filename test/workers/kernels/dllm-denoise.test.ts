@@ -124,6 +124,22 @@ describe('kernel dllm/denoise', () => {
     }
   });
 
+  it('marginals with token 0 observed (first position, and after masked ones) and on a 256-token chain match the log-domain reference', () => {
+    const rng = new Rng(21);
+    const T: number[] = [];
+    for (let a = 0; a < V; a++) {
+      const w = Array.from({ length: V }, () => Math.exp(2 * rng.normal()));
+      const z = w.reduce((s, x) => s + x, 0);
+      T.push(...w.map((x) => x / z));
+    }
+    const pi0 = new Array(V).fill(1 / V);
+    const long = Array.from({ length: 256 }, (_, i) => (i % 17 === 5 ? -1 : (i * 7) % V)); // mostly observed: unscaled messages would underflow
+    for (const obs of [[0, -1, -1], [-1, 0], [-1, -1, 0, -1], [0, -1, 0, -1], [-1, 3, -1, 0], long]) {
+      const m = chainMarginals(pi0, T, V, obs);
+      logMarginals(T, obs).forEach((row, i) => row.forEach((p, x) => expect(m[i * V + x], `obs ${obs.length} i ${i} x ${x}`).to.be.closeTo(p, 1e-9)));
+    }
+  });
+
   it('the unmasking schedule is exactly L − round(L·s/steps); committed tokens are set once and counted per step', () => {
     for (const [L, steps] of [[64, 16], [37, 5], [10, 10], [256, 128], [1, 1], [100, 7]] as const) {
       const r = run({ seq_len: L, steps, seed: L + steps });
@@ -142,6 +158,10 @@ describe('kernel dllm/denoise', () => {
       let adj = 0;
       for (let i = 1; i < L; i++) if (step[i] === step[i - 1]) adj++;
       expect(r.parallel_conflicts.low_confidence).to.equal(adj);
+      // the confidence trace keeps the first 64 steps, as the constants say
+      expect(r.confidence_trace.min_committed).to.have.length(Math.min(steps, 64));
+      expect(r.confidence_trace.max_left_masked).to.have.length(Math.min(steps, 64));
+      expect(runRaw(dllm, { seq_len: String(L), steps: String(steps), seed: String(L + steps) }).constants).to.deep.include({ vocab: V, trace_steps: Math.min(steps, 64) });
     }
   });
 
