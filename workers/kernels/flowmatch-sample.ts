@@ -274,14 +274,12 @@ export default defineKernel<{ seed: number; dims: number; steps: number }>({
     const tg = drawTarget(d, rng.stream('target'));
     const nb = batchSize(d);
     const learned: Fit[] = [];
-    const exact: { a: Float64Array; B: Float64Array }[] = [];
     const perStep = [];
     for (let k = 0; k < K; k++) {
       const t = k / K;
       const fit = fitStep(tg, t, nb, rng.stream(`train/${k}`));
       const ex = exactField(tg, t);
       learned.push(fit);
-      exact.push(ex);
       perStep.push({
         t,
         fit_loss: fit.fitLoss,
