@@ -145,7 +145,6 @@ export function lossAndGrad(model: Kan, data: Prepared, grad: Float64Array): num
   const gh = new Float64Array(W);
   const idx2 = new Int32Array(W);
   const b2 = new Float64Array(4 * W);
-  const db2 = new Float64Array(4 * W);
   let loss = 0;
   for (let p = 0; p < data.N; p++) {
     h.fill(0);
@@ -178,7 +177,6 @@ export function lossAndGrad(model: Kan, data: Prepared, grad: Float64Array): num
           out += c * bs.b[r]!;
           dspline += c * bs.db[r]!;
           b2[4 * j + r] = bs.b[r]!;
-          db2[4 * j + r] = bs.db[r]!;
         }
       }
       gh[j] = theta[o.wb2 + j]! * siluGrad(h[j]!) + dspline;

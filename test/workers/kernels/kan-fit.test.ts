@@ -57,6 +57,8 @@ describe('kernel kan/fit', () => {
       }
     }
     expect(bsplineBasis(1.0001, -1, 1, 5).i).to.equal(-1);
+    expect(bsplineBasis(-1.0001, -1, 1, 5).i).to.equal(-1);
+    expect(bsplineBasis(-3.5, -3, 3, 7)).to.deep.equal({ i: -1, b: [0, 0, 0, 0], db: [0, 0, 0, 0] });
   });
 
   it('the returned parameters reproduce test_rmse through an independent forward pass', () => {
@@ -97,8 +99,18 @@ describe('kernel kan/fit', () => {
         return [x, y, Math.exp(Math.sin(Math.PI * x) + y * y)] as const;
       });
       const mse = (params: any): number => pts.reduce((acc, [x, y, f]) => acc + (kanForward(params, grid, x, y) - f) ** 2, 0) / samples;
-      // the initial parameters from stream `init`, laid out as the body lays out the final ones
-      const th = initKan(grid, width, new RngStreams(seed, 'kan/fit').stream('init')).theta;
+      // the initial parameters drawn here from stream `init` as documented (c1 at 0.1·N(0, 1) by
+      // input, unit, basis; w_base1 N(0, 1/2); c2 at 0.1·N(0, 1); w_base2 N(0, 1/width)), laid out
+      // as the body lays out the final ones; initKan must draw the same
+      const is = new RngStreams(seed, 'kan/fit').stream('init');
+      const draw = (count: number, f: () => number): number[] => Array.from({ length: count }, f);
+      const th = Float64Array.from([
+        ...draw(2 * width * n, () => 0.1 * is.normal()),
+        ...draw(2 * width, () => is.normal() / Math.SQRT2),
+        ...draw(width * n, () => 0.1 * is.normal()),
+        ...draw(width, () => is.normal() / Math.sqrt(width)),
+      ]);
+      expect(Array.from(initKan(grid, width, new RngStreams(seed, 'kan/fit').stream('init')).theta)).to.deep.equal(Array.from(th));
       const at = (o: number, len: number) => th.subarray(o, o + len);
       const init = {
         layer1: { coef: [0, 1].map((k) => Array.from({ length: width }, (_, j) => at((k * width + j) * n, n))), w_base: [0, 1].map((k) => at(2 * width * n + k * width, width)) },
@@ -139,9 +151,10 @@ describe('kernel kan/fit', () => {
         for (let p = 0; p < 10; p++) s += (kanForward(params(), G, xs[p]!, ys[p]!) - f[p]!) ** 2;
         return s / 10;
       };
+      // every parameter, zero gradients included: a gradient the code forgot to accumulate is 0
+      // where the finite difference is not
       let checked = 0;
       for (let p = 0; p < model.theta.length; p++) {
-        if (grad[p] === 0) continue;
         const h = 1e-6;
         const keep = model.theta[p]!;
         model.theta[p] = keep + h;
