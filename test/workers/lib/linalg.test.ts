@@ -81,6 +81,7 @@ describe('lib/linalg basics', () => {
     expect(cosine([1, 2], [2, 4])).to.be.closeTo(1, 1e-15);
     expect(cosine([1, 2], [-2, -4])).to.be.closeTo(-1, 1e-15);
     expect(cosine([1, 1], [1, 0])).to.be.closeTo(Math.SQRT1_2, 1e-15);
+    expect(cosine([3, 4], [4, 3])).to.be.closeTo(24 / 25, 1e-15); // neither norm is 1, nothing is clamped
     expect(cosine([0, 0], [1, 1])).to.equal(0);
     expect(cosine([1, 1], [0, 0])).to.equal(0);
     // rounding can push |a·b| / (|a||b|) past 1: the result is clamped
@@ -248,6 +249,12 @@ describe('lib/linalg eigensolvers', () => {
   });
 
   it('symmetricEigen on structured matrices: a known spectrum, a split tridiagonal, and a block whose Householder column is already zero', () => {
+    // [[2, 1], [1, 2]]: the vector of 1 is ±(1, −1)/√2, two entries of equal magnitude; the first is made positive
+    const two = symmetricEigen(Float64Array.from([2, 1, 1, 2]), 2);
+    expect(two.values[0]).to.equal(3);
+    expect(two.values[1]).to.be.closeTo(1, 1e-15);
+    const r = 0.7071067811865475; // the computed 1/√2, one ulp below Math.SQRT1_2
+    expect(Array.from(two.vectors)).to.deep.equal([r, r, r, -r]);
     // the path graph's Laplacian-like tridiagonal 2, −1: eigenvalues 2 − 2cos(kπ/(n+1))
     const n = 8;
     const t = new Float64Array(n * n);
