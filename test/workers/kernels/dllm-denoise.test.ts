@@ -142,7 +142,8 @@ describe('kernel dllm/denoise', () => {
 
   it('the unmasking schedule is exactly L − round(L·s/steps); committed tokens are set once and counted per step', () => {
     for (const [L, steps] of [[64, 16], [37, 5], [10, 10], [256, 128], [1, 1], [100, 7]] as const) {
-      const r = run({ seq_len: L, steps, seed: L + steps });
+      const raw = runRaw(dllm, { seq_len: String(L), steps: String(steps), seed: String(L + steps) });
+      const r = raw.result as any;
       const masked = r.masked_after_step as number[];
       expect(masked).to.have.length(steps);
       masked.forEach((m, s) => expect(m).to.equal(L - Math.round((L * (s + 1)) / steps)));
@@ -161,7 +162,7 @@ describe('kernel dllm/denoise', () => {
       // the confidence trace keeps the first 64 steps, as the constants say
       expect(r.confidence_trace.min_committed).to.have.length(Math.min(steps, 64));
       expect(r.confidence_trace.max_left_masked).to.have.length(Math.min(steps, 64));
-      expect(runRaw(dllm, { seq_len: String(L), steps: String(steps), seed: String(L + steps) }).constants).to.deep.include({ vocab: V, trace_steps: Math.min(steps, 64) });
+      expect(raw.constants).to.deep.include({ vocab: V, trace_steps: Math.min(steps, 64) });
     }
   });
 

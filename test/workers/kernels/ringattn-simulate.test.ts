@@ -149,8 +149,9 @@ describe('kernel ringattn/simulate', () => {
         expect(r.comm_elements_per_device).to.equal((P - 1) * 2 * (L / P) * d);
       }
     }
-    expect(runRaw(ring).constants).to.deep.equal({ d, scale: 1 / Math.sqrt(d), causal: true, rows_target: 32, bytes_per_element: 2, layout_executed: 'contiguous' });
-    const def = runRaw(ring).result as any;
+    const defaults = runRaw(ring);
+    expect(defaults.constants).to.deep.equal({ d, scale: 1 / Math.sqrt(d), causal: true, rows_target: 32, bytes_per_element: 2, layout_executed: 'contiguous' });
+    const def = defaults.result as any;
     expect(def.imbalance_contiguous).to.be.closeTo(1.8748, 1e-4);
     expect(def.comm_bytes_per_device).to.equal(2 * def.comm_elements_per_device);
     expect(def.single_device_elements).to.equal(3 * 4096 * d);
