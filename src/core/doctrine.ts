@@ -42,7 +42,7 @@ export type LedgerModeName = 'memory' | 'file' | 'postgres';
 /** Honesty rule 4 as it is true for the running mode. */
 export const LEDGER_RULE_TEXT: Record<LedgerModeName, string> = {
   memory: 'The ledger lives in process memory and is emptied on restart.',
-  file: 'The ledger is an append-only file on this machine: every acknowledged verdict was written and fdatasync\'ed before its answer and survives restarts.',
+  file: 'The ledger is an append-only file on this machine: every acknowledged verdict was written durably (O_DSYNC, as write + fdatasync) before its answer and survives restarts.',
   postgres: 'The ledger is one hash chain in PostgreSQL shared by every replica: every acknowledged verdict was committed before its answer and survives restarts.',
 };
 

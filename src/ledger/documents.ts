@@ -99,7 +99,7 @@ export function verifyOfflineSteps(keyUrl: string): string[] {
 const HONESTY_SIGNATURE = 'Real ECDSA P-256 SHA-256 signature over the DSSE v1 PAE, re-verified with the key its receipt names when this document was generated';
 const HONESTY_STORE = {
   memory: 'the ledger is in process memory and resets on restart.',
-  file: 'the ledger is an append-only JSON Lines file, fdatasync\'ed before every acknowledgement, and survives restarts.',
+  file: 'the ledger is an append-only JSON Lines file, written with O_DSYNC (durable) before every acknowledgement, and survives restarts.',
   postgres: 'the ledger is one hash chain in PostgreSQL shared by every replica, committed before every acknowledgement.',
 } as const;
 

@@ -18,7 +18,7 @@ export interface LedgerConfig {
   dataDir: string;
   /** postgres mode: connection URL (required there). */
   databaseUrl: string | null;
-  /** Nodes made durable by one write + fdatasync (or one transaction) at most. */
+  /** Nodes made durable by one O_DSYNC write (or one transaction) at most. */
   groupCommitMax: number;
   /** The longest an append waits for company before its batch is written, in ms. */
   groupCommitWaitMs: number;

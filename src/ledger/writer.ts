@@ -1,6 +1,6 @@
 /**
  * Group commit in front of a store (scale-out note 2.2): appends that arrive while a batch is being
- * made durable wait and go together in the next one, so one write + fdatasync (or one transaction)
+ * made durable wait and go together in the next one, so one durable (O_DSYNC) write (or one transaction)
  * serves many verdicts and the event loop never waits for the disk. Nodes reach the in-memory
  * mirror, and so every reader, the SSE stream and the HTTP answer, only once their batch is durable.
  * Commits and catch-ups from other replicas run one at a time, so the mirror only ever grows by

@@ -40,7 +40,7 @@ describe('ledger file mode', function () {
     // the doctrine, the evidence claim and the posture baseline follow the mode
     const doctrine = (await t.http.get('/api/svc/v1/doctrine')).body;
     expect(doctrine.limits.map((l: { code: string }) => l.code)).to.not.include('EPHEMERAL_LEDGER');
-    expect(doctrine.honesty_rules.find((r: { id: string }) => r.id === 'H4').text).to.match(/append-only file .* fdatasync'ed before its answer/);
+    expect(doctrine.honesty_rules.find((r: { id: string }) => r.id === 'H4').text).to.match(/append-only file .* written durably \(O_DSYNC, as write \+ fdatasync\) before its answer/);
     const claim = (await t.http.get('/api/svc/v1/evidence/research/ledger-durability/live')).body;
     expect(claim.status).to.equal('verified');
     expect(claim.observations).to.include({ mode: 'file', durability_state: 'DURABLE', persistence_scope: 'LOCAL_FILE', limit_present: false });

@@ -6,9 +6,11 @@
  *   <dataDir>/LOCK          the writer's identity; a second process refuses to start
  *   <dataDir>/keys/         every public key that has signed into this log (<keyid>.pem)
  *
- * Durability: a batch is written with one write() and made durable with fdatasync() before any of
- * its verdicts is answered (scale-out note 2.2–2.3). Both run on libuv's pool, never on the event
- * loop. Nothing is rewritten in place: the only truncation is of bytes that were never
+ * Durability: a batch is written with one write() on a descriptor opened with O_DSYNC, so the write
+ * returns only once the data (and the file size) is on stable storage, as write + fdatasync would,
+ * before any of its verdicts is answered (scale-out note 2.2–2.3). One system call and one trip
+ * through libuv's pool per batch instead of two (bench/README.md: ~7 % less CPU per verdict); it
+ * never runs on the event loop. Nothing is rewritten in place: the only truncation is of bytes that were never
  * acknowledged (a torn last line at start, or a batch whose write or sync failed).
  */
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
@@ -233,7 +235,7 @@ export class FileStore implements LedgerStore {
       this.opts.log?.warn({ index: corruptAt.index, reason: corruptAt.reason, file: this.path }, 'ledger file damaged: appends refused');
     } else {
       this.durableBytes = end;
-      this.fh = await open(this.path, 'a');
+      this.fh = await this.openForAppend();
       this.ready();
     }
     return { nodes: valid.length, trimmed, corruptAt, ms: performance.now() - started };
@@ -246,7 +248,6 @@ export class FileStore implements LedgerStore {
     try {
       let off = 0;
       while (off < buf.length) off += (await this.fh.write(buf, off, buf.length - off)).bytesWritten;
-      await this.fh.datasync();
     } catch (err) {
       this.fail(err as Error);
       throw this.refusal();
@@ -290,7 +291,12 @@ export class FileStore implements LedgerStore {
 
   private ready(): void {
     this.state = 'READY';
-    this.reason = `appending to ${this.path} with fdatasync before every acknowledgement`;
+    this.reason = `appending to ${this.path} with O_DSYNC writes (durable before every acknowledgement)`;
+  }
+
+  /** Every write on this descriptor is durable when it returns (data and size, like fdatasync). */
+  private openForAppend(): Promise<FileHandle> {
+    return open(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_DSYNC);
   }
 
   private refusal(): StoreUnavailableError {
@@ -309,7 +315,7 @@ export class FileStore implements LedgerStore {
     await dir.sync().catch(() => {});
     await dir.close();
     this.durableBytes = Buffer.byteLength(header);
-    this.fh = await open(this.path, 'a');
+    this.fh = await this.openForAppend();
   }
 
   /**
@@ -343,7 +349,7 @@ export class FileStore implements LedgerStore {
       await fh.truncate(this.durableBytes); // only the failed, unacknowledged batch is cut
       await fh.sync();
       await fh.close();
-      this.fh = await open(this.path, 'a');
+      this.fh = await this.openForAppend();
       this.ready();
       this.opts.log?.info({ attempts: this.attempts }, 'ledger file reopened: appends resume');
     } catch (err) {

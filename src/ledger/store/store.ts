@@ -3,7 +3,7 @@
  * LedgerWriter's group commit); a store only makes a sequenced batch durable and replays what it
  * holds at start. Three modes, chosen by `ledger.mode`, never falling back from one to another:
  *   memory   — nothing persisted (tests, throwaway demos)
- *   file     — an append-only JSON Lines log in the data directory, fdatasync'ed per batch
+ *   file     — an append-only JSON Lines log in the data directory, one O_DSYNC write per batch
  *   postgres — one chain in one table shared by every replica
  */
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../ledger.js';
