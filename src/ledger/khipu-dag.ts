@@ -19,7 +19,7 @@ export const dagParams = QJoi.object({
   node: Joi.alternatives()
     .try(QJoi.qint().min(0), Joi.string().pattern(/^(head|genesis|\d{1,12}|[0-9a-f]{8,64})$/))
     .default('head')
-    .description('the focus node: head, genesis, a ledger index, or a node-digest prefix of 8 to 64 hex (404 when none matches, 422 when ambiguous)'),
+    .description('the focus node: head, genesis, a ledger index, or a node-digest prefix of 8 to 64 hex (404 when none matches, 422 when ambiguous); a value of digits only is read as an index, so a prefix of digits only needs more characters'),
   depth: int(1, 64, 8).description('receipts walked back along the prev cord from the focus'),
   pendants: bool(true).description('add each receipt’s payload and envelope vertices'),
   proof: bool(true).description('add the RFC 9162 inclusion proof of the focus in the current tree'),
@@ -44,9 +44,9 @@ export function parseDagRequest(request: string): { params: DagParams; label: st
 }
 
 function focusNode(ledger: Ledger, node: string | number): LedgerNode | null {
-  if (ledger.size === 0 && (node === 'head' || node === 'genesis')) return null;
-  if (node === 'head') return ledger.newest()!;
-  if (node === 'genesis') return ledger.get(0)!;
+  // an empty ledger has neither: no focus
+  if (node === 'head') return ledger.newest() ?? null;
+  if (node === 'genesis') return ledger.get(0) ?? null;
   if (typeof node === 'number' || /^\d{1,12}$/.test(node)) {
     const found = ledger.get(Number(node));
     if (!found) throw Errors.itemNotFound('ledger node', String(node));
@@ -85,7 +85,8 @@ export function khipuDag(ledger: Ledger, key: SigningKey, store: LedgerStore, re
     }
   }
   const audit = focus && params.proof ? ledger.inclusionProof(focus.index, size) : null;
-  const consistency = params.since !== undefined && size > 0 ? ledger.consistencyProof(params.since, size) : null;
+  // 1 ≤ since ≤ size (schema and the check above), so the ledger is not empty here
+  const consistency = params.since !== undefined ? ledger.consistencyProof(params.since, size) : null;
   const effective = { ...params, node: params.node };
   return {
     schema: 'svc.kernel/v1',

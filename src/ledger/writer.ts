@@ -108,7 +108,8 @@ export class LedgerWriter {
     try {
       nodes.forEach((node, k) => this.ledger.applyNode(node, k >= ownFrom));
     } catch (err) {
-      // a durable node that does not extend the mirror is a bug, never a client's fault
+      // a durable node that does not extend the mirror is a bug, never a client's fault: the throw
+      // leaves flush() unhandled and ends the process (fail fast); the restart replays the store
       for (const r of batch) r.reject(err);
       throw err;
     }
@@ -120,7 +121,7 @@ export class LedgerWriter {
   }
 
   private serially<T>(job: () => Promise<T>): Promise<T> {
-    const run = this.exclusive.then(job, job);
+    const run = this.exclusive.then(job); // exclusive never rejects (caught below)
     this.exclusive = run.catch(() => {});
     return run;
   }
