@@ -157,6 +157,8 @@ export class FileStore implements LedgerStore {
   private state: AdapterStatus['state'] = 'REPLAYING';
   private reason = 'replaying the ledger file';
   private attempts = 0;
+  /** Set by close(): a reopen or a failed write in flight must not touch the file after it. */
+  private closed = false;
   private lastError: string | null = null;
   private retryAt = 0;
   private unlock: () => void;
@@ -281,6 +283,7 @@ export class FileStore implements LedgerStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const fh = this.fh;
     this.fh = null;
     if (this.state === 'READY') this.state = 'UNAVAILABLE';
@@ -324,6 +327,7 @@ export class FileStore implements LedgerStore {
    * and carry on, with a capped doubling backoff.
    */
   private fail(err: Error): void {
+    if (this.closed) return; // a write cut short by close(): nothing to recover
     this.state = 'UNAVAILABLE';
     this.lastError = err.message;
     this.reason = `ledger file write failed (${err.message}); appends are refused until it is reopened`;
@@ -342,14 +346,25 @@ export class FileStore implements LedgerStore {
   }
 
   private async reopen(): Promise<void> {
-    if (this.state !== 'UNAVAILABLE' || this.reason === 'closed') return;
+    if (this.state !== 'UNAVAILABLE' || this.closed) return;
     this.attempts++;
     try {
+      // close() may run during any await here: it releases the lock, after which another writer
+      // may own the file, so nothing is cut and no descriptor is kept once it has
       const fh = await open(this.path, 'r+');
-      await fh.truncate(this.durableBytes); // only the failed, unacknowledged batch is cut
-      await fh.sync();
-      await fh.close();
-      this.fh = await this.openForAppend();
+      try {
+        if (this.closed) return;
+        await fh.truncate(this.durableBytes); // only the failed, unacknowledged batch is cut
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      const append = await this.openForAppend();
+      if (this.closed) {
+        await append.close();
+        return;
+      }
+      this.fh = append;
       this.ready();
       this.opts.log?.info({ attempts: this.attempts }, 'ledger file reopened: appends resume');
     } catch (err) {
