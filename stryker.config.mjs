@@ -12,6 +12,8 @@ export default {
     config: '.mocharc.json',
     // test/support/mutate.mjs narrows this with --spec when it knows which tests reach a file
     spec: (process.env.MUTATE_SPEC ?? 'test/**/*.test.ts').split(','),
+    // mutate.mjs --grep: only the tests whose title matches (e.g. a file's in-process blocks, not its child-process ones)
+    ...(process.env.MUTATE_GREP ? { grep: process.env.MUTATE_GREP } : {}),
   },
   // each mutant runs only the tests that reached its code in the dry run
   coverageAnalysis: 'perTest',

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createHash, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { withTestApp } from '../helpers/app.js';
+import { HEALTH_MAX_AGE_MS } from '../../src/core/core.routes.js';
 import { Signer } from '../../src/ledger/signer.js';
 import { sh, withTempDir, write } from '../helpers/shell.js';
 import { leafHash, rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../src/lib/merkle.js';
@@ -206,6 +207,41 @@ describe('ledger routes', () => {
     ]);
   });
 
+  it('export: an index not in the ledger is 404 naming it, below -1 is 422; export and readiness are never cached', async () => {
+    await atLeast(2);
+    const size = await nodes();
+    expect((await app().http.get(`/api/svc/v1/receipt/export?index=${size}`)).body).to.deep.equal({ detail: `receipt '${size}' not found` });
+    expect((await app().http.get(`/api/svc/v1/receipt/export?index=${size}`)).status).to.equal(404);
+    const below = await app().http.get('/api/svc/v1/receipt/export?index=-2');
+    expect([below.status, below.body.detail[0].type, below.body.detail[0].loc]).to.deep.equal([422, 'greater_than_equal', ['query', 'index']]);
+    const first = await app().http.get('/api/svc/v1/receipt/export?index=0');
+    expect([first.status, first.body.node_index, first.headers['cache-control']]).to.deep.equal([200, 0, 'no-store']);
+    // the current key signed it: the export names the plain key URL, no ?keyid=
+    expect(first.body.public_key_url).to.match(/\/api\/svc\/v1\/edge\/pubkey\.pem$/);
+    expect((await app().http.get('/api/svc/v1/ledger/readiness')).headers['cache-control']).to.equal('no-store');
+  });
+
+  it('the PEM by keyid: the current key by default and by its own keyid; an unknown keyid is 404 naming it', async () => {
+    const current = await app().http.get('/api/svc/v1/edge/pubkey.pem');
+    expect([current.status, current.headers['content-type']]).to.deep.equal([200, 'application/x-pem-file']);
+    const keyid = createHash('sha256').update(createPublicKey(current.text).export({ type: 'spki', format: 'der' })).digest('hex');
+    expect((await app().http.get(`/api/svc/v1/edge/pubkey.pem?keyid=${keyid}`)).text).to.equal(current.text);
+    const other = 'f'.repeat(64);
+    const missing = await app().http.get(`/api/svc/v1/edge/pubkey.pem?keyid=${other}`);
+    expect([missing.status, missing.body]).to.deep.equal([404, { detail: `key '${other}' not found` }]);
+  });
+
+  it('/health reports the ledger from live state: node count against the cap, the store, and integrity', async () => {
+    await atLeast(1);
+    const size = await nodes();
+    // one computed answer per health window: wait it out so this one is computed now
+    await new Promise((r) => setTimeout(r, HEALTH_MAX_AGE_MS + 10));
+    const { checks } = (await app().http.get('/api/svc/v1/health')).body;
+    expect(checks['ledger:nodes']).to.include({ componentType: 'datastore', observedValue: size, observedUnit: 'nodes', status: 'pass', output: 'cap 100000' });
+    expect(checks['ledger:store']).to.include({ observedValue: 'EPHEMERAL', observedUnit: 'durability', status: 'pass', output: 'memory mode (PROCESS_MEMORY): memory mode: nothing is persisted' });
+    expect(checks['ledger:integrity']).to.include({ observedValue: true, observedUnit: 'boolean', status: 'pass', output: `chain and Merkle leaves recomputed for ${size} nodes` });
+  });
+
   it('publishes the key as JSON (JWK matches the PEM) and PEM', async () => {
     const { body } = await app().http.get('/api/svc/v1/edge/pubkey');
     const pem = await app().http.get('/api/svc/v1/edge/pubkey.pem');
@@ -234,5 +270,13 @@ describe('ledger cap', () => {
     expect(ready.body.ready).to.equal(false);
     expect(ready.body.reason).to.match(/^LEDGER_FULL/);
     expect((await app().http.get('/api/svc/v1/receipt/export?index=0')).body.export_state).to.equal('SIGNED_VERIFIED');
+  });
+
+  it('at the cap /health warns on the node count (nothing is wrong with the chain)', async () => {
+    await new Promise((r) => setTimeout(r, HEALTH_MAX_AGE_MS + 10));
+    const health = (await app().http.get('/api/svc/v1/health')).body;
+    expect(health.checks['ledger:nodes']).to.include({ observedValue: 2, status: 'warn', output: 'cap 2' });
+    expect(health.checks['ledger:integrity'].status).to.equal('pass');
+    expect(health.status).to.not.equal('pass');
   });
 });
