@@ -6,7 +6,7 @@
 import { verify } from 'node:crypto';
 import { definePlugin, type Built, type Plugin } from '../platform/plugin.js';
 import type { LedgerStatus, Services } from '../platform/services.js';
-import { pae, PAYLOAD_TYPE, verifySignature } from './dsse.js';
+import { pae, PAYLOAD_TYPE } from './dsse.js';
 import { durabilityState, type LedgerState } from './documents.js';
 import type { SigningKey } from './keys.js';
 import { Ledger } from './ledger.js';
@@ -66,13 +66,6 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
     verifyIntegrity: () => {
       const r = ledger.verifyIntegrity(true);
       return { ...r, root: ledger.size ? r.root : null };
-    },
-    verifyNewest: () => {
-      const n = ledger.newest();
-      if (!n) return null;
-      const signer = keyring.get(n.keyid);
-      const r = signer ? verifySignature(pae(PAYLOAD_TYPE, n.payload), n.sig, signer.publicKey) : { verified: false };
-      return { index: n.index, verified: r.verified, reason: r.verified ? 'newest receipt re-verified with the public key' : 'newest receipt does not verify' };
     },
     keyid: key.keyid,
     ephemeralKey: key.ephemeral,

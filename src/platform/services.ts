@@ -39,8 +39,6 @@ export interface LedgerStatus {
   root(): string | null;
   /** Recomputes the whole chain and Merkle root from the stored receipts. */
   verifyIntegrity(): { verified: boolean; nodes: number; root: string | null; reason: string };
-  /** Re-verifies the newest receipt's signature with the public key; null when empty. */
-  verifyNewest(): { index: number; verified: boolean; reason: string } | null;
   keyid: string;
   ephemeralKey: boolean;
   /** ledger.mode, and whether acknowledged nodes survive a restart. */

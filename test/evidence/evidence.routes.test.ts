@@ -30,7 +30,6 @@ function tamperableLedger(keyid: string, nodes: number): { status: LedgerStatus;
       const r = ledger.verifyIntegrity(true);
       return { ...r, root: ledger.size ? r.root : null };
     },
-    verifyNewest: () => null,
     mode: 'memory',
     durable: false,
     keyid,
