@@ -83,6 +83,8 @@ interface Internals {
   state: AdapterStatus['state'];
   retryAt: number;
   reopen(): Promise<void>;
+  openForAppend(): Promise<FileHandle>;
+  fail(err: Error): void;
 }
 const inside = (s: FileStore): Internals => s as unknown as Internals;
 
@@ -969,7 +971,56 @@ describe('ledger file store, in process (FileStore)', () => {
         expect(store.status().reason).to.equal('closed');
         expect(inside(store).fh).to.equal(null);
         expect(statSync(fileOf(d)).size).to.equal(bytes.length + 7); // another writer may own the file now
+        // the descriptor the reopen had opened is closed too
+        const open = openPaths();
+        if (open) expect(open.filter((p) => p === fileOf(d))).to.deep.equal([]);
         await refusal(store.commit(inputs(1, 1), { size: 1, head: chain(inputs(0, 1))[0]!.nodeDigest }));
+      } finally {
+        clock.restore();
+      }
+    });
+
+    it('closed while the reopen opens its append descriptor: that descriptor is closed, the store stays closed', async () => {
+      const d = fresh();
+      const { store } = await withNodes(d, 1, { recoveryBaseMs: 2000 });
+      inside(store).fh = failingHandle(inside(store).fh!, 3, EIO()).fh;
+      const reopens = spyReopen(store);
+      const clock = freezeClock(T);
+      const i = inside(store);
+      const opened: FileHandle[] = [];
+      const realOpen = i.openForAppend;
+      i.openForAppend = async () => {
+        const fh = await realOpen.call(i);
+        opened.push(fh);
+        await store.close(); // lands between the open and its use
+        return fh;
+      };
+      try {
+        await refusal(store.commit(inputs(1, 1), { size: 1, head: chain(inputs(0, 1))[0]!.nodeDigest }));
+        clock.timers[0]!.fn();
+        await reopens[0];
+        expect(store.status().state).to.equal('UNAVAILABLE');
+        expect(store.status().reason).to.equal('closed');
+        expect(i.fh).to.equal(null);
+        expect(opened).to.have.length(1);
+        const open = openPaths();
+        if (open) expect(open.filter((p) => p === fileOf(d))).to.deep.equal([]);
+      } finally {
+        clock.restore();
+      }
+    });
+
+    it('a write that fails after close() schedules no recovery and leaves the store closed', async () => {
+      const d = fresh();
+      const { store } = await withNodes(d, 1, {});
+      const clock = freezeClock(T);
+      try {
+        await store.close();
+        inside(store).fail(EIO());
+        expect(store.status().state).to.equal('UNAVAILABLE');
+        expect(store.status().reason).to.equal('closed');
+        expect(store.status().recovery.last_error).to.equal(null);
+        expect(clock.timers).to.have.length(0);
       } finally {
         clock.restore();
       }
