@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { Ledger, LedgerFullError, nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../../src/ledger/ledger.js';
 import { sha256 } from '../../src/ledger/dsse.js';
 import { consistencyProof as refConsistency, inclusionProof as refInclusion, leafHash, rootFromLeafHashes } from '../../src/lib/merkle.js';
+import { referenceChain } from '../helpers/ledger-reference.js';
 
 const input = (k: number, extra: Partial<AppendInput> = {}): AppendInput => ({
   kind: 'k',
@@ -16,16 +17,8 @@ const input = (k: number, extra: Partial<AppendInput> = {}): AppendInput => ({
   ...extra,
 });
 
-/** The chain recomputed from the inputs alone: d_i = SHA-256(domain ‖ u64be(i) ‖ d_(i−1) ‖ pae_i). */
-function chainOf(inputs: AppendInput[]): Buffer[] {
-  const out: Buffer[] = [];
-  inputs.forEach((inp, i) => {
-    const u64 = Buffer.alloc(8);
-    u64.writeBigUInt64BE(BigInt(i));
-    out.push(createHash('sha256').update('svc.khipu.node.v1\n').update(u64).update(out[i - 1] ?? Buffer.alloc(32)).update(inp.paeSha256).digest());
-  });
-  return out;
-}
+/** The chain recomputed from the inputs alone (test/helpers/ledger-reference.ts). */
+const chainOf = (inputs: AppendInput[]): Buffer[] => referenceChain(inputs);
 
 const sequenced = (inputs: AppendInput[]): LedgerNode[] => {
   const d = chainOf(inputs);

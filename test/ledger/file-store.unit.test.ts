@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import type { AppendInput, LedgerNode } from '../../src/ledger/ledger.js';
 import { acquireLock, FILE_SCHEMA, FileStore, LEDGER_FILE, LockHeldError, nodeLine, parseNodeLine, type FileStoreOptions } from '../../src/ledger/store/file-store.js';
 import { StoreUnavailableError, type AdapterStatus, type ReplayReport } from '../../src/ledger/store/store.js';
+import { referenceNodeDigest } from '../helpers/ledger-reference.js';
 
 const TYPE = 'application/vnd.svc.receipt+json';
 const ZERO = Buffer.alloc(32);
@@ -29,11 +30,7 @@ const sha = (b: Uint8Array | string): Buffer => createHash('sha256').update(b).d
 const paeOf = (payload: Buffer): Buffer => Buffer.concat([Buffer.from(`DSSEv1 ${Buffer.byteLength(TYPE)} ${TYPE} ${payload.length} `), payload]);
 
 /** d_i = SHA-256("svc.khipu.node.v1\n" ‖ u64be(i) ‖ prev ‖ pae_sha256), as README tells an auditor. */
-function digestOf(i: number, prev: Buffer, paeSha256: Buffer): Buffer {
-  const u64 = Buffer.alloc(8);
-  u64.writeBigUInt64BE(BigInt(i));
-  return createHash('sha256').update('svc.khipu.node.v1\n').update(u64).update(prev).update(paeSha256).digest();
-}
+const digestOf = referenceNodeDigest;
 
 function input(k: number, simulated?: boolean): AppendInput {
   const payload = Buffer.from(JSON.stringify({ verdict: k % 3 ? 'ALLOW' : 'DENY', track: `t${k}` }));
@@ -807,6 +804,22 @@ describe('ledger file store, in process (FileStore)', () => {
       return { store, nodes, bytes };
     }
 
+    /** One node stored, then a commit whose write fails after `partial` bytes (EIO): the store is UNAVAILABLE, its reopen timer recorded. */
+    async function afterFailedWrite(partial: number): Promise<{ d: string; store: FileStore; bytes: Buffer; reopens: Promise<void>[]; clock: ReturnType<typeof freezeClock> }> {
+      const d = fresh();
+      const { store, bytes } = await withNodes(d, 1, { recoveryBaseMs: 2000 });
+      inside(store).fh = failingHandle(inside(store).fh!, partial, EIO()).fh;
+      const reopens = spyReopen(store);
+      const clock = freezeClock(T);
+      try {
+        await refusal(store.commit(inputs(1, 1), { size: 1, head: chain(inputs(0, 1))[0]!.nodeDigest }));
+      } catch (err) {
+        clock.restore();
+        throw err;
+      }
+      return { d, store, bytes, reopens, clock };
+    }
+
     it('refuses the batch (UNAVAILABLE, retry-after from the backoff); the reopen cuts its bytes and the chain continues', async () => {
       const d = fresh();
       const { store, nodes, bytes } = await withNodes(d, 3, { retryAfterS: 2, recoveryBaseMs: 10_000, recoveryMaxMs: 60_000 });
@@ -935,13 +948,8 @@ describe('ledger file store, in process (FileStore)', () => {
     });
 
     it('closed while waiting: the timer then reopens nothing', async () => {
-      const d = fresh();
-      const { store, bytes } = await withNodes(d, 1, { recoveryBaseMs: 2000 });
-      inside(store).fh = failingHandle(inside(store).fh!, 7, EIO()).fh;
-      const reopens = spyReopen(store);
-      const clock = freezeClock(T);
+      const { d, store, bytes, reopens, clock } = await afterFailedWrite(7);
       try {
-        await refusal(store.commit(inputs(1, 1), { size: 1, head: chain(inputs(0, 1))[0]!.nodeDigest }));
         await store.close();
         expect(store.status()).to.deep.equal(status('UNAVAILABLE', 'closed', 0, 2, 'EIO: i/o error, write'));
         expect(existsSync(join(d, 'LOCK'))).to.equal(false);
@@ -957,13 +965,8 @@ describe('ledger file store, in process (FileStore)', () => {
     });
 
     it('closed during a reopen: the reopen cuts nothing and keeps no descriptor once close() has run', async () => {
-      const d = fresh();
-      const { store, bytes } = await withNodes(d, 1, { recoveryBaseMs: 2000 });
-      inside(store).fh = failingHandle(inside(store).fh!, 7, EIO()).fh;
-      const reopens = spyReopen(store);
-      const clock = freezeClock(T);
+      const { d, store, bytes, reopens, clock } = await afterFailedWrite(7);
       try {
-        await refusal(store.commit(inputs(1, 1), { size: 1, head: chain(inputs(0, 1))[0]!.nodeDigest }));
         clock.timers[0]!.fn(); // the reopen starts and awaits its open() ...
         await store.close(); // ... while the store is closed and the lock released
         await reopens[0];
@@ -981,11 +984,7 @@ describe('ledger file store, in process (FileStore)', () => {
     });
 
     it('closed while the reopen opens its append descriptor: that descriptor is closed, the store stays closed', async () => {
-      const d = fresh();
-      const { store } = await withNodes(d, 1, { recoveryBaseMs: 2000 });
-      inside(store).fh = failingHandle(inside(store).fh!, 3, EIO()).fh;
-      const reopens = spyReopen(store);
-      const clock = freezeClock(T);
+      const { d, store, reopens, clock } = await afterFailedWrite(3);
       const i = inside(store);
       const opened: FileHandle[] = [];
       const realOpen = i.openForAppend;
@@ -996,7 +995,6 @@ describe('ledger file store, in process (FileStore)', () => {
         return fh;
       };
       try {
-        await refusal(store.commit(inputs(1, 1), { size: 1, head: chain(inputs(0, 1))[0]!.nodeDigest }));
         clock.timers[0]!.fn();
         await reopens[0];
         expect(store.status().state).to.equal('UNAVAILABLE');

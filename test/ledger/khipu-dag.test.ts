@@ -13,6 +13,7 @@ import { Ledger, type AppendInput, type LedgerNode } from '../../src/ledger/ledg
 import { MemoryStore } from '../../src/ledger/store/memory-store.js';
 import type { AdapterState, LedgerStore } from '../../src/ledger/store/store.js';
 import { consistencyProof as refConsistency, inclusionProof as refInclusion, leafHash, rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../src/lib/merkle.js';
+import { referenceChain } from '../helpers/ledger-reference.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const sha256hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
@@ -26,16 +27,8 @@ const input = (k: number): AppendInput => ({
   keyid: 'key',
 });
 
-/** The chain recomputed from the inputs alone: d_i = SHA-256(domain ‖ u64be(i) ‖ d_(i−1) ‖ pae_i). */
-function chainOf(inputs: AppendInput[]): Buffer[] {
-  const out: Buffer[] = [];
-  inputs.forEach((inp, i) => {
-    const u64 = Buffer.alloc(8);
-    u64.writeBigUInt64BE(BigInt(i));
-    out.push(createHash('sha256').update('svc.khipu.node.v1\n').update(u64).update(out[i - 1] ?? Buffer.alloc(32)).update(inp.paeSha256).digest());
-  });
-  return out;
-}
+/** The chain recomputed from the inputs alone (test/helpers/ledger-reference.ts). */
+const chainOf = (inputs: AppendInput[]): Buffer[] => referenceChain(inputs);
 
 interface Edge {
   from: string;
