@@ -233,12 +233,14 @@ interface Viewer {
   events: { id: number; data: string }[];
   /** Times the stream was re-opened (a viewer too slow for the hub's send buffer is dropped and resumes). */
   opens: number;
+  /** Times the server answered with the stream's headers: from then on it sends this viewer every event. */
+  connected: number;
   close(): void;
 }
 
 /** An EventSource viewer: reconnects by itself with Last-Event-ID, as a browser does. */
 function watch(url: string, lastEventId?: number): Viewer {
-  const v: Viewer = { events: [], opens: 0, close: () => es.close() };
+  const v: Viewer = { events: [], opens: 0, connected: 0, close: () => es.close() };
   const es = new EventSource(url, {
     fetch: (input, init) => {
       const headers = new Headers(init?.headers);
@@ -247,6 +249,8 @@ function watch(url: string, lastEventId?: number): Viewer {
       return fetch(input, { ...init, headers });
     },
   });
+  // open: the response headers arrived, so the server has attached this viewer (fetch alone is not)
+  es.addEventListener('open', () => v.connected++);
   es.addEventListener('verdict', (e) => v.events.push({ id: Number(e.lastEventId), data: e.data as string }));
   return v;
 }
@@ -477,7 +481,7 @@ describe('ledger postgres mode', function () {
     it('2 x 500 concurrent verdicts on two replicas: one contiguous chain, same root and size on both; A streams B\'s verdicts in order; B resumes A\'s Last-Event-ID', async () => {
       const onA = watch(`${a!.base}/api/svc/v1/stream/verdicts`);
       viewers.push(onA);
-      await until('A\'s viewer to connect', 10_000, () => Promise.resolve(onA.opens > 0));
+      await until('A\'s viewer to connect', 10_000, () => Promise.resolve(onA.connected > 0));
       const answers = await Promise.all([...Array.from({ length: 500 }, (_, k) => postVerdict(a!.base, k)), ...Array.from({ length: 500 }, (_, k) => postVerdict(b!.base, 500 + k))]);
       expect(answers.filter((x) => x.status !== 200).map((x) => x.status), 'every verdict answered 200').to.deep.equal([]);
       const fromB = new Set(answers.slice(500).map((x) => x.index!));
