@@ -149,26 +149,23 @@ function failingHandle(real: FileHandle, partial: number, err: Error): { fh: Fil
   return { fh: fh as unknown as FileHandle, calls };
 }
 
-/** The open flags of a descriptor as the kernel reports them (Linux), or null elsewhere. */
-function fdFlags(fd: number): number | null {
-  const p = `/proc/self/fdinfo/${fd}`;
-  if (!existsSync(p)) return null;
-  const m = /^flags:\s+([0-7]+)$/m.exec(readFileSync(p, 'utf8'));
-  return m ? parseInt(m[1]!, 8) : null;
+/** The open flags of a descriptor as the kernel reports them (Linux /proc: the service's platform). */
+function fdFlags(fd: number): number {
+  const m = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+  expect(m, 'a flags line in /proc/self/fdinfo').to.not.equal(null);
+  return parseInt(m![1]!, 8);
 }
 function expectAppendDsync(store: FileStore): void {
   const fh = inside(store).fh;
   expect(fh, 'an append descriptor').to.not.equal(null);
   const flags = fdFlags(fh!.fd);
-  if (flags === null) return;
   expect(flags & 3, "write-only").to.equal(constants.O_WRONLY);
   expect(flags & constants.O_APPEND, 'O_APPEND').to.equal(constants.O_APPEND);
   expect(flags & constants.O_DSYNC, 'O_DSYNC').to.equal(constants.O_DSYNC);
 }
 
-/** What this process's descriptors point at (Linux), or null elsewhere. */
-function openPaths(): string[] | null {
-  if (!existsSync('/proc/self/fd')) return null;
+/** What this process's descriptors point at (Linux /proc: the service's platform). */
+function openPaths(): string[] {
   return readdirSync('/proc/self/fd').flatMap((fd) => {
     try {
       return [readlinkSync(`/proc/self/fd/${fd}`)];
@@ -290,7 +287,7 @@ describe('ledger file store, in process (FileStore)', () => {
       const t1 = Date.now();
       expect(fsyncs).to.equal(1);
       const real = realpathSync(d);
-      expect(openPaths()?.filter((p) => p.startsWith(real)) ?? [], 'descriptors left open').to.deep.equal([]);
+      expect(openPaths().filter((p) => p.startsWith(real)), 'descriptors left open').to.deep.equal([]);
       expect(statSync(join(d, 'keys')).isDirectory()).to.equal(true);
       const text = readFileSync(join(d, 'LOCK'), 'utf8');
       expect(text.endsWith('}\n')).to.equal(true);
@@ -975,8 +972,7 @@ describe('ledger file store, in process (FileStore)', () => {
         expect(inside(store).fh).to.equal(null);
         expect(statSync(fileOf(d)).size).to.equal(bytes.length + 7); // another writer may own the file now
         // the descriptor the reopen had opened is closed too
-        const open = openPaths();
-        if (open) expect(open.filter((p) => p === fileOf(d))).to.deep.equal([]);
+        expect(openPaths().filter((p) => p === fileOf(d))).to.deep.equal([]);
         await refusal(store.commit(inputs(1, 1), { size: 1, head: chain(inputs(0, 1))[0]!.nodeDigest }));
       } finally {
         clock.restore();
@@ -1001,8 +997,7 @@ describe('ledger file store, in process (FileStore)', () => {
         expect(store.status().reason).to.equal('closed');
         expect(i.fh).to.equal(null);
         expect(opened).to.have.length(1);
-        const open = openPaths();
-        if (open) expect(open.filter((p) => p === fileOf(d))).to.deep.equal([]);
+        expect(openPaths().filter((p) => p === fileOf(d))).to.deep.equal([]);
       } finally {
         clock.restore();
       }
