@@ -45,7 +45,10 @@ export class NodeTable {
     if (!Number.isFinite(ms) || new Date(ms).toISOString() !== n.tsUtc) this.tsText.set(i, n.tsUtc);
     const key = paeKey(n.paeSha256);
     const prev = this.byPae.get(key);
-    this.byPae.set(key, prev === undefined ? i : Array.isArray(prev) ? [...prev, i] : [prev, i]);
+    // identical receipts (same frame, same millisecond) share a key: their list grows in place
+    if (prev === undefined) this.byPae.set(key, i);
+    else if (Array.isArray(prev)) prev.push(i);
+    else this.byPae.set(key, [prev, i]);
   }
 
   digest(i: number): Buffer {

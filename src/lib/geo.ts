@@ -56,11 +56,13 @@ export function pointInPolygon(p: LatLon, ring: readonly LonLat[]): boolean {
 /** Metres from the point to the nearest ring edge, on the local equirectangular plane (zones are small). */
 export function distanceToPolygonM(p: LatLon, ring: readonly LonLat[]): number {
   const cos = Math.cos(p.lat * RAD);
-  const toXY = ([lo, la]: LonLat): [number, number] => [(lo - p.lon) * RAD * EARTH_RADIUS_M * cos, (la - p.lat) * RAD * EARTH_RADIUS_M];
   let best = Infinity;
   for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-    const [ax, ay] = toXY(ring[j]!);
-    const [bx, by] = toXY(ring[i]!);
+    // plane coordinates of the edge's ends, relative to p (no tuple per vertex: every verdict runs this)
+    const ax = (ring[j]![0] - p.lon) * RAD * EARTH_RADIUS_M * cos;
+    const ay = (ring[j]![1] - p.lat) * RAD * EARTH_RADIUS_M;
+    const bx = (ring[i]![0] - p.lon) * RAD * EARTH_RADIUS_M * cos;
+    const by = (ring[i]![1] - p.lat) * RAD * EARTH_RADIUS_M;
     const dx = bx - ax;
     const dy = by - ay;
     const len2 = dx * dx + dy * dy;

@@ -3,17 +3,26 @@
  * (main thread) and the manifest kernel. Leaf hash SHA-256(0x00‖d), node hash SHA-256(0x01‖l‖r),
  * split at the largest power of two strictly below n, empty tree = SHA-256("").
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
-const LEAF = Buffer.from([0]);
-const NODE = Buffer.from([1]);
+const LEAF = 0x00;
+const NODE = 0x01;
 
+// prefix and data in one buffer, hashed in one call: no Hash object per hash (the ledger hashes
+// a leaf and about one node per append, and the proofs of every verdict answer)
 export function leafHash(data: Uint8Array): Buffer {
-  return createHash('sha256').update(LEAF).update(data).digest();
+  const buf = Buffer.allocUnsafe(1 + data.byteLength);
+  buf[0] = LEAF;
+  buf.set(data, 1);
+  return hash('sha256', buf, 'buffer');
 }
 
 export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
-  return createHash('sha256').update(NODE).update(left).update(right).digest();
+  const buf = Buffer.allocUnsafe(1 + left.byteLength + right.byteLength);
+  buf[0] = NODE;
+  buf.set(left, 1);
+  buf.set(right, 1 + left.byteLength);
+  return hash('sha256', buf, 'buffer');
 }
 
 export const EMPTY_ROOT: Buffer = createHash('sha256').digest();

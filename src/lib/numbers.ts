@@ -3,7 +3,7 @@
  * every float is rounded once, at serialisation, to 12 significant digits; -0 becomes 0;
  * a non-finite number is a kernel bug and throws (the front end answers 500, never `null`).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export const SIGNIFICANT_DIGITS = 12;
 
@@ -39,15 +39,26 @@ export function roundDeep(value: unknown, path = '$'): unknown {
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (ArrayBuffer.isView(value)) return canonicalJson(Array.from(value as unknown as ArrayLike<number>));
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  // string building without entry arrays: this runs for every receipt and every kernel body
+  let out: string;
+  if (Array.isArray(value)) {
+    out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + (canonicalJson(value[i]) ?? '');
+    return `${out}]`;
+  }
+  // the default sort orders by UTF-16 code units, as RFC 8785 asks
+  const keys = Object.keys(value).sort();
+  out = '{';
+  for (const k of keys) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v === undefined) continue;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(k)}:${canonicalJson(v)}`;
+  }
+  return `${out}}`;
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }
 
 /**

@@ -45,14 +45,20 @@ export function evaluate(frame: TelemetryFrame, zones: readonly NoFlyZone[], pre
   const lambda = round6(Math.min(empirical, floor));
   const breaches: Breach[] = [];
   if (geo.inside) breaches.push({ rule: 'geofence', zone: geo.zone! });
-  for (const a of AXES) if (axes[a.name]! < a.limit) breaches.push({ rule: 'axis', axis: a.name, value: round6(axes[a.name]!), limit: a.limit });
+  // one pass over the axes (in their documented order) for breaches and the rounded scores
+  const rounded: Record<string, number> = {};
+  for (const a of AXES) {
+    const score = axes[a.name]!;
+    const r = (rounded[a.name] = round6(score));
+    if (score < a.limit) breaches.push({ rule: 'axis', axis: a.name, value: r, limit: a.limit });
+  }
   return {
     decision: decide(lambda),
     lambda,
     lambdaEmpirical: round6(empirical),
     lambdaFloor: LAMBDA_FLOOR,
     pacBayes: { n, kl_posterior_prior: KL_POSTERIOR_PRIOR, delta: DELTA, bound: round6(bound), certified_floor: round6(floor) },
-    axes: Object.fromEntries(Object.entries(axes).map(([k, v]) => [k, round6(v)])),
+    axes: rounded,
     geofence: { inside: geo.inside, zone: geo.zone, distance_m: geo.distanceM === null ? null : Math.round(geo.distanceM * 10) / 10 },
     breaches,
   };

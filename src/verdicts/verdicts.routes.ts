@@ -8,10 +8,30 @@ import { telemetryFrameSchema, type TelemetryFrame } from './telemetry.js';
 import type { Verdict, VerdictService } from './verdict-service.js';
 import { VERDICT } from './verdicts.responses.js';
 
+/** The signed receipt of a verdict answer: the DSSE document, its payload again, and where the key is. */
+function receiptPart(node: LedgerNode, keyUrl: string | null): Record<string, unknown> {
+  const dsse = dsseDocument(node);
+  const part: Record<string, unknown> = { dsse, payload_b64: dsse.payload, keyid: node.keyid };
+  if (keyUrl) part.public_key_url = keyUrl;
+  return part;
+}
+
+/** Where a verdict sits in the ledger, with its inclusion proof against the tree as it is now. */
+function ledgerPart(node: LedgerNode, ledger: Ledger): Record<string, unknown> {
+  const size = ledger.size;
+  return {
+    index: node.index,
+    node_digest: node.nodeDigest.toString('hex'),
+    prev: node.prev.toString('hex'),
+    ledger_size: size,
+    khipu_root: ledger.root(size).toString('hex'),
+    inclusion_proof: { leaf_index: node.index, tree_size: size, audit_path: ledger.inclusionProof(node.index, size).map((h) => h.toString('hex')) },
+  };
+}
+
 /** The public shape of a verdict; also what the SSE stream and the edge scene carry. */
 export function verdictBody(v: Verdict, ledger: Ledger, keyUrl: string | null): Record<string, unknown> {
   const e = v.evaluation;
-  const size = ledger.size;
   return {
     schema: 'svc.verdict/v1',
     track_id: v.frame.track_id,
@@ -26,15 +46,8 @@ export function verdictBody(v: Verdict, ledger: Ledger, keyUrl: string | null): 
     breaches: e.breaches,
     simulated: v.simulated,
     ts_utc: v.node.tsUtc,
-    receipt: { dsse: dsseDocument(v.node), payload_b64: v.node.payload.toString('base64'), keyid: v.node.keyid, ...(keyUrl ? { public_key_url: keyUrl } : {}) },
-    ledger: {
-      index: v.node.index,
-      node_digest: v.node.nodeDigest.toString('hex'),
-      prev: v.node.prev.toString('hex'),
-      ledger_size: size,
-      khipu_root: ledger.root(size).toString('hex'),
-      inclusion_proof: { leaf_index: v.node.index, tree_size: size, audit_path: ledger.inclusionProof(v.node.index, size).map((h) => h.toString('hex')) },
-    },
+    receipt: receiptPart(v.node, keyUrl),
+    ledger: ledgerPart(v.node, ledger),
   };
 }
 
@@ -47,7 +60,6 @@ export function verdictBody(v: Verdict, ledger: Ledger, keyUrl: string | null): 
 export function nodeVerdictBody(node: LedgerNode, ledger: Ledger, keyUrl: string | null): Record<string, unknown> {
   const signed = JSON.parse(node.payload.toString('utf8')) as { payload: ReceiptBody };
   const b = signed.payload;
-  const size = ledger.size;
   return {
     schema: 'svc.verdict/v1',
     track_id: null,
@@ -63,15 +75,8 @@ export function nodeVerdictBody(node: LedgerNode, ledger: Ledger, keyUrl: string
     simulated: node.simulated,
     ts_utc: node.tsUtc,
     evaluation: 'FROM_SIGNED_RECEIPT',
-    receipt: { dsse: dsseDocument(node), payload_b64: node.payload.toString('base64'), keyid: node.keyid, ...(keyUrl ? { public_key_url: keyUrl } : {}) },
-    ledger: {
-      index: node.index,
-      node_digest: node.nodeDigest.toString('hex'),
-      prev: node.prev.toString('hex'),
-      ledger_size: size,
-      khipu_root: ledger.root(size).toString('hex'),
-      inclusion_proof: { leaf_index: node.index, tree_size: size, audit_path: ledger.inclusionProof(node.index, size).map((h) => h.toString('hex')) },
-    },
+    receipt: receiptPart(node, keyUrl),
+    ledger: ledgerPart(node, ledger),
   };
 }
 
