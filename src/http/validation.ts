@@ -4,6 +4,7 @@
  */
 import type { ObjectSchema, ValidationError, ValidationErrorItem } from 'joi';
 import { Errors, MAX_ISSUES, tooMany, type ValidationIssue } from './errors.js';
+import { fastAccept } from './fast-accept.js';
 import { described, describedAt, hasRule, ruleLimit, walkDescribed } from './schema-walk.js';
 
 export type Source = 'query' | 'path' | 'body';
@@ -159,6 +160,8 @@ export function validatePart<T>(
   prefix: (string | number)[] = [],
 ): { value: T; issues: ValidationIssue[] } {
   if (!schema) return { value: raw as T, issues: [] };
+  // a plainly valid JSON body skips joi (fast-accept.ts): joi would return it unchanged
+  if (source === 'body' && fastAccept(schema)?.(raw)) return { value: raw as T, issues: [] };
   // a list far over its limit is refused before joi visits (and reports) every item
   const oversized = oversizedArrays(schema, source, raw, prefix);
   if (oversized.length) return { value: raw as T, issues: oversized };
