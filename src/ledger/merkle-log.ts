@@ -11,6 +11,12 @@ export class MerkleLog {
   private readonly levels: HashColumn[] = [new HashColumn()];
   /** The current root, computed once per size (it is read several times per request). */
   private cachedRoot: { size: number; hash: Buffer } | null = null;
+  /**
+   * Hashes of the incomplete subtrees along the right edge of the current tree, MTH(D[lo:size]) by
+   * lo: every inclusion proof against the current size needs some of them, and the answers of one
+   * group commit (all proved against the same size) share them. Dropped when the tree grows.
+   */
+  private edge: { size: number; byLo: Map<number, Buffer> } = { size: 0, byLo: new Map() };
 
   get size(): number {
     return this.levels[0]!.length;
@@ -43,8 +49,16 @@ export class MerkleLog {
       if (level && lo / n < level.length) return level.get(lo / n);
     }
     if (n === 1) return this.levels[0]!.get(lo);
+    const onEdge = hi === this.size;
+    if (onEdge) {
+      if (this.edge.size !== hi) this.edge = { size: hi, byLo: new Map() };
+      const known = this.edge.byLo.get(lo);
+      if (known) return known;
+    }
     const k = splitPoint(n);
-    return nodeHash(this.rangeHash(lo, lo + k), this.rangeHash(lo + k, hi));
+    const hash = nodeHash(this.rangeHash(lo, lo + k), this.rangeHash(lo + k, hi));
+    if (onEdge) this.edge.byLo.set(lo, hash);
+    return hash;
   }
 
   root(size = this.size): Buffer {

@@ -1,10 +1,10 @@
 // MerkleLog beyond root and proofs: every range hash against the recursive definition, the cached
-// levels it keeps (level k holds the complete 2^k-leaf subtrees), the empty tree, and the argument
-// checks of the proofs.
+// levels it keeps (level k holds the complete 2^k-leaf subtrees), the right-edge memo while the log
+// grows, the empty tree, and the argument checks of the proofs.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { MerkleLog } from '../../src/ledger/merkle-log.js';
-import { leafHash, rootFromLeafHashes } from '../../src/lib/merkle.js';
+import { inclusionProof, leafHash, rootFromLeafHashes } from '../../src/lib/merkle.js';
 
 const data = (k: number) => createHash('sha256').update(`leaf ${k}`).digest();
 const hex = (b: Buffer) => b.toString('hex');
@@ -20,6 +20,22 @@ describe('ledger MerkleLog', () => {
     for (let lo = 0; lo <= 13; lo++) for (let hi = lo; hi <= 13; hi++) expect(hex(log.rangeHash(lo, hi)), `[${lo}, ${hi})`).to.equal(hex(rootFromLeafHashes(leaves.slice(lo, hi))));
     expect(log.size).to.equal(13);
     expect(hex(log.leaf(12))).to.equal(hex(leaves[12]!));
+  });
+
+  it('proofs and right-edge ranges at the current size stay right while the log grows between them (the edge memo is per size)', () => {
+    const log = new MerkleLog();
+    const leaves: Buffer[] = [];
+    for (let k = 0; k < 40; k++) {
+      log.append(data(k));
+      leaves.push(leafHash(data(k)));
+      const n = leaves.length;
+      // every proof against the current size, twice (the second from the memo), and an earlier size
+      for (const pass of [1, 2]) {
+        for (let i = 0; i < n; i++) expect(log.inclusionProof(i, n).map(hex), `leaf ${i} of ${n}, pass ${pass}`).to.deep.equal(inclusionProof(leaves, i).map(hex));
+        for (let lo = 0; lo < n; lo++) expect(hex(log.rangeHash(lo, n)), `[${lo}, ${n})`).to.equal(hex(rootFromLeafHashes(leaves.slice(lo, n))));
+      }
+      if (n > 1) expect(log.inclusionProof(0, n - 1).map(hex)).to.deep.equal(inclusionProof(leaves.slice(0, n - 1), 0).map(hex));
+    }
   });
 
   it('caches complete subtrees level by level: level k holds ⌊n/2^k⌋ hashes, each the MTH of its 2^k leaves', () => {

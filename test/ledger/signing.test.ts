@@ -21,19 +21,33 @@ const p256 = () => generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const derKeyid = (k: KeyObject) => createHash('sha256').update(k.export({ type: 'spki', format: 'der' })).digest('hex');
 
 /** A pool stand-in: signs 'sign' tasks with `key`, runs 'verify' through the worker's own handler, records every task. */
-function fakePool(key: KeyObject, opts: { fail?: boolean } = {}) {
+function fakePool(key: KeyObject, opts: { fail?: boolean; inLargerBuffer?: boolean } = {}) {
   const tasks: Task[] = [];
+  const larger: ArrayBuffer[] = [];
   const pool = {
     run<T>(task: Task): Promise<{ value: T }> {
       tasks.push(task);
       if (opts.fail) return Promise.reject(new Error('pool down'));
-      if (task.kind === 'sign') return Promise.resolve({ value: task.paes.map((p) => new Uint8Array(sign('sha256', p, key))) as T });
+      if (task.kind === 'sign') {
+        // as a worker's answer arrives: each signature in an ArrayBuffer of its own size, or (to
+        // check the copy) at an offset inside a larger one
+        const sigs = task.paes.map((p) => new Uint8Array(sign('sha256', p, key)));
+        const placed = opts.inLargerBuffer
+          ? sigs.map((s) => {
+              const big = new Uint8Array(1024);
+              larger.push(big.buffer);
+              big.set(s, 8);
+              return big.subarray(8, 8 + s.length);
+            })
+          : sigs;
+        return Promise.resolve({ value: placed as T });
+      }
       const res = hostHandle(task);
       if (!res.ok) return Promise.reject(new Error(res.error.msg));
       return Promise.resolve({ value: res.value as T });
     },
   };
-  return { pool: pool as unknown as WorkerPool, tasks };
+  return { pool: pool as unknown as WorkerPool, tasks, larger };
 }
 
 describe('signing path', () => {
@@ -70,7 +84,7 @@ describe('signing path', () => {
     expect(verifySignature(msg, raw.subarray(0, 63), publicKey)).to.deep.equal({ verified: false, encoding: null });
   });
 
-  it('Signer: PAEs of one turn go in ⌈n/batchMax⌉ round trips, each promise gets its own signature, as an exact-size copy', async () => {
+  it('Signer: PAEs of one turn go in ⌈n/batchMax⌉ round trips, each promise gets its own signature, as an exact-size Buffer', async () => {
     const { privateKey, publicKey } = p256();
     const { pool, tasks } = fakePool(privateKey);
     const signer = new Signer(pool, 4);
@@ -85,6 +99,19 @@ describe('signing path', () => {
     // a later turn is a new batch
     await signer.sign(paes[0]!);
     expect([signer.batches, signer.signatures]).to.deep.equal([4, 11]);
+  });
+
+  it('Signer: a signature inside a larger buffer is copied out at its exact size, never kept as a view of the rest', async () => {
+    const { privateKey, publicKey } = p256();
+    const { pool, larger } = fakePool(privateKey, { inLargerBuffer: true });
+    const signer = new Signer(pool, 4);
+    const paes = [1, 2, 3].map((k) => pae(PAYLOAD_TYPE, Buffer.from(`{"k":${k}}`)));
+    const sigs = await Promise.all(paes.map((p) => signer.sign(p)));
+    sigs.forEach((s, k) => {
+      expect(Buffer.isBuffer(s)).to.equal(true);
+      expect(verify('sha256', paes[k]!, publicKey, s), `sig ${k}`).to.equal(true);
+      expect(larger.includes(s.buffer as ArrayBuffer), `sig ${k} is a view of the 1 KiB answer`).to.equal(false);
+    });
   });
 
   it('Signer: a failed round trip rejects every PAE of its batch', async () => {

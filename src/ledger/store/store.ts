@@ -100,7 +100,8 @@ export function sequence(inputs: readonly AppendInput[], tip: Tip): LedgerNode[]
   return inputs.map((input, k) => {
     const index = tip.size + k;
     const digest = nodeDigest(index, prev, input.paeSha256);
-    const node: LedgerNode = { ...input, simulated: input.simulated ?? false, index, prev, nodeDigest: digest };
+    // written out, not spread: every node of every batch gets the same object shape
+    const node: LedgerNode = { index, kind: input.kind, tsUtc: input.tsUtc, payload: input.payload, paeSha256: input.paeSha256, sig: input.sig, keyid: input.keyid, prev, nodeDigest: digest, simulated: input.simulated ?? false };
     prev = digest;
     return node;
   });
