@@ -56,6 +56,7 @@ export default function handle(task: Task): TaskResult<unknown> {
     case 'kernel':
       return runKernelTask(task);
     case 'sign':
+    case 'receipts':
       // signing runs in its own lane (workers/sign-host.ts); kernel threads never hold the key
       return { ok: false, error: { code: 'BAD_TASK', msg: 'signing runs in the signing lane' }, stats: { runMs: 0 } };
     case 'verify': {

@@ -2,6 +2,7 @@
  * Messages between the main thread and the worker host. Results are envelopes: errors never
  * cross the thread boundary as exceptions (their class and fields would be lost).
  */
+import type { ReceiptBody } from '../src/ledger/receipt.js';
 
 export interface KernelTask {
   kind: 'kernel';
@@ -21,6 +22,29 @@ export interface SignTask {
   paes: Uint8Array[];
 }
 
+/**
+ * Serialises, hashes and signs receipts in the signing lane (taking them off the main thread): per
+ * item the canonical payload (receipt.ts), SHA-256 of its PAE and the signature over the PAE.
+ */
+export interface ReceiptTask {
+  kind: 'receipts';
+  items: { body: ReceiptBody; tsUtc: string }[];
+}
+
+/**
+ * The receipts of one batch, packed into one buffer (small Buffers are views of shared 8 KiB slabs,
+ * and each would drag its slab through the clone). Item i is at `at[i]`: payload (`payloadLen[i]`
+ * bytes), then its 32-byte PAE SHA-256, then the signature (`sigLen[i]` bytes). An item that could
+ * not be serialised has payloadLen -1 and its reason in `errors[i]`; the others are unaffected.
+ */
+export interface PackedReceipts {
+  bytes: Uint8Array;
+  at: number[];
+  payloadLen: number[];
+  sigLen: number[];
+  errors: (string | null)[];
+}
+
 /** Verifies DER ECDSA P-256 signatures over PAEs with public keys given as SPKI DER, by keyid. */
 export interface VerifyTask {
   kind: 'verify';
@@ -28,7 +52,7 @@ export interface VerifyTask {
   items: { pae: Uint8Array; sig: Uint8Array; keyid: string }[];
 }
 
-export type Task = KernelTask | SignTask | VerifyTask | ProbeTask;
+export type Task = KernelTask | SignTask | ReceiptTask | VerifyTask | ProbeTask;
 
 export interface TaskStats {
   /** Wall time of the run inside the worker, in milliseconds. */

@@ -1,13 +1,24 @@
 /**
  * Batched signing in the worker pool. One P-256 signature (~32 µs) costs about as much as a pool
- * round trip, so PAEs that arrive together are signed in one task: requests queue for the rest of
- * the current event-loop turn (setImmediate), then up to `batchMax` go in one round trip.
+ * round trip, so work that arrives together goes in one task: requests queue for the rest of the
+ * current event-loop turn (setImmediate), then up to `batchMax` go in one round trip. Two kinds:
+ * bare PAEs (sign), and whole receipts (signReceipt), which the lane also serialises and hashes so
+ * that work stays off the main thread.
  */
 import type { WorkerPool } from '../platform/pool.js';
+import type { PackedReceipts, Task } from '../../workers/tasks.js';
+import type { ReceiptBody } from './receipt.js';
 
-interface Pending {
-  pae: Buffer;
-  resolve(sig: Buffer): void;
+/** A receipt as the lane made it: the exact signed payload, SHA-256 of its PAE, the DER signature. */
+export interface SignedReceipt {
+  payload: Buffer;
+  paeSha256: Buffer;
+  sig: Buffer;
+}
+
+interface Pending<I, O> {
+  input: I;
+  resolve(out: O): void;
   reject(err: unknown): void;
 }
 
@@ -37,38 +48,91 @@ function packed(paes: readonly Buffer[]): Uint8Array[] {
   });
 }
 
+/** Item i of a packed answer, as views of the one buffer the batch arrived in (its own, exact size). */
+function unpackReceipt(r: PackedReceipts, i: number): SignedReceipt | Error {
+  const len = r.payloadLen[i]!;
+  if (len < 0) return new Error(r.errors[i] ?? 'receipt could not be serialised');
+  const bytes = Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
+  const at = r.at[i]!;
+  return {
+    payload: bytes.subarray(at, at + len),
+    paeSha256: bytes.subarray(at + len, at + len + 32),
+    sig: bytes.subarray(at + len + 32, at + len + 32 + r.sigLen[i]!),
+  };
+}
+
+/** One kind of signing work: its queue, and how a batch becomes a task and the answer results. */
+class Lane<I, O> {
+  private queue: Pending<I, O>[] = [];
+
+  constructor(
+    private readonly signer: Signer,
+    private readonly task: (inputs: I[]) => Task,
+    private readonly results: (value: unknown, count: number) => (O | Error)[],
+  ) {}
+
+  add(input: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({ input, resolve, reject });
+      this.signer.schedule();
+    });
+  }
+
+  flush(pool: WorkerPool, batchMax: number): void {
+    while (this.queue.length) {
+      const batch = this.queue.splice(0, batchMax);
+      this.signer.batches++;
+      this.signer.signatures += batch.length;
+      pool.run<unknown>(this.task(batch.map((p) => p.input))).then(
+        ({ value }) => {
+          const out = this.results(value, batch.length);
+          batch.forEach((p, i) => (out[i] instanceof Error ? p.reject(out[i]) : p.resolve(out[i] as O)));
+        },
+        (err: unknown) => batch.forEach((p) => p.reject(err)),
+      );
+    }
+  }
+}
+
 export class Signer {
-  private queue: Pending[] = [];
   private scheduled = false;
   /** Batches sent and signatures made, for the batching-gain figures. */
   batches = 0;
   signatures = 0;
+  private readonly paes = new Lane<Buffer, Buffer>(
+    this,
+    (paes) => ({ kind: 'sign', paes: packed(paes) }),
+    (value) => (value as Uint8Array[]).map(asBuffer),
+  );
+  private readonly receipts = new Lane<{ body: ReceiptBody; tsUtc: string }, SignedReceipt>(
+    this,
+    (items) => ({ kind: 'receipts', items }),
+    (value, count) => Array.from({ length: count }, (_, i) => unpackReceipt(value as PackedReceipts, i)),
+  );
 
   constructor(
     private readonly pool: WorkerPool,
     private readonly batchMax: number,
   ) {}
 
+  /** The DER signature over `pae`. */
   sign(pae: Buffer): Promise<Buffer> {
-    return new Promise<Buffer>((resolve, reject) => {
-      this.queue.push({ pae, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
+    return this.paes.add(pae);
   }
 
-  private flush(): void {
-    this.scheduled = false;
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, this.batchMax);
-      this.batches++;
-      this.signatures += batch.length;
-      this.pool.run<Uint8Array[]>({ kind: 'sign', paes: packed(batch.map((p) => p.pae)) }).then(
-        ({ value }) => batch.forEach((p, i) => p.resolve(asBuffer(value[i]!))),
-        (err: unknown) => batch.forEach((p) => p.reject(err)),
-      );
-    }
+  /** The receipt of `body` at `tsUtc`, serialised, hashed and signed in the lane. */
+  signReceipt(body: ReceiptBody, tsUtc: string): Promise<SignedReceipt> {
+    return this.receipts.add({ body, tsUtc });
+  }
+
+  /** @internal the lanes call this when they have work: one flush per event-loop turn. */
+  schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.paes.flush(this.pool, this.batchMax);
+      this.receipts.flush(this.pool, this.batchMax);
+    });
   }
 }

@@ -322,7 +322,7 @@ export class WorkerPool {
   }
 
   async run<T = string>(task: Task, opts: RunOptions = {}): Promise<RunOutcome<T>> {
-    if (task.kind === 'sign') return this.runSign<T>(task, opts);
+    if (task.kind === 'sign' || task.kind === 'receipts') return this.runSign<T>(task, opts);
     if (!this.kernelsBooted) await this.kernelsReady;
     const budget = opts.deadlineMs ?? this.cfg.taskDeadlineMs;
     const key = WorkerPool.keyOf(task);

@@ -1,16 +1,15 @@
 /**
  * The one path from telemetry to a ledger node, shared by POST /verdict, POST /edge/3d and the
- * simulated flight: evaluate, serialise the receipt, sign in the pool (batched), then append in
- * one synchronous step. A batch is all-or-nothing: slots are reserved first, every signature is
+ * simulated flight: evaluate, then serialise, hash and sign the receipt in the signing lane
+ * (batched), then append in one durable batch. A batch is all-or-nothing: slots are reserved first, every signature is
  * awaited, and only then are the nodes appended together.
  */
 import type { NoFlyZone } from '../ledger/ledger.config.js';
-import { pae, PAYLOAD_TYPE, sha256 } from '../ledger/dsse.js';
 import { LedgerFullError, type Ledger, type LedgerNode } from '../ledger/ledger.js';
 import type { LedgerWriter } from '../ledger/writer.js';
 import { StoreUnavailableError } from '../ledger/store/store.js';
-import { RECEIPT_KIND, receiptPayload } from '../ledger/receipt.js';
-import type { Signer } from '../ledger/signer.js';
+import { RECEIPT_KIND } from '../ledger/receipt.js';
+import type { SignedReceipt, Signer } from '../ledger/signer.js';
 import { Errors } from '../http/errors.js';
 import type { PreviousFix } from './axes.js';
 import { evaluate, type Evaluation } from './evaluate.js';
@@ -83,21 +82,20 @@ export class VerdictService {
         const previous = batchFixes.get(frame.track_id) ?? this.tracks.get(frame.track_id);
         const evaluation = evaluate(frame, this.zones, previous, nowMs);
         batchFixes.set(frame.track_id, { lat: frame.lat, lon: frame.lon, atMs: frame.ts_utc ? Date.parse(frame.ts_utc) : nowMs });
-        const tsUtc = new Date(nowMs).toISOString();
-        const payload = receiptPayload(
-          { breaches: evaluation.breaches, decision: evaluation.decision, geofence_inside: evaluation.geofence.inside, lambda: evaluation.lambda, lambda_floor: evaluation.lambdaFloor },
-          tsUtc,
-        );
-        const paeBytes = pae(PAYLOAD_TYPE, payload);
-        return { frame, evaluation, tsUtc, payload, paeBytes };
+        return { frame, evaluation };
       });
     } catch (err) {
       this.ledger.release(frames.length);
       throw err;
     }
-    let sigs: Buffer[];
+    const tsUtc = new Date(nowMs).toISOString();
+    let receipts: SignedReceipt[];
     try {
-      sigs = await Promise.all(prepared.map((p) => this.signer.sign(p.paeBytes)));
+      receipts = await Promise.all(
+        prepared.map(({ evaluation: e }) =>
+          this.signer.signReceipt({ breaches: e.breaches, decision: e.decision, geofence_inside: e.geofence.inside, lambda: e.lambda, lambda_floor: e.lambdaFloor }, tsUtc),
+        ),
+      );
     } catch (err) {
       this.ledger.release(frames.length);
       throw err;
@@ -106,7 +104,7 @@ export class VerdictService {
     let nodes: LedgerNode[];
     try {
       nodes = await this.writer.append(
-        prepared.map((p, i) => ({ kind: RECEIPT_KIND, tsUtc: p.tsUtc, payload: p.payload, paeSha256: sha256(p.paeBytes), sig: sigs[i]!, keyid: this.keyid, simulated })),
+        receipts.map((r) => ({ kind: RECEIPT_KIND, tsUtc, payload: r.payload, paeSha256: r.paeSha256, sig: r.sig, keyid: this.keyid, simulated })),
       );
     } catch (err) {
       this.ledger.release(frames.length);

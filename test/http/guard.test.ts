@@ -123,7 +123,9 @@ describe('write guard, shedding and health (issue 17 items 3, 10, 12, 14, 15)', 
 
   it('item 12: a verdict that fails at signing does not update its track history', async () => {
     let fail = true;
-    const signer = { sign: async () => (fail ? Promise.reject(new Error('signing failed')) : Buffer.alloc(72, 1)) } as unknown as Signer;
+    const signer = {
+      signReceipt: async () => (fail ? Promise.reject(new Error('signing failed')) : { payload: Buffer.from('{}'), paeSha256: Buffer.alloc(32, 2), sig: Buffer.alloc(72, 1) }),
+    } as unknown as Signer;
     const ledger = new Ledger(10);
     const svc = new VerdictService(ledger, new LedgerWriter(ledger, new MemoryStore(), { groupMax: 64, waitMs: 0, queueMax: 64, retryAfterS: 1 }), signer, 'k', [], 1);
     const nowMs = Date.parse('2026-01-01T00:00:00Z');

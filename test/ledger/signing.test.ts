@@ -1,5 +1,5 @@
 // The signing path in units: DSSE PAE and signature encodings, the batched Signer (with a pool that
-// signs in-process), key loading and keyids, the keyring, and the start-up signature sweep (with the
+// signs in-process) for PAEs and for whole receipts (the lane's signReceipts), key loading and keyids, the keyring, and the start-up signature sweep (with the
 // worker's own verify handler run in-process).
 import { expect } from 'chai';
 import { createHash, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
@@ -13,7 +13,8 @@ import { Signer } from '../../src/ledger/signer.js';
 import type { LedgerNode } from '../../src/ledger/ledger.js';
 import type { WorkerPool } from '../../src/platform/pool.js';
 import hostHandle from '../../workers/host.js';
-import signHandle from '../../workers/sign-host.js';
+import signHandle, { signReceipts } from '../../workers/sign-host.js';
+import { receiptPayload, type ReceiptBody } from '../../src/ledger/receipt.js';
 import type { Task } from '../../workers/tasks.js';
 import { withTempDir } from '../helpers/shell.js';
 
@@ -28,6 +29,8 @@ function fakePool(key: KeyObject, opts: { fail?: boolean; inLargerBuffer?: boole
     run<T>(task: Task): Promise<{ value: T }> {
       tasks.push(task);
       if (opts.fail) return Promise.reject(new Error('pool down'));
+      // cloned as a worker's answer is: the packed receipts arrive in a buffer of their own
+      if (task.kind === 'receipts') return Promise.resolve({ value: structuredClone(signReceipts(task.items, key)) as T });
       if (task.kind === 'sign') {
         // as a worker's answer arrives: each signature in an ArrayBuffer of its own size, or (to
         // check the copy) at an offset inside a larger one
@@ -122,9 +125,62 @@ describe('signing path', () => {
     expect((results[0] as PromiseRejectedResult).reason.message).to.equal('pool down');
   });
 
-  it('the signing lane signs only sign tasks, and only with a key (in-process there is none)', () => {
+  it('the signing lane signs only sign and receipt tasks, and only with a key (in-process there is none); kernel threads sign nothing', () => {
     expect(signHandle({ kind: 'probe' })).to.deep.include({ ok: false, error: { code: 'BAD_TASK', msg: 'the signing lane only signs' } });
     expect(signHandle({ kind: 'sign', paes: [] })).to.deep.include({ ok: false, error: { code: 'NO_SIGNING_KEY', msg: 'pool started without a signing key' } });
+    expect(signHandle({ kind: 'receipts', items: [] })).to.deep.include({ ok: false, error: { code: 'NO_SIGNING_KEY', msg: 'pool started without a signing key' } });
+    expect(hostHandle({ kind: 'receipts', items: [] })).to.deep.include({ ok: false, error: { code: 'BAD_TASK', msg: 'signing runs in the signing lane' } });
+  });
+
+  const receiptBody = (lambda: number): ReceiptBody => ({ breaches: [{ rule: 'axis', axis: 'freshness', value: 0.25, limit: 0.3 }], decision: 'REVIEW', geofence_inside: false, lambda, lambda_floor: 0.7 });
+  const TS = '2026-11-26T09:00:00.000Z';
+
+  it('signReceipts: each receipt serialised, its PAE hashed and signed, packed back to back; one that cannot be serialised fails alone', () => {
+    const { privateKey, publicKey } = p256();
+    const items = [{ body: receiptBody(0.8), tsUtc: TS }, { body: receiptBody(Number.NaN), tsUtc: TS }, { body: receiptBody(0.95), tsUtc: '2026-11-26T09:00:01.000Z' }];
+    const r = signReceipts(items, privateKey);
+    expect(r.errors).to.deep.equal([null, 'receipt holds a non-finite number', null]);
+    expect(r.payloadLen[1]).to.equal(-1);
+    let at = 0;
+    for (const i of [0, 2]) {
+      const payload = receiptPayload(items[i]!.body, items[i]!.tsUtc);
+      const paeBytes = pae(PAYLOAD_TYPE, payload);
+      expect(r.at[i]).to.equal(at);
+      expect(r.payloadLen[i]).to.equal(payload.length);
+      const bytes = Buffer.from(r.bytes);
+      expect(bytes.subarray(at, at + payload.length).equals(payload), `payload ${i}`).to.equal(true);
+      expect(bytes.subarray(at + payload.length, at + payload.length + 32).equals(sha256(paeBytes)), `pae sha ${i}`).to.equal(true);
+      const sig = bytes.subarray(at + payload.length + 32, at + payload.length + 32 + r.sigLen[i]!);
+      expect(verify('sha256', paeBytes, publicKey, sig), `sig ${i}`).to.equal(true);
+      at += payload.length + 32 + sig.length;
+    }
+    expect(r.bytes.length).to.equal(at);
+  });
+
+  it('Signer.signReceipt: receipts and PAEs of one turn go in one task per kind; each gets its own views; a bad receipt rejects alone', async () => {
+    const { privateKey, publicKey } = p256();
+    const { pool, tasks } = fakePool(privateKey);
+    const signer = new Signer(pool, 8);
+    const bodies = [0.8, Number.NaN, 0.91, 0.99].map(receiptBody);
+    const probe = pae(PAYLOAD_TYPE, Buffer.from('{"probe":1}'));
+    const [results, probeSig] = await Promise.all([Promise.allSettled(bodies.map((b) => signer.signReceipt(b, TS))), signer.sign(probe)]);
+    expect(tasks.map((t) => t.kind)).to.deep.equal(['sign', 'receipts']);
+    expect([signer.batches, signer.signatures]).to.deep.equal([2, 5]);
+    expect(verify('sha256', probe, publicKey, probeSig)).to.equal(true);
+    expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason.message).to.equal('receipt holds a non-finite number');
+    for (const k of [0, 2, 3]) {
+      const r = (results[k] as PromiseFulfilledResult<{ payload: Buffer; paeSha256: Buffer; sig: Buffer }>).value;
+      const payload = receiptPayload(bodies[k]!, TS);
+      expect(r.payload.equals(payload), `payload ${k}`).to.equal(true);
+      expect(r.paeSha256.equals(sha256(pae(PAYLOAD_TYPE, payload))), `pae sha ${k}`).to.equal(true);
+      expect(verify('sha256', pae(PAYLOAD_TYPE, payload), publicKey, r.sig), `sig ${k}`).to.equal(true);
+      expect([Buffer.isBuffer(r.payload), Buffer.isBuffer(r.sig)]).to.deep.equal([true, true]);
+    }
+    // a failed round trip rejects every receipt of its batch
+    const down = new Signer(fakePool(privateKey, { fail: true }).pool, 8);
+    const failed = await Promise.allSettled([down.signReceipt(bodies[0]!, TS), down.signReceipt(bodies[2]!, TS)]);
+    expect(failed.map((r) => r.status)).to.deep.equal(['rejected', 'rejected']);
   });
 
   it('keys: keyid is SHA-256 of the DER SPKI, the JWK is the public point, ephemeral only without a file', async () => {

@@ -8,8 +8,8 @@ import { expect } from 'chai';
 import { pae, PAYLOAD_TYPE, sha256 } from '../../src/ledger/dsse.js';
 import type { NoFlyZone } from '../../src/ledger/ledger.config.js';
 import { Ledger, type AppendInput, type LedgerNode } from '../../src/ledger/ledger.js';
-import { RECEIPT_KIND, receiptPayload } from '../../src/ledger/receipt.js';
-import type { Signer } from '../../src/ledger/signer.js';
+import { RECEIPT_KIND, receiptPayload, type ReceiptBody } from '../../src/ledger/receipt.js';
+import type { SignedReceipt, Signer } from '../../src/ledger/signer.js';
 import { MemoryStore } from '../../src/ledger/store/memory-store.js';
 import { StoreUnavailableError, type Tip } from '../../src/ledger/store/store.js';
 import { LedgerWriter } from '../../src/ledger/writer.js';
@@ -46,7 +46,11 @@ function deferred<T>(): Deferred<T> {
 
 const sigFor = (bytes: Buffer): Buffer => sha256(Buffer.concat([Buffer.from('sig:'), bytes]));
 
-/** Records every PAE it is asked to sign; can hold signatures back or refuse some. */
+/**
+ * Records every PAE it is asked to sign; can hold signatures back or refuse some. Receipts are made
+ * as the signing lane makes them (workers/sign-host.ts): serialised, PAE, SHA-256, signed; one that
+ * cannot be serialised fails alone.
+ */
 class FakeSigner {
   readonly calls: Buffer[] = [];
   hold: Deferred<void> | null = null;
@@ -58,6 +62,12 @@ class FakeSigner {
     const err = this.refuse?.(bytes);
     if (err) throw err;
     return sigFor(bytes);
+  }
+
+  async signReceipt(body: ReceiptBody, tsUtc: string): Promise<SignedReceipt> {
+    const payload = receiptPayload(body, tsUtc);
+    const paeBytes = pae(PAYLOAD_TYPE, payload);
+    return { payload, paeSha256: sha256(paeBytes), sig: await this.sign(paeBytes) };
   }
 }
 
@@ -199,7 +209,8 @@ describe('verdict service (VerdictService)', () => {
     const err = await failure(svc.decideAll([moving('trk', 10, NOW - 1000), poisoned], { nowMs: NOW }));
     expect(err).to.be.instanceOf(Error).and.not.instanceOf(AppError);
     expect((err as Error).message).to.equal('receipt holds a non-finite number');
-    expect([signer.calls.length, store.commits.length, svc.appended, ledger.size]).to.deep.equal([0, 0, 0, 0]);
+    // the lane signs the batch's other receipt, but nothing of the batch is appended
+    expect([signer.calls.length, store.commits.length, svc.appended, ledger.size]).to.deep.equal([1, 0, 0, 0]);
     // both slots are free again, and the failed frame of 'trk' did not become its previous fix
     const vs = await svc.decideAll([moving('trk', 10.0001), bare], { nowMs: NOW });
     expectPrevious(vs[0]!, undefined, NOW);
