@@ -7,8 +7,7 @@
  */
 import { sign, type KeyObject } from 'node:crypto';
 import { workerData } from 'node:worker_threads';
-import { pae, PAYLOAD_TYPE, sha256 } from '../src/ledger/dsse.js';
-import { receiptPayload } from '../src/ledger/receipt.js';
+import { pae, PAYLOAD_TYPE, receiptPayload, sha256 } from '../src/lib/receipt-bytes.js';
 import type { PackedReceipts, ReceiptTask, Task, TaskResult } from './tasks.js';
 
 // handed over once at pool start (KeyObjects clone across threads); never logged, never returned

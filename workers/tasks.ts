@@ -2,7 +2,7 @@
  * Messages between the main thread and the worker host. Results are envelopes: errors never
  * cross the thread boundary as exceptions (their class and fields would be lost).
  */
-import type { ReceiptBody } from '../src/ledger/receipt.js';
+import type { ReceiptBody } from '../src/lib/receipt-bytes.js';
 
 export interface KernelTask {
   kind: 'kernel';

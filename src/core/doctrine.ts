@@ -4,9 +4,10 @@
  * status comes from the last evidence refresh when that feature is present.
  */
 import { canonicalJson, sha256Hex } from '../lib/numbers.js';
+import { RECEIPT_DOCTRINE } from '../lib/receipt-bytes.js';
 
 export const API_VERSION = '1.0.0';
-export const RECEIPT_DOCTRINE = 'v11';
+export { RECEIPT_DOCTRINE };
 export const MESH_DOCTRINE = 'v10';
 
 export const HONESTY_RULES = [

@@ -2,21 +2,12 @@
  * DSSE v1 (secure-systems-lab/dsse protocol 1.0.2): the signature covers
  * PAE = "DSSEv1" SP len(type) SP type SP len(body) SP body, lengths in bytes, never the bare body.
  */
-import { hash, verify, type KeyObject } from 'node:crypto';
+import { verify, type KeyObject } from 'node:crypto';
 
-export const PAYLOAD_TYPE = 'application/vnd.svc.receipt+json';
+// PAE and its hash are made in src/lib (the signing lane makes them too)
+export { pae, PAYLOAD_TYPE, sha256 } from '../lib/receipt-bytes.js';
 export const DSSE_HONESTY =
   'ECDSA-P256-SHA256 DSSE v1 envelope: the ASN.1 DER signature covers the pre-authentication encoding of payloadType and payload; verify with the published public key (edge/pubkey.pem) or POST /khipu/verify.';
-
-export function pae(payloadType: string, body: Buffer): Buffer {
-  const type = Buffer.from(payloadType, 'utf8');
-  return Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `), type, Buffer.from(` ${body.length} `), body]);
-}
-
-/** One-shot (crypto.hash): no Hash object per call, about a quarter cheaper for these small inputs. */
-export function sha256(data: Uint8Array): Buffer {
-  return hash('sha256', data, 'buffer');
-}
 
 /** Strict base64 (standard or URL-safe, optional padding): Node's decoder silently skips junk. */
 const STD_B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
