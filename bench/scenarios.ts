@@ -18,6 +18,13 @@ export interface Scenario {
 
 const ratio = (row: Summary, base: Summary, vs: string): Row => ({ ...row, ratio: row.reqPerSec / base.reqPerSec, vs });
 
+/**
+ * A baseline measured before and after the rows compared with it (A-B-A): this machine's speed
+ * drifts by a quarter from minute to minute, and a ratio to one side only measures the drift as
+ * much as the service. Ratios use the mean of the two; both runs are listed.
+ */
+const bracketed = (before: Summary, after: Summary): Summary => ({ ...before, reqPerSec: (before.reqPerSec + after.reqPerSec) / 2 });
+
 const KERNEL = '/api/svc/v1/ssm/scan';
 /** Health probes per second in the overload scenario. */
 const HEALTH_RATE = 200;
@@ -32,8 +39,9 @@ export const SCENARIOS: Scenario[] = [
       await warm(`${bare.base}/`);
       await warm(`${koa.base}/hello`);
       const b = await load('baseline node:http hello', { url: `${bare.base}/` });
-      const k = await load('baseline koa+router hello', { url: `${koa.base}/hello` });
-      const rows: Row[] = [b, ratio(k, b, 'vs node:http')];
+      const k1 = await load('baseline koa+router hello (before)', { url: `${koa.base}/hello` });
+      const rows: Row[] = [b, ratio(k1, b, 'vs node:http')];
+      const measured: Summary[] = [];
       let doctrine: Summary | undefined;
       // the unknown path measures the middleware chain alone; /doctrine adds a static handler
       for (const [label, path] of [
@@ -43,15 +51,18 @@ export const SCENARIOS: Scenario[] = [
       ] as const) {
         await warm(`${svc.base}${path}`);
         const row = await load(label, { url: `${svc.base}${path}` });
-        rows.push(ratio(row, k, 'vs koa+router'));
+        measured.push(row);
         if (path.endsWith('/doctrine')) doctrine = row;
       }
+      const k2 = await load('baseline koa+router hello (after)', { url: `${koa.base}/hello` });
+      const k = bracketed(k1, k2);
+      rows.push(k2, ...measured.map((row) => ratio(row, k, 'vs koa+router (mean)')));
       // /doctrine answers 3 KB where the hello answers 17 bytes: the same-size body served by bare
       // Koa tells what of the gap is the body's size (framework, loopback, the generator's parsing)
       const bytes = (await (await fetch(`${svc.base}/api/svc/v1/doctrine`)).arrayBuffer()).byteLength;
       await warm(`${koa.base}/sized/${bytes}`);
       const sized = await load(`baseline koa+router, a ${bytes}-byte JSON body`, { url: `${koa.base}/sized/${bytes}` });
-      rows.push(ratio(sized, k, 'vs koa+router'), ratio({ ...doctrine!, label: '↳ /doctrine against the same-size body' }, sized, 'vs same size'));
+      rows.push(ratio(sized, k, 'vs koa+router (mean)'), ratio({ ...doctrine!, label: '↳ /doctrine against the same-size body' }, sized, 'vs same size'));
       return rows;
     },
   },
@@ -67,9 +78,10 @@ export const SCENARIOS: Scenario[] = [
         await warm(`${svc.base}${path}`);
         // the effective parameters the route runs with, so the bare pool runs exactly the same task
         const params = ((await (await fetch(`${svc.base}${path}`)).json()) as { params: Record<string, unknown> }).params;
-        const bare = await poolBaseline(`baseline bare pool ${id} (in-process)`, id, params);
+        const bare1 = await poolBaseline(`baseline bare pool ${id} (in-process, before)`, id, params);
         const http = await load(`GET ${path} (defaults)`, { url: `${svc.base}${path}` });
-        rows.push(bare, ratio(http, bare, 'vs bare pool'));
+        const bare2 = await poolBaseline(`baseline bare pool ${id} (in-process, after)`, id, params);
+        rows.push(bare1, bare2, ratio(http, bracketed(bare1, bare2), 'vs bare pool (mean)'));
       }
       return rows;
     },
@@ -80,10 +92,12 @@ export const SCENARIOS: Scenario[] = [
     async run({ koa, svc }) {
       const post = { url: `${svc.base}/api/svc/v1/verdict`, method: 'POST' as const, body: FRAME, headers: { 'content-type': 'application/json' } };
       await warm(post.url, post);
-      const k = await load('baseline koa+router hello', { url: `${koa.base}/hello` });
+      const k1 = await load('baseline koa+router hello (before)', { url: `${koa.base}/hello` });
       const h = await load('GET /api/svc/v1/health', { url: `${svc.base}/api/svc/v1/health` });
       const v = await load('POST /api/svc/v1/verdict', post);
-      return [k, ratio(h, k, 'vs koa+router'), ratio(v, k, 'vs koa+router')];
+      const k2 = await load('baseline koa+router hello (after)', { url: `${koa.base}/hello` });
+      const k = bracketed(k1, k2);
+      return [k1, k2, ratio(h, k, 'vs koa+router (mean)'), ratio(v, k, 'vs koa+router (mean)')];
     },
   },
   {
