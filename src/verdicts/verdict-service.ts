@@ -1,8 +1,8 @@
 /**
  * The one path from telemetry to a ledger node, shared by POST /verdict, POST /edge/3d and the
  * simulated flight: evaluate, then serialise, hash and sign the receipt in the signing lane
- * (batched), then append in one durable batch. A batch is all-or-nothing: slots are reserved first, every signature is
- * awaited, and only then are the nodes appended together.
+ * (batched), then append in one durable batch. A batch is all-or-nothing: slots are reserved
+ * first, every receipt is awaited, and only then are the nodes appended together.
  */
 import type { NoFlyZone } from '../ledger/ledger.config.js';
 import { LedgerFullError, type Ledger, type LedgerNode } from '../ledger/ledger.js';
