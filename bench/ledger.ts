@@ -9,14 +9,13 @@ import { generateKeyPairSync, createHash, sign } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { load, printTable, startServer, warm, type Summary } from './lib.js';
+import { load, printTable, startServer, warm, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
 import { pae, PAYLOAD_TYPE } from '../src/ledger/dsse.js';
 import { keyidOf } from '../src/ledger/keyring.js';
 import { ZERO_DIGEST, nodeDigest } from '../src/ledger/ledger.js';
 import { FILE_SCHEMA, LEDGER_FILE, nodeLine } from '../src/ledger/store/file-store.js';
 import { usePostgres } from '../test/helpers/postgres.js';
 
-const FRAME = JSON.stringify({ track_id: 'a1b2c3', source: 'ADS-B', lat: 36.5, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 });
 
 /** A valid, signed 100k-node ledger directory, written the way the file store writes it. */
 export function writeSyntheticLedger(dir: string, nodes: number): void {

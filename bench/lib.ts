@@ -2,7 +2,7 @@
 import autocannon, { type Result } from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -226,4 +226,26 @@ export function saveReport(name: string, report: unknown): string {
   const file = new URL(`./results/${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, import.meta.url);
   writeFileSync(file, JSON.stringify(report, null, 2));
   return file.pathname;
+}
+
+/** The telemetry frame every verdict scenario posts. */
+export const VERDICT_FRAME = JSON.stringify({ track_id: 'a1b2c3', source: 'ADS-B', lat: 36.5, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 });
+
+/**
+ * CPU seconds (user + system) of a process's main thread and of the whole process, from /proc
+ * (Linux). A wall-clock profile charges a thread's waits for the CPU to whatever it was running
+ * (on a loaded machine, mostly writev: a loopback write wakes the client, which may take the
+ * core), so the cost per request is read from the CPU clocks instead.
+ */
+export function cpuSeconds(pid: number): { main: number; all: number } | null {
+  try {
+    const ticks = (stat: string): number => {
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
+    };
+    const hz = 100; // USER_HZ: 100 on every Linux ABI node runs on
+    return { main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) / hz, all: ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')) / hz };
+  } catch {
+    return null;
+  }
 }

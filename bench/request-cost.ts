@@ -23,8 +23,8 @@ import { join } from 'node:path';
 import { Duplex } from 'node:stream';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
+import { VERDICT_FRAME as FRAME } from './lib.js';
 
-const FRAME = JSON.stringify({ track_id: 'a1b2c3', source: 'ADS-B', lat: 36.5, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 });
 
 interface Target {
   server: 'koa' | 'svc';

@@ -1,5 +1,5 @@
 /** Load scenarios. Each returns rows; a ratio compares with a baseline measured in the same run. */
-import { DURATION_S, load, paced, warm, type Server, type Summary } from './lib.js';
+import { DURATION_S, load, paced, warm, type Server, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
 import { poolBaseline } from './pool-baseline.js';
 
 export interface Servers {
@@ -29,7 +29,6 @@ const KERNEL = '/api/svc/v1/ssm/scan';
 /** Health probes per second in the overload scenario. */
 const HEALTH_RATE = 200;
 
-const FRAME = JSON.stringify({ track_id: 'a1b2c3', source: 'ADS-B', lat: 36.5, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 });
 
 export const SCENARIOS: Scenario[] = [
   {
