@@ -5,8 +5,8 @@
  * (ledger-signing note 6.3/6.4). Appends are synchronous: index, chain link and Merkle update
  * happen in one tick, so concurrent verdicts get contiguous indices.
  */
-import { hash } from 'node:crypto';
 import { leafHash } from '../lib/merkle.js';
+import { sha256 } from '../lib/receipt-bytes.js';
 import { MerkleLog } from './merkle-log.js';
 import { NodeTable } from './node-table.js';
 
@@ -46,7 +46,7 @@ export function nodeDigest(index: number, prev: Uint8Array, paeSha256: Uint8Arra
   buf.writeUInt32BE(index >>> 0, NODE_DOMAIN.length + 4);
   buf.set(prev, NODE_DOMAIN.length + 8);
   buf.set(paeSha256, NODE_DOMAIN.length + 40);
-  return hash('sha256', buf, 'buffer');
+  return sha256(buf);
 }
 
 /** `own`: appended by this process (its own commit), as opposed to replayed or caught up from another replica. */

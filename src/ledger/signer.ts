@@ -48,17 +48,18 @@ function packed(paes: readonly Buffer[]): Uint8Array[] {
   });
 }
 
-/** Item i of a packed answer, as views of the one buffer the batch arrived in (its own, exact size). */
-function unpackReceipt(r: PackedReceipts, i: number): SignedReceipt | Error {
-  const len = r.payloadLen[i]!;
-  if (len < 0) return new Error(r.errors[i] ?? 'receipt could not be serialised');
+/** A packed answer's receipts, as views of the one buffer the batch arrived in (its own, exact size). */
+function unpackReceipts(r: PackedReceipts): (SignedReceipt | Error)[] {
   const bytes = Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
-  const at = r.at[i]!;
-  return {
-    payload: bytes.subarray(at, at + len),
-    paeSha256: bytes.subarray(at + len, at + len + 32),
-    sig: bytes.subarray(at + len + 32, at + len + 32 + r.sigLen[i]!),
-  };
+  return r.at.map((at, i) => {
+    const len = r.payloadLen[i]!;
+    if (len < 0) return new Error(r.errors[i] ?? 'receipt could not be serialised');
+    return {
+      payload: bytes.subarray(at, at + len),
+      paeSha256: bytes.subarray(at + len, at + len + 32),
+      sig: bytes.subarray(at + len + 32, at + len + 32 + r.sigLen[i]!),
+    };
+  });
 }
 
 /** One kind of signing work: its queue, and how a batch becomes a task and the answer results. */
@@ -68,7 +69,7 @@ class Lane<I, O> {
   constructor(
     private readonly signer: Signer,
     private readonly task: (inputs: I[]) => Task,
-    private readonly results: (value: unknown, count: number) => (O | Error)[],
+    private readonly results: (value: unknown) => (O | Error)[],
   ) {}
 
   add(input: I): Promise<O> {
@@ -85,7 +86,7 @@ class Lane<I, O> {
       this.signer.signatures += batch.length;
       pool.run<unknown>(this.task(batch.map((p) => p.input))).then(
         ({ value }) => {
-          const out = this.results(value, batch.length);
+          const out = this.results(value);
           batch.forEach((p, i) => (out[i] instanceof Error ? p.reject(out[i]) : p.resolve(out[i] as O)));
         },
         (err: unknown) => batch.forEach((p) => p.reject(err)),
@@ -107,7 +108,7 @@ export class Signer {
   private readonly receipts = new Lane<{ body: ReceiptBody; tsUtc: string }, SignedReceipt>(
     this,
     (items) => ({ kind: 'receipts', items }),
-    (value, count) => Array.from({ length: count }, (_, i) => unpackReceipt(value as PackedReceipts, i)),
+    (value) => unpackReceipts(value as PackedReceipts),
   );
 
   constructor(
