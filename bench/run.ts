@@ -13,6 +13,7 @@ import { sseBench } from './sse.js';
 import { ledgerBench } from './ledger.js';
 import { ledgerMemory } from './ledger-memory.js';
 import { warmupBench } from './warmup.js';
+import { servicePool } from './pool-baseline.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +23,9 @@ const writeMarkdown = process.argv.includes('--report');
 const wanted = process.argv.slice(2).filter((a) => a !== '--report');
 const chosen = SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.name));
 
-const koa = await startServer('koa-hello', ['--import', 'tsx', 'bench/servers/koa-hello.ts'], '/hello');
+// its /pool route runs kernels on a pool of the service's size and thread priority
+const pool = servicePool();
+const koa = await startServer('koa-hello', ['--import', 'tsx', 'bench/servers/koa-hello.ts'], '/hello', { POOL_THREADS: String(pool.threads), POOL_NICE: String(pool.niceIncrement) });
 const bare = await startServer('http-hello', ['--import', 'tsx', 'bench/servers/http-hello.ts'], '/');
 // the service runs from the compiled build, as in production
 // in its own data directory (file mode is the default): never the checkout's ./data; the per-client

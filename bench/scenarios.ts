@@ -67,20 +67,34 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'kernels',
-    title: 'pool kernels at defaults: over HTTP against the same kernel in a bare pool (what the service adds), and the koa baseline',
+    title: 'kernels at defaults over HTTP, against the same task in a bare pool (no HTTP) and behind a bare Koa route on a bare pool',
     async run({ koa, svc }) {
-      const rows: Row[] = [await load('baseline koa+router hello', { url: `${koa.base}/hello` })];
+      const rows: Row[] = [];
+      // two of the lightest kernels (where per-request overhead shows most) and one of median cost
+      // at defaults in the README's kernel table
       for (const [id, path] of [
         ['ssm/scan', KERNEL],
         ['ternary/quantize', '/api/svc/v1/ternary/quantize'],
+        ['blt/entropy-patch', '/api/svc/v1/blt/entropy-patch'],
       ] as const) {
         await warm(`${svc.base}${path}`);
-        // the effective parameters the route runs with, so the bare pool runs exactly the same task
+        // the effective parameters the route runs with, so both baselines run exactly the same task
         const params = ((await (await fetch(`${svc.base}${path}`)).json()) as { params: Record<string, unknown> }).params;
+        const koaPool = `${koa.base}/pool?task=${encodeURIComponent(JSON.stringify({ kind: 'kernel', id, params }))}`;
+        await warm(koaPool);
         const bare1 = await poolBaseline(`baseline bare pool ${id} (in-process, before)`, id, params);
+        const koa1 = await load(`baseline koa route on a bare pool, ${id} (before)`, { url: koaPool });
         const http = await load(`GET ${path} (defaults)`, { url: `${svc.base}${path}` });
+        const koa2 = await load(`baseline koa route on a bare pool, ${id} (after)`, { url: koaPool });
         const bare2 = await poolBaseline(`baseline bare pool ${id} (in-process, after)`, id, params);
-        rows.push(bare1, bare2, ratio(http, bracketed(bare1, bare2), 'vs bare pool (mean)'));
+        rows.push(
+          bare1,
+          bare2,
+          koa1,
+          koa2,
+          ratio(http, bracketed(bare1, bare2), 'vs bare pool (mean)'),
+          ratio({ ...http, label: `↳ GET ${path} against the Koa route` }, bracketed(koa1, koa2), 'vs koa + bare pool (mean)'),
+        );
       }
       return rows;
     },
