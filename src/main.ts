@@ -8,6 +8,7 @@ import { createHttpServer } from './http/server.js';
 import { KeyError } from './ledger/keys.js';
 import { LockHeldError } from './ledger/store/file-store.js';
 import { createLogger } from './observability/logger.js';
+import { allocatorAdvice, allocatorFacts } from './platform/allocator.js';
 
 async function main(): Promise<void> {
   let config;
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config.log.level);
+  const advice = allocatorAdvice(allocatorFacts());
+  if (advice) log.warn({ env: 'MALLOC_TOP_PAD_' }, advice);
   let built;
   try {
     built = await buildApp(config, { log });

@@ -4,6 +4,19 @@ import { once } from 'node:events';
 import { startService } from './helpers/service-process.js';
 import { connect, type Socket } from 'node:net';
 import { openSse } from './helpers/sse.js';
+import { allocatorAdvice, allocatorFacts } from '../src/platform/allocator.js';
+
+/** The start-up warning about glibc's allocator (src/platform/allocator.ts) among a service's log lines. */
+const allocatorWarnings = (lines: string[]): string[] =>
+  lines.flatMap((l) => {
+    let m: { level?: number; env?: string; msg?: string };
+    try {
+      m = JSON.parse(l) as typeof m;
+    } catch {
+      return [];
+    }
+    return m.level === 40 && m.env === 'MALLOC_TOP_PAD_' ? [m.msg!] : [];
+  });
 
 /** Writes `text` on a raw socket and collects everything until the server closes it. */
 function rawExchange(port: number, text: string, keepOpenMs = 5000): Promise<{ data: string; ms: number }> {
@@ -37,10 +50,14 @@ describe('src/main.ts (process entry)', function () {
     const stopMs = Date.now() - t0;
     expect(stopMs).to.be.below(5000);
     expect(lines.some((l) => l.includes('"msg":"stopped"'))).to.equal(true);
+    // launched as the tests launch it, without npm start's MALLOC_TOP_PAD_ (unless the caller set it)
+    const advice = allocatorAdvice({ ...allocatorFacts(), env: process.env });
+    expect(allocatorWarnings(lines)).to.deep.equal(advice ? [advice] : []);
   });
 
   it('issue 17 items 7, 13: header timeout, connection cap with a clean 503, and SIGTERM ends streams and exits well inside the timeout', async () => {
-    const { child, base } = await startService({ SVC_HEADERS_TIMEOUT_MS: '600', SVC_MAX_CONNECTIONS: '4', SVC_STREAM_TICK_MS: '100' });
+    const { child, base, lines } = await startService({ SVC_HEADERS_TIMEOUT_MS: '600', SVC_MAX_CONNECTIONS: '4', SVC_STREAM_TICK_MS: '100', MALLOC_TOP_PAD_: '33554432' });
+    expect(allocatorWarnings(lines), 'launched as npm start launches it').to.deep.equal([]);
     const port = Number(new URL(base).port);
     // item 7: a request head that never completes is answered 408 and closed (not held 60 s)
     const slow = await rawExchange(port, 'GET /api/svc/v1/health HTTP/1.1\r\nHost: x\r\n', 8000);
