@@ -23,6 +23,10 @@ import { join } from 'node:path';
 import { Duplex } from 'node:stream';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
+import { effectiveThreads } from '../src/config/schema.js';
+import { Piscina } from 'piscina';
+import { KERNELS } from '../workers/registry.js';
+import { kernelParamsSchema, orderParams } from '../workers/kernel-def.js';
 import { VERDICT_FRAME as FRAME } from './lib.js';
 
 
@@ -40,6 +44,9 @@ const TARGETS: Record<string, Target> = {
   health: { server: 'svc', path: '/api/svc/v1/health' },
   verdict: { server: 'svc', path: '/api/svc/v1/verdict', method: 'POST', body: FRAME },
   kernel: { server: 'svc', path: '/api/svc/v1/ssm/scan' },
+  // the same task behind a bare Koa route on a bare pool of the service's size and priority: what
+  // any Koa front end of a worker pool pays per kernel call, so kernel - koa-pool is the service's own
+  'koa-pool': { server: 'koa', path: '/pool' },
   // refused at validation (422): the body reading, parsing and validation share of a verdict
   'verdict-422': { server: 'svc', path: '/api/svc/v1/verdict', method: 'POST', body: '{"lat":1}' },
 };
@@ -133,12 +140,26 @@ async function drive(server: Server, t: Target, requests: number): Promise<{ cpu
   return { cpuUs: (cpu.user + cpu.system) / answered, mainUs: (mainS * 1e6) / answered, wallUs: (wall * 1000) / answered };
 }
 
-function koaHello(): Server {
+/** The `kernel` target's task, with the parameters its route works out from an empty query. */
+function kernelTask(): { kind: 'kernel'; id: string; params: Record<string, unknown> } {
+  const def = KERNELS.find((k) => k.id === 'ssm/scan')!;
+  const { value } = kernelParamsSchema(def).validate({});
+  return { kind: 'kernel', id: def.id, params: orderParams(def, value as Record<string, unknown>) };
+}
+
+function koaHello(pool: Piscina | null): Server {
   const app = new Koa();
   const router = new Router();
   router.get('/hello', (ctx) => {
     ctx.body = { hello: 'world' };
   });
+  if (pool) {
+    const task = kernelTask();
+    router.get('/pool', async (ctx) => {
+      ctx.type = 'application/json';
+      ctx.body = ((await pool.run(task)) as { value: string }).value;
+    });
+  }
   app.use(router.routes());
   const handle = app.callback();
   return createServer((req, res) => void handle(req, res));
@@ -151,7 +172,17 @@ const built = await buildApp(config);
 await built.services.pool.ready();
 const handleSvc = built.app.callback();
 const svc = createServer((req, res) => void handleSvc(req, res));
-const koa = koaHello();
+const koaPool = names.includes('koa-pool')
+  ? new Piscina({
+      // the worker entry the service's own pool runs here (its sources, under tsx)
+      filename: new URL('../workers/host.ts', import.meta.url).href,
+      minThreads: effectiveThreads(config),
+      maxThreads: effectiveThreads(config),
+      concurrentTasksPerWorker: 1,
+      workerData: { niceIncrement: config.pool.niceIncrement },
+    })
+  : null;
+const koa = koaHello(koaPool);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 try {
@@ -161,7 +192,7 @@ try {
     for (const name of ['koa-hello', ...names.filter((n) => n !== 'koa-hello')]) {
       const t = TARGETS[name];
       if (!t) throw new Error(`unknown target ${name}: one of ${Object.keys(TARGETS).join(', ')}`);
-      const heavy = name === 'kernel' || name === 'verdict';
+      const heavy = name === 'kernel' || name === 'koa-pool' || name === 'verdict';
       const r = await drive(t.server === 'koa' ? koa : svc, t, heavy ? REQUESTS / 10 : REQUESTS);
       if (round > 0) results.set(name, [...(results.get(name) ?? []), { cpu: r.cpuUs, main: r.mainUs }]); // round 0 warms up
     }
@@ -176,4 +207,5 @@ try {
   }
 } finally {
   await built.close();
+  await koaPool?.destroy();
 }
