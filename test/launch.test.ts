@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { allocatorAdvice } from '../src/platform/allocator.js';
 
 // glibc reads MALLOC_TOP_PAD_ when the process starts, so only the launchers can set it (README,
 // "Run it"): without it a kernel that allocates megabytes per call faults them in on every call
@@ -19,8 +20,9 @@ describe('launchers (npm start, Procfile)', () => {
     expect(seen.trim()).to.equal(pad);
   });
 
-  it('the Procfile and the benches launch with the same value', () => {
+  it('the Procfile, the benches and the start-up warning name the same value', () => {
     expect(readFileSync('Procfile', 'utf8')).to.equal(`web: MALLOC_TOP_PAD_=${pad} ${MAIN}\n`);
+    expect(allocatorAdvice({ env: {}, glibc: '2.36' })).to.include(`launch with MALLOC_TOP_PAD_=${pad} as npm start`);
     for (const name of ['bench', 'bench:profile', 'bench:cost', 'bench:ab']) expect(pkg.scripts[name], name).to.include('MALLOC_TOP_PAD_=$npm_package_config_malloc_top_pad node ');
   });
 });

@@ -20,6 +20,8 @@ router.get('/sized/:bytes', (ctx) => {
   ctx.body = { pad: 'x'.repeat(bytes - 10) }; // {"pad":""} is 10 bytes
 });
 let pool: Piscina | undefined;
+// parsed once per query string, as the service works out a kernel's parameters once per query
+const tasks = new Map<string, unknown>();
 router.get('/pool', async (ctx) => {
   const threads = Number(process.env.POOL_THREADS ?? 2);
   pool ??= new Piscina({
@@ -29,7 +31,9 @@ router.get('/pool', async (ctx) => {
     concurrentTasksPerWorker: 1,
     workerData: { niceIncrement: Number(process.env.POOL_NICE ?? 0) },
   });
-  const result = (await pool.run(JSON.parse(String(ctx.query.task)))) as { ok: boolean; value: string };
+  let task = tasks.get(ctx.querystring);
+  if (task === undefined) tasks.set(ctx.querystring, (task = JSON.parse(String(ctx.query.task))));
+  const result = (await pool.run(task)) as { ok: boolean; value: string };
   if (!result.ok) ctx.throw(500);
   ctx.type = 'application/json';
   ctx.body = result.value;
