@@ -20,9 +20,10 @@ describe('launchers (npm start, Procfile)', () => {
     expect(seen.trim()).to.equal(pad);
   });
 
-  it('the Procfile, the benches and the start-up warning name the same value', () => {
+  it('the Procfile, npm run dev, the benches and the start-up warning name the same value', () => {
     expect(readFileSync('Procfile', 'utf8')).to.equal(`web: MALLOC_TOP_PAD_=${pad} ${MAIN}\n`);
     expect(allocatorAdvice({ env: {}, glibc: '2.36' })).to.include(`launch with MALLOC_TOP_PAD_=${pad} as npm start`);
     for (const name of ['bench', 'bench:profile', 'bench:cost', 'bench:ab']) expect(pkg.scripts[name], name).to.include('MALLOC_TOP_PAD_=$npm_package_config_malloc_top_pad node ');
+    expect(pkg.scripts.dev).to.equal('MALLOC_TOP_PAD_=$npm_package_config_malloc_top_pad tsx src/main.ts');
   });
 });
