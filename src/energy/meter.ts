@@ -46,6 +46,11 @@ export class EnergyMeter {
   }
 
   async read(): Promise<Reading> {
+    // the clocks are read with the counters, before any await: a point divides the CPU between two
+    // readings by the time between the same two moments (read after the await, a late registry
+    // answer moved the time and not the CPU, and an interval could come out shorter than its timer)
+    const at = new Date();
+    const uptimeS = (performance.now() - this.t0) / 1000;
     const cpu = process.cpuUsage(this.cpu0);
     const elu = performance.eventLoopUtilization(this.elu0);
     const requestsTotal = sumWhere(await samples(this.registry, 'http_requests_total'));
@@ -58,8 +63,8 @@ export class EnergyMeter {
       rapl = { joules: (raw - this.rapl0) / 1e6, path: this.raplPath };
     }
     return {
-      at: new Date(),
-      uptimeS: (performance.now() - this.t0) / 1000,
+      at,
+      uptimeS,
       cpuUserS: cpu.user / 1e6,
       cpuSystemS: cpu.system / 1e6,
       vcpus: availableParallelism(),

@@ -78,6 +78,8 @@ describe('energy: the measured series (a ring of real samples)', () => {
       for (const f of Object.values(s.fields)) expect(BASES).to.include(f.basis);
       const times = s.points.map((p) => Date.parse(p.at));
       for (let i = 1; i < times.length; i++) expect(times[i], 'strictly later').to.be.above(times[i - 1]!);
+      // the clocks are read with the counters, when the timer fires (not when the meter answers)
+      for (let i = 1; i < s.points.length; i++) expect(times[i]! - times[i - 1]!, `point ${i}`).to.be.closeTo(s.points[i]!.interval_s * 1000, 3);
       for (const p of s.points) {
         expect(Object.keys(p).sort()).to.deep.equal(['at', ...SERIES_FIELDS].sort());
         // a timer of 60 ms on a loaded machine fires late, never early
