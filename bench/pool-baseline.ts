@@ -22,14 +22,24 @@ export function servicePool(): BaselinePool {
   return { threads: effectiveThreads(config), niceIncrement: config.pool.niceIncrement };
 }
 
-export async function poolBaseline(label: string, kernelId: string, params: Record<string, unknown>, { threads, niceIncrement }: BaselinePool = servicePool()): Promise<Summary> {
-  const pool = new Piscina({
-    filename: new URL('../dist/workers/host.js', import.meta.url).href,
+/**
+ * A bare Piscina pool on the kernel worker entry: fixed size, one task per thread, the given
+ * priority, nothing of the service's own pool (admission, deadlines, warm-up). `entry` is the
+ * built worker (`dist/`, as the bench service runs) or its sources (when run under tsx in-process).
+ */
+export function barePool({ threads, niceIncrement }: BaselinePool, entry: 'built' | 'sources' = 'built'): Piscina {
+  return new Piscina({
+    filename: new URL(entry === 'built' ? '../dist/workers/host.js' : '../workers/host.ts', import.meta.url).href,
     minThreads: threads,
     maxThreads: threads,
     concurrentTasksPerWorker: 1,
     workerData: { niceIncrement },
   });
+}
+
+export async function poolBaseline(label: string, kernelId: string, params: Record<string, unknown>, shape: BaselinePool = servicePool()): Promise<Summary> {
+  const { threads } = shape;
+  const pool = barePool(shape);
   const task = { kind: 'kernel', id: kernelId, params };
   // warm every thread the way the service's warm-up request does
   await Promise.all(Array.from({ length: threads * 4 }, () => pool.run(task)));

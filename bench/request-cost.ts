@@ -24,7 +24,8 @@ import { Duplex } from 'node:stream';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
 import { effectiveThreads } from '../src/config/schema.js';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
+import { barePool } from './pool-baseline.js';
 import { KERNELS } from '../workers/registry.js';
 import { kernelParamsSchema, orderParams } from '../workers/kernel-def.js';
 import { VERDICT_FRAME as FRAME } from './lib.js';
@@ -173,14 +174,8 @@ await built.services.pool.ready();
 const handleSvc = built.app.callback();
 const svc = createServer((req, res) => void handleSvc(req, res));
 const koaPool = names.includes('koa-pool')
-  ? new Piscina({
-      // the worker entry the service's own pool runs here (its sources, under tsx)
-      filename: new URL('../workers/host.ts', import.meta.url).href,
-      minThreads: effectiveThreads(config),
-      maxThreads: effectiveThreads(config),
-      concurrentTasksPerWorker: 1,
-      workerData: { niceIncrement: config.pool.niceIncrement },
-    })
+  ? // the worker entry the service's own pool runs here: its sources, under tsx
+    barePool({ threads: effectiveThreads(config), niceIncrement: config.pool.niceIncrement }, 'sources')
   : null;
 const koa = koaHello(koaPool);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);

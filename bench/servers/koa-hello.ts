@@ -8,7 +8,8 @@
  */
 import Koa from 'koa';
 import Router from '@koa/router';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
+import { barePool } from '../pool-baseline.js';
 
 const app = new Koa();
 const router = new Router();
@@ -23,14 +24,7 @@ let pool: Piscina | undefined;
 // parsed once per query string, as the service works out a kernel's parameters once per query
 const tasks = new Map<string, unknown>();
 router.get('/pool', async (ctx) => {
-  const threads = Number(process.env.POOL_THREADS ?? 2);
-  pool ??= new Piscina({
-    filename: new URL('../../dist/workers/host.js', import.meta.url).href,
-    minThreads: threads,
-    maxThreads: threads,
-    concurrentTasksPerWorker: 1,
-    workerData: { niceIncrement: Number(process.env.POOL_NICE ?? 0) },
-  });
+  pool ??= barePool({ threads: Number(process.env.POOL_THREADS ?? 2), niceIncrement: Number(process.env.POOL_NICE ?? 0) });
   let task = tasks.get(ctx.querystring);
   if (task === undefined) tasks.set(ctx.querystring, (task = JSON.parse(String(ctx.query.task))));
   const result = (await pool.run(task)) as { ok: boolean; value: string };
