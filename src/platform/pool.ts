@@ -13,6 +13,7 @@ import type { PoolSnapshot } from '../observability/metrics.js';
 import type { Task, TaskResult, TaskStats } from '../../workers/tasks.js';
 import type { Departure } from '../http/departure.js';
 import type { WarmReport } from '../../workers/warm.js';
+import { workerSource } from './worker-source.js';
 
 export interface RunOptions {
   /** Aborts when the client disconnects. */
@@ -260,12 +261,12 @@ export class WorkerPool {
     // kernel threads never hold the signing key: only the signing lane does
     this.pool = new Piscina({
       ...common,
-      filename: (opts.kernelWorker ?? workerEntry()).href,
+      ...workerSource(opts.kernelWorker ?? workerEntry()),
       minThreads: threads,
       maxThreads: threads,
       workerData: { niceIncrement: cfg.niceIncrement, warmup: cfg.warmup, warmupPasses: cfg.warmupPasses },
     });
-    this.signPool = new Piscina({ ...common, filename: workerEntry('sign-host').href, minThreads: cfg.signThreads, maxThreads: cfg.signThreads, workerData: { signingKey } });
+    this.signPool = new Piscina({ ...common, ...workerSource(workerEntry('sign-host')), minThreads: cfg.signThreads, maxThreads: cfg.signThreads, workerData: { signingKey } });
     // a thread's boot is not a task's run: deadlines start once the lanes have booted
     const warm = (p: Piscina, task: Task, n: number) => Promise.all(Array.from({ length: n }, () => p.run(task).catch(() => undefined)));
     this.kernelsReady = this.bootKernels().then(() => {
