@@ -1,9 +1,12 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { withoutTsLoader, workerSource } from '../../src/platform/worker-source.js';
+import { bundleWorker, withoutTsLoader, workerSource } from '../../src/platform/worker-source.js';
 
 const host = new URL('../../workers/host.ts', import.meta.url);
 
@@ -27,7 +30,7 @@ describe('src/platform/worker-source', () => {
     const a = workerSource(host);
     const b = workerSource(host);
     expect(a.filename).to.equal(b.filename);
-    expect(a.filename).to.match(/\/svc-workers-\w+\/host-[0-9a-f]{16}\.cjs$/);
+    expect(a.filename).to.match(/\/svc-workers-\w+\/host-[0-9a-f]{8}-[0-9a-f]{16}\.cjs$/);
     const text = readFileSync(fileURLToPath(a.filename), 'utf8');
     expect(text.startsWith('"use strict";')).to.equal(true);
     // the kernels and joi are inside: the file needs no node_modules beside it
@@ -58,4 +61,41 @@ describe('src/platform/worker-source', () => {
     expect(r.stderr).to.equal('');
     expect(r.stdout).to.equal('function');
   });
+
+  it('a later process reuses the bundle while its inputs are unchanged, and rebuilds when one changes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-worker-src-'));
+    const made: string[] = [];
+    try {
+      writeFileSync(join(dir, 'entry.ts'), "import { v } from './dep.js';\nexport default function answer(): number { return v; }\n");
+      writeFileSync(join(dir, 'dep.ts'), 'export const v: number = 1;\n');
+      const first = bundleWorker(join(dir, 'entry.ts'));
+      const index = join(tmpdir(), `svc-workers-${process.getuid?.() ?? 'user'}`, readdirIndex(first));
+      const indexedAt = statSync(index).mtimeMs;
+      // reused: the same file, and the index was not rewritten (a rebuild rewrites it)
+      expect(bundleWorker(join(dir, 'entry.ts'))).to.equal(first);
+      expect(statSync(index).mtimeMs).to.equal(indexedAt);
+      // an edited import: a new bundle with the new value
+      writeFileSync(join(dir, 'dep.ts'), 'export const v: number = 2;\n');
+      const second = bundleWorker(join(dir, 'entry.ts'));
+      expect(second).to.not.equal(first);
+      const load = createRequire(import.meta.url);
+      expect((load(first) as { default: () => number }).default()).to.equal(1);
+      expect((load(second) as { default: () => number }).default()).to.equal(2);
+      // a bundle a day old is removed by the next rebuild of its entry; a younger one is kept
+      const dayOld = new Date(Date.now() - 86_400_000 - 60_000);
+      utimesSync(first, dayOld, dayOld);
+      writeFileSync(join(dir, 'dep.ts'), 'export const v: number = 3;\n');
+      const third = bundleWorker(join(dir, 'entry.ts'));
+      made.push(first, second, third, index);
+      expect([existsSync(first), existsSync(second), existsSync(third)]).to.deep.equal([false, true, true]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      for (const f of made) rmSync(f, { force: true });
+    }
+  });
 });
+
+/** entry-<8 hex>-<16 hex>.cjs -> entry-<8 hex>.inputs.json */
+function readdirIndex(bundle: string): string {
+  return bundle.split('/').pop()!.replace(/-[0-9a-f]{16}\.cjs$/, '.inputs.json');
+}
