@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, wr
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { runServiceToExit, startService } from '../helpers/service-process.js';
+import { runServiceToExit } from '../helpers/service-process.js';
 import { sh, withTempDir, write } from '../helpers/shell.js';
 import { acquireLock, LockHeldError } from '../../src/ledger/store/file-store.js';
 import { auditLedgerFile, type FileNode } from '../helpers/ledger-audit.js';
@@ -169,17 +169,16 @@ describe('ledger file mode', function () {
     again();
   });
 
-  it('a second service process on the same data directory refuses to start and names the holder', async () => {
+  it('a service process on a data directory another service holds refuses to start and names the holder', async () => {
     const d = dir();
-    const a = await startService({ SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: d });
+    // the holder is an app in this process (a service process would cost a second start, ~2.5 s)
+    const a = await buildTestApp(fileMode(d));
     try {
       const b = await runServiceToExit({ SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: d });
       expect(b.code).to.equal(2);
-      expect(b.stderr).to.match(new RegExp(`locked by pid ${a.child.pid} on `));
+      expect(b.stderr).to.match(new RegExp(`locked by pid ${process.pid} on `));
     } finally {
-      const stopped = new Promise((r) => a.child.once('exit', r));
-      a.child.kill('SIGTERM');
-      await stopped;
+      await a.close();
     }
   });
 
