@@ -27,7 +27,8 @@ import { effectiveThreads } from '../src/config/schema.js';
 import type { Piscina } from 'piscina';
 import { barePool } from './pool-baseline.js';
 import { KERNELS } from '../workers/registry.js';
-import { kernelParamsSchema, orderParams } from '../workers/kernel-def.js';
+import { orderParams } from '../workers/kernel-def.js';
+import { kernelParamsSchema } from '../src/kernels/kernel-params.js';
 import { VERDICT_FRAME as FRAME } from './lib.js';
 
 

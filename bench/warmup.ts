@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Piscina } from 'piscina';
 import { KERNELS } from '../workers/registry.js';
-import { kernelParamsSchema, orderParams } from '../workers/kernel-def.js';
+import { orderParams } from '../workers/kernel-def.js';
+import { kernelParamsSchema } from '../src/kernels/kernel-params.js';
 import type { TaskResult } from '../workers/tasks.js';
 import { loadConfig } from '../src/config/load.js';
 

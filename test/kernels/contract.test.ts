@@ -11,7 +11,8 @@
  */
 import { expect } from 'chai';
 import type { Description } from 'joi';
-import { kernelParamsSchema, kernelPath, type KernelDef } from '../../workers/kernel-def.js';
+import { kernelPath, type KernelDef } from '../../workers/kernel-def.js';
+import { kernelParamsSchema } from '../../src/kernels/kernel-params.js';
 import { RngStreams, type Rng } from '../../src/lib/prng.js';
 import { API } from '../../src/isomorphic/api.js';
 import { KERNELS } from '../../workers/registry.js';
