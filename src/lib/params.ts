@@ -1,13 +1,14 @@
 /**
  * Parameter schemas for kernels (compiled from their declarations, param-spec.ts) and routes, on
- * the main thread. Query values arrive as strings and are parsed strictly (kernels-a 0.2): integers are plain decimals (no `1.0`, `1e3`, blanks), numbers are finite
- * decimals, booleans are pydantic's set. Inside a JSON `request` object the same schemas accept
+ * the main thread. Query values arrive as strings and are parsed strictly (kernels-a 0.2):
+ * integers are plain decimals (no `1.0`, `1e3`, blanks), numbers are finite decimals, booleans
+ * are pydantic's set. Inside a JSON `request` object the same schemas accept
  * JSON numbers and booleans. Every numeric parameter has bounds: out of range is 422, never clamped.
  */
 import JoiBase from 'joi';
 import { isDeepStrictEqual } from 'node:util';
-import * as spec from './param-spec.js';
-import { seedSpec, type ParamSpec } from './param-spec.js';
+import * as declare from './param-spec.js';
+import type { ParamSpec } from './param-spec.js';
 
 const INT_RE = /^[+-]?\d+$/;
 const NUM_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -80,23 +81,23 @@ export function compileParam(spec: ParamSpec): Schema {
 
 /** Integer parameter in [min, max] with a default. */
 export function int(min: number, max: number, dflt: number): Schema {
-  return compileParam(spec.int(min, max, dflt));
+  return compileParam(declare.int(min, max, dflt));
 }
 
 /** Finite number parameter in [min, max] with a default. */
 export function num(min: number, max: number, dflt: number): Schema {
-  return compileParam(spec.num(min, max, dflt));
+  return compileParam(declare.num(min, max, dflt));
 }
 
 export function bool(dflt: boolean): Schema {
-  return compileParam(spec.bool(dflt));
+  return compileParam(declare.bool(dflt));
 }
 
 /** String parameter of 0..maxLen characters with a default. */
 export function str(maxLen: number, dflt: string): Schema {
-  return compileParam(spec.str(maxLen, dflt));
+  return compileParam(declare.str(maxLen, dflt));
 }
 
 export { SEED_MAX } from './param-spec.js';
 /** The seed every kernel takes: uint32, default 42 (maps one-to-one onto the PRNG state). */
-export const seed = (): Schema => compileParam(seedSpec());
+export const seed = (): Schema => compileParam(declare.seedSpec());

@@ -1,9 +1,9 @@
 /**
  * What a worker thread loads. The build runs dist/workers/*.js as compiled. From sources (tests,
- * `npm run dev`: tsx) a `.ts` entry is bundled once per process with esbuild, as the UI is
- * (src/ui/build.ts), and its threads start without the TypeScript loader: under Node 20 a thread
- * that registers tsx spends ~370 ms of CPU doing so, before loading a single module of its own
- * (bench/README.md, "Starting an app"), and a test run starts hundreds of threads.
+ * `npm run dev`: tsx) a `.ts` entry is bundled with esbuild, as the UI is (src/ui/build.ts), and
+ * its threads start without the TypeScript loader: under Node 20 a thread that registers tsx
+ * spends ~370 ms of CPU doing so, before loading a single module of its own (bench/README.md,
+ * "Starting an app"), and a test run starts hundreds of threads.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -46,9 +46,9 @@ interface BundleIndex {
 }
 
 /**
- * One CommonJS file with every module the entry imports, packages included, so it runs from a
- * temporary directory. CommonJS rather than ESM: the bundled CommonJS packages (joi) `require`
- * Node's built-ins, which an ESM bundle cannot. Named by its content, so processes starting at
+ * One CommonJS file with every module the entry imports, packages included (none today: kernel
+ * threads load no package), so it runs from a temporary directory. CommonJS rather than ESM: a
+ * bundled CommonJS package would `require` Node's built-ins, which an ESM bundle cannot. Named by its content, so processes starting at
  * once (replicas in the tests) share a file and never read a half-written one. A process reuses
  * the last bundle while its inputs are unchanged (one read and digest per input, ~10 ms, where
  * bundling costs ~350 ms): a file the entry newly imports needs an edit to one it imported.
