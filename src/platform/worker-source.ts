@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { projectRoot } from '../config/load.js';
 
 export interface WorkerSource {
@@ -30,7 +31,38 @@ export function workerSource(entry: URL): WorkerSource {
     file = bundleWorker(fileURLToPath(entry));
     bundled.set(entry.href, file);
   }
-  return { filename: pathToFileURL(file).href, execArgv: withoutTsLoader(process.execArgv) };
+  return { filename: pathToFileURL(file).href, execArgv: (threadArgv ??= acceptedByWorkers(withoutTsLoader(process.execArgv))) };
+}
+
+let threadArgv: string[] | undefined;
+
+/**
+ * Options a thread inherits silently may be refused when given explicitly: V8 and per-process
+ * options (`--expose-gc`, `--max-old-space-size`, `--title`). The Worker constructor names every
+ * refused one at once, before starting a thread; they are left out (with a value given as the
+ * next argument). Tried once per process; with options left, the trial starts one thread.
+ */
+export function acceptedByWorkers(argv: readonly string[]): string[] {
+  let out = [...argv];
+  while (out.length > 0) {
+    let refused: string[];
+    try {
+      void new Worker('', { eval: true, execArgv: out }).terminate();
+      return out;
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (e.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
+      refused = e.message.slice(e.message.indexOf(': ') + 2).split(', ');
+    }
+    const kept: string[] = [];
+    for (let i = 0; i < out.length; i++) {
+      if (!refused.includes(out[i]!)) kept.push(out[i]!);
+      else if (!out[i]!.includes('=') && out[i + 1] !== undefined && !out[i + 1]!.startsWith('-')) i++;
+    }
+    if (kept.length === out.length) return []; // a refusal not matched to an option: inherit nothing
+    out = kept;
+  }
+  return out;
 }
 
 /** One directory per user: another user's would not be writable. */

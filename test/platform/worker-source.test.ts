@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { bundleWorker, withoutTsLoader, workerSource } from '../../src/platform/worker-source.js';
+import { acceptedByWorkers, bundleWorker, withoutTsLoader, workerSource } from '../../src/platform/worker-source.js';
 
 const host = new URL('../../workers/host.ts', import.meta.url);
 
@@ -19,6 +19,27 @@ describe('src/platform/worker-source', () => {
     expect(withoutTsLoader(['--require', '/p/node_modules/tsx/dist/preflight.cjs', '--import', 'file:///p/node_modules/tsx/dist/loader.mjs', '--cpu-prof'])).to.deep.equal(['--cpu-prof']);
     expect(withoutTsLoader(['--import', './instrument.mjs', '--loader=tsx'])).to.deep.equal(['--import', './instrument.mjs']);
     expect(withoutTsLoader([])).to.deep.equal([]);
+  });
+
+  it('leaves out the options a thread refuses when given explicitly (bench runs node --expose-gc)', () => {
+    expect(acceptedByWorkers(['--expose-gc'])).to.deep.equal([]);
+    expect(acceptedByWorkers(['--title=svc', '--expose-gc', '--no-warnings', '--max-old-space-size=512'])).to.deep.equal(['--no-warnings']);
+    expect(acceptedByWorkers(['--stack-size', '2000', '--enable-source-maps'])).to.deep.equal(['--enable-source-maps']);
+    expect(acceptedByWorkers([])).to.deep.equal([]);
+    // what is kept really starts a thread
+    expect(acceptedByWorkers(['--enable-source-maps', '--no-warnings'])).to.deep.equal(['--enable-source-maps', '--no-warnings']);
+  });
+
+  it('a pool from sources starts in a process run with options threads refuse (as `npm run bench` runs)', () => {
+    const script = [
+      "import { Piscina } from 'piscina';",
+      "import { workerSource } from './src/platform/worker-source.ts';",
+      "const p = new Piscina({ ...workerSource(new URL('./workers/host.ts', 'file://' + process.cwd() + '/')), minThreads: 1, maxThreads: 1 });",
+      "const r = await p.run({ kind: 'probe' }); await p.destroy(); process.stdout.write(JSON.stringify(r.ok));",
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+    expect(r.stderr).to.equal('');
+    expect(r.stdout).to.equal('true');
   });
 
   it('a compiled entry is loaded as it is, with the process options', () => {
