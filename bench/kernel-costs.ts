@@ -8,14 +8,12 @@ import { join } from 'node:path';
 import { projectRoot } from '../src/config/load.js';
 import { described, ruleLimit } from '../src/http/schema-walk.js';
 import { KERNELS } from '../workers/registry.js';
-import { kernelPath, orderParams, type KernelDef } from '../workers/kernel-def.js';
-import { kernelParamsSchema } from '../src/kernels/kernel-params.js';
-import { compileParam } from '../src/lib/params.js';
+import { kernelParamsSchema, kernelPath, orderParams, type KernelDef } from '../workers/kernel-def.js';
 import { runKernelTask } from '../workers/run-kernel.js';
 
 function paramDoc(def: KernelDef): string {
-  const parts = Object.entries(def.params).map(([name, spec]) => {
-    const d = described(compileParam(spec));
+  const parts = Object.entries(def.params).map(([name, schema]) => {
+    const d = described(schema);
     const min = ruleLimit(d, 'min');
     const max = ruleLimit(d, 'max');
     const type = d.type === 'qnum' ? 'num' : d.type === 'qint' ? 'int' : d.type === 'qbool' ? 'bool' : (d.type ?? '?');

@@ -27,8 +27,7 @@ import { effectiveThreads } from '../src/config/schema.js';
 import type { Piscina } from 'piscina';
 import { barePool } from './pool-baseline.js';
 import { KERNELS } from '../workers/registry.js';
-import { orderParams } from '../workers/kernel-def.js';
-import { kernelParamsSchema } from '../src/kernels/kernel-params.js';
+import { kernelParamsSchema, orderParams } from '../workers/kernel-def.js';
 import { VERDICT_FRAME as FRAME } from './lib.js';
 
 

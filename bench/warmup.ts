@@ -16,8 +16,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Piscina } from 'piscina';
 import { KERNELS } from '../workers/registry.js';
-import { orderParams } from '../workers/kernel-def.js';
-import { kernelParamsSchema } from '../src/kernels/kernel-params.js';
+import { kernelParamsSchema, orderParams } from '../workers/kernel-def.js';
 import type { TaskResult } from '../workers/tasks.js';
 import { loadConfig } from '../src/config/load.js';
 

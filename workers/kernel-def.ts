@@ -1,11 +1,12 @@
 /**
  * The contract every kernel fulfils. A kernel is a pure, synchronous function of its validated
  * parameters and a seeded PRNG; the main thread uses the same definition to register the route
- * and validate (src/kernels/kernel-params.ts compiles the declarations into joi), the worker host
- * uses it to execute.
+ * and validate, the worker host uses it to execute.
  */
-import { seedSpec, type ParamSpec } from '../src/lib/param-spec.js';
+import type { ObjectSchema } from 'joi';
+import { Joi, seed, type Schema } from '../src/lib/params.js';
 import type { RngStreams } from '../src/lib/prng.js';
+import { KERNEL_DOCS, SEED_DOC } from './kernel-docs.js';
 
 /** A cross-parameter rule that failed; becomes a 422 `value_error` naming `param`. */
 export interface ConstraintViolation {
@@ -43,8 +44,8 @@ export interface KernelDef<P extends Record<string, unknown> = Record<string, an
   references: string[];
   /** One sentence: what is real (the algorithm) and what is synthetic (the data). */
   honesty: string;
-  /** Parameter declarations in the order of the kernel note's table, without `seed` (added for every kernel). */
-  params: Record<string, ParamSpec>;
+  /** Parameter schemas in the order of the kernel note's table, without `seed` (added for every kernel). */
+  params: Record<string, Schema>;
   /** Cross-parameter rules, checked on the main thread after the per-key schemas pass. */
   constraints?(params: P): ConstraintViolation[];
   /** The in-bounds parameter set that costs the most (bench and the budget test run it). */
@@ -61,11 +62,29 @@ export function kernelPath(def: KernelDef): string {
   return `/${def.id}`;
 }
 
-/** The parameters a call without any gets (`seed` first), from the declarations alone: a worker's warm-up. */
-export function defaultParams(def: KernelDef): Record<string, unknown> {
-  const out: Record<string, unknown> = { seed: seedSpec().default };
-  for (const [key, spec] of Object.entries(def.params)) out[key] = structuredClone(spec.default);
-  return out;
+const paramsSchemas = new WeakMap<KernelDef, ObjectSchema>();
+
+/**
+ * The full parameter schema of a kernel: `seed` first, then its own keys; unknown keys are refused.
+ * Each key carries its description from kernel-docs.ts (and any documentation-only JSON Schema
+ * keyword). Built once per kernel.
+ */
+export function kernelParamsSchema(def: KernelDef): ObjectSchema {
+  const cached = paramsSchemas.get(def);
+  if (cached) return cached;
+  const docs = KERNEL_DOCS[def.id];
+  const keys: Record<string, Schema> = { seed: seed().description(SEED_DOC) };
+  for (const [k, s] of Object.entries(def.params)) {
+    let d = s;
+    const text = docs?.params[k];
+    if (text) d = d.description(text);
+    const keywords = docs?.keywords?.[k];
+    if (keywords) d = d.meta({ jsonSchema: keywords });
+    keys[k] = d;
+  }
+  const schema: ObjectSchema = Joi.object(keys).unknown(false);
+  paramsSchemas.set(def, schema);
+  return schema;
 }
 
 /** Effective params in declaration order, so the same query always serialises to the same bytes. */

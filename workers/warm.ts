@@ -10,7 +10,7 @@
  * thread reports what it ran in every probe answer.
  */
 import { KERNELS } from './registry.js';
-import { defaultParams } from './kernel-def.js';
+import { kernelParamsSchema, orderParams } from './kernel-def.js';
 import { runKernelTask } from './run-kernel.js';
 
 export interface WarmReport {
@@ -25,9 +25,13 @@ export interface WarmReport {
 /** `passes` over every kernel (pool.warmupPasses, 6 by default: see above). */
 export function warmKernels(passes: number): WarmReport {
   const started = performance.now();
-  // every kernel has a default for every parameter it needs (test/workers/registry.test.ts)
-  const calls = KERNELS.map((def) => ({ id: def.id, params: defaultParams(def) }));
+  const calls: { id: string; params: Record<string, unknown> }[] = [];
   const failed: string[] = [];
+  for (const def of KERNELS) {
+    const { value, error } = kernelParamsSchema(def).validate({});
+    if (error) failed.push(def.id);
+    else calls.push({ id: def.id, params: orderParams(def, value as Record<string, unknown>) });
+  }
   let ok = calls;
   for (let pass = 0; pass < passes; pass++) {
     const ran = ok.filter(({ id, params }) => runKernelTask({ kind: 'kernel', id, params, requestLabel: null }).ok);

@@ -6,40 +6,14 @@
  * string, an opaque label with defaults.
  */
 import Joi, { type ObjectSchema } from 'joi';
-import { KERNEL_DOCS, SEED_DOC } from '../../workers/kernel-docs.js';
+import { KERNEL_DOCS } from '../../workers/kernel-docs.js';
 import { toJsonSchema } from '../docs/joi-to-json-schema.js';
 import { described } from '../http/schema-walk.js';
-import { orderParams, type KernelDef } from '../../workers/kernel-def.js';
-import { compileParam, Joi as StrictJoi, seed, type Schema } from '../lib/params.js';
+import { kernelParamsSchema, orderParams, type KernelDef } from '../../workers/kernel-def.js';
 import { Errors, type ValidationIssue } from '../http/errors.js';
 import { parseRequestParam } from '../http/request-param.js';
 
 export const REQUEST_MAX_CHARS = 4096;
-
-const paramsSchemas = new WeakMap<KernelDef, ObjectSchema>();
-
-/**
- * The full parameter schema of a kernel: `seed` first, then its own keys, compiled from their
- * declarations; unknown keys are refused. Each key carries its description from kernel-docs.ts
- * (and any documentation-only JSON Schema keyword). Built once per kernel.
- */
-export function kernelParamsSchema(def: KernelDef): ObjectSchema {
-  const cached = paramsSchemas.get(def);
-  if (cached) return cached;
-  const docs = KERNEL_DOCS[def.id];
-  const keys: Record<string, Schema> = { seed: seed().description(SEED_DOC) };
-  for (const [k, spec] of Object.entries(def.params)) {
-    let d = compileParam(spec);
-    const text = docs?.params[k];
-    if (text) d = d.description(text);
-    const keywords = docs?.keywords?.[k];
-    if (keywords) d = d.meta({ jsonSchema: keywords });
-    keys[k] = d;
-  }
-  const schema: ObjectSchema = StrictJoi.object(keys).unknown(false);
-  paramsSchemas.set(def, schema);
-  return schema;
-}
 
 export const requestQuerySchema = Joi.object({
   request: Joi.string().min(1).max(REQUEST_MAX_CHARS).required(),

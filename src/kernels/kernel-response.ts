@@ -7,6 +7,7 @@ import type { Schema } from 'joi';
 import { KERNEL_SCHEMA } from '../../workers/lib/envelope.js';
 import { SEED_MAX } from '../lib/params.js';
 import type { KernelDef } from '../../workers/kernel-def.js';
+import { described } from '../http/schema-walk.js';
 import { any, hex64, int, listOf, nullable, object, oneOf, shape, str } from '../http/response-schema.js';
 
 const cache = new WeakMap<KernelDef, Schema>();
@@ -15,7 +16,7 @@ export function kernelResponseSchema(def: KernelDef): Schema {
   let s = cache.get(def);
   if (s) return s;
   // a parameter without a default is absent from `params` when not given (JSON drops undefined)
-  const keys = Object.entries(def.params).map(([k, spec]) => [k, spec.default === undefined ? any().optional() : any()]);
+  const keys = Object.entries(def.params).map(([k, schema]) => [k, described(schema).flags?.default === undefined ? any().optional() : any()]);
   const params = shape(Object.fromEntries([['seed', any()], ...keys])).description(
     'The effective parameters (defaults applied), seed first, in the order of the kernel note',
   );

@@ -1,10 +1,10 @@
 /** One GET route per registered kernel, generated from the registry. */
 import { KERNELS } from '../../workers/registry.js';
-import { kernelPath, type KernelDef } from '../../workers/kernel-def.js';
+import { kernelParamsSchema, kernelPath, type KernelDef } from '../../workers/kernel-def.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { WorkerPool } from '../platform/pool.js';
-import { effectiveParams, kernelParamsSchema, kernelRequestQuerySchema, kernelRulesDescription, type EffectiveParams } from './kernel-params.js';
+import { effectiveParams, kernelRequestQuerySchema, kernelRulesDescription, type EffectiveParams } from './kernel-params.js';
 import { QUERY_MEMO_KEY_MAX, QUERY_MEMO_SIZE } from '../http/route.js';
 import { RecentMemo } from '../lib/memo.js';
 import { departureOf } from '../http/departure.js';

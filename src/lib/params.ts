@@ -1,21 +1,17 @@
 /**
- * Parameter schemas for kernels (compiled from their declarations, param-spec.ts) and routes, on
- * the main thread. Query values arrive as strings and are parsed strictly (kernels-a 0.2):
- * integers are plain decimals (no `1.0`, `1e3`, blanks), numbers are finite decimals, booleans
- * are pydantic's set. Inside a JSON `request` object the same schemas accept
+ * Parameter schemas for kernels. Query values arrive as strings and are parsed strictly
+ * (kernels-a 0.2): integers are plain decimals (no `1.0`, `1e3`, blanks), numbers are finite
+ * decimals, booleans are pydantic's set. Inside a JSON `request` object the same schemas accept
  * JSON numbers and booleans. Every numeric parameter has bounds: out of range is 422, never clamped.
  */
 import JoiBase from 'joi';
-import { isDeepStrictEqual } from 'node:util';
-import * as declare from './param-spec.js';
-import type { ParamSpec } from './param-spec.js';
 
 const INT_RE = /^[+-]?\d+$/;
 const NUM_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const TRUE_WORDS = new Set(['true', '1', 'yes', 'on', 't', 'y']);
 const FALSE_WORDS = new Set(['false', '0', 'no', 'off', 'f', 'n']);
 
-export const Joi: StrictJoi = JoiBase.extend(
+export const Joi = JoiBase.extend(
   (joi) => ({
     type: 'qint',
     base: joi.number().integer().unsafe(), // huge values fail the bound, not a parse rule
@@ -53,51 +49,26 @@ export const Joi: StrictJoi = JoiBase.extend(
 );
 
 export type Schema = JoiBase.Schema;
-/** Joi with the strict query types (`qint`, `qnum`, `qbool`); joi types `extend` loosely. */
-export type StrictJoi = JoiBase.Root & { qint(): JoiBase.NumberSchema; qnum(): JoiBase.NumberSchema; qbool(): JoiBase.BooleanSchema };
-
-/**
- * The joi schema of a parameter declaration (param-spec.ts). A `joi` declaration's stated default
- * must be its schema's: the workers read the stated one, the main thread validates with the schema.
- */
-export function compileParam(spec: ParamSpec): Schema {
-  switch (spec.kind) {
-    case 'int':
-      return Joi.qint().min(spec.min).max(spec.max).default(spec.default);
-    case 'num':
-      return Joi.qnum().min(spec.min).max(spec.max).default(spec.default);
-    case 'bool':
-      return Joi.qbool().default(spec.default);
-    case 'str':
-      return Joi.string().allow('').max(spec.maxLen).default(spec.default);
-    case 'joi': {
-      const schema = spec.build(Joi);
-      const stated = (schema.describe() as { flags?: { default?: unknown } }).flags?.default;
-      if (!isDeepStrictEqual(stated, spec.default)) throw new Error(`parameter default ${JSON.stringify(spec.default)} differs from its schema's ${JSON.stringify(stated)}`);
-      return schema;
-    }
-  }
-}
 
 /** Integer parameter in [min, max] with a default. */
 export function int(min: number, max: number, dflt: number): Schema {
-  return compileParam(declare.int(min, max, dflt));
+  return Joi.qint().min(min).max(max).default(dflt);
 }
 
 /** Finite number parameter in [min, max] with a default. */
 export function num(min: number, max: number, dflt: number): Schema {
-  return compileParam(declare.num(min, max, dflt));
+  return Joi.qnum().min(min).max(max).default(dflt);
 }
 
 export function bool(dflt: boolean): Schema {
-  return compileParam(declare.bool(dflt));
+  return Joi.qbool().default(dflt);
 }
 
 /** String parameter of 0..maxLen characters with a default. */
 export function str(maxLen: number, dflt: string): Schema {
-  return compileParam(declare.str(maxLen, dflt));
+  return Joi.string().allow('').max(maxLen).default(dflt);
 }
 
-export { SEED_MAX } from './param-spec.js';
 /** The seed every kernel takes: uint32, default 42 (maps one-to-one onto the PRNG state). */
-export const seed = (): Schema => compileParam(declare.seedSpec());
+export const SEED_MAX = 4294967295;
+export const seed = (): Schema => int(0, SEED_MAX, 42);

@@ -78,9 +78,9 @@ interface BundleIndex {
 }
 
 /**
- * One CommonJS file with every module the entry imports, packages included (none today: kernel
- * threads load no package), so it runs from a temporary directory. CommonJS rather than ESM: a
- * bundled CommonJS package would `require` Node's built-ins, which an ESM bundle cannot. Named by its content, so processes starting at
+ * One CommonJS file with every module the entry imports, packages included, so it runs from a
+ * temporary directory. CommonJS rather than ESM: the bundled CommonJS packages (joi) `require`
+ * Node's built-ins, which an ESM bundle cannot. Named by its content, so processes starting at
  * once (replicas in the tests) share a file and never read a half-written one. A process reuses
  * the last bundle while its inputs are unchanged (one read and digest per input, ~10 ms, where
  * bundling costs ~350 ms): a file the entry newly imports needs an edit to one it imported.

@@ -1,7 +1,6 @@
 /** In-process kernel calls for unit tests: same validation and envelope as the service, no pool. */
 import type { KernelDef, KernelOutput } from '../../workers/kernel-def.js';
-import { orderParams } from '../../workers/kernel-def.js';
-import { kernelParamsSchema } from '../../src/kernels/kernel-params.js';
+import { kernelParamsSchema, orderParams } from '../../workers/kernel-def.js';
 import { RngStreams } from '../../src/lib/prng.js';
 import { runKernelTask } from '../../workers/run-kernel.js';
 

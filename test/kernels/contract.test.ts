@@ -11,8 +11,7 @@
  */
 import { expect } from 'chai';
 import type { Description } from 'joi';
-import { kernelPath, type KernelDef } from '../../workers/kernel-def.js';
-import { kernelParamsSchema } from '../../src/kernels/kernel-params.js';
+import { kernelParamsSchema, kernelPath, type KernelDef } from '../../workers/kernel-def.js';
 import { RngStreams, type Rng } from '../../src/lib/prng.js';
 import { API } from '../../src/isomorphic/api.js';
 import { KERNELS } from '../../workers/registry.js';

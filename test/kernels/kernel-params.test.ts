@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { effectiveParams } from '../../src/kernels/kernel-params.js';
 import { AppError } from '../../src/http/errors.js';
 import { defineKernel } from '../../workers/kernel-def.js';
-import { int, joi } from '../../src/lib/param-spec.js';
+import { Joi, int } from '../../src/lib/params.js';
 
 // A request-mode kernel written for this test: the real ones live in workers/kernels.
 const def = defineKernel<{ seed: number; down: number; lesion: number[] }>({
@@ -13,7 +13,7 @@ const def = defineKernel<{ seed: number; down: number; lesion: number[] }>({
   technique: 't',
   references: [],
   honesty: 't',
-  params: { down: int(1, 10, 2), lesion: joi([], (J) => J.array().items(J.number().integer().min(0).max(9)).max(3).default([])) },
+  params: { down: int(1, 10, 2), lesion: Joi.array().items(Joi.number().integer().min(0).max(9)).max(3).default([]) },
   constraints: (p) => (p.lesion.includes(p.down) ? [{ param: 'lesion', msg: 'lesion must not contain down' }] : []),
   worstCase: {},
   run: () => ({ result: {} }),

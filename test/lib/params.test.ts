@@ -4,9 +4,7 @@
  * values that are not strings (inside a JSON `request` object) go to the base type unchanged.
  */
 import { expect } from 'chai';
-import { bool, compileParam, int, Joi, num, seed, SEED_MAX, str, type Schema } from '../../src/lib/params.js';
-import * as spec from '../../src/lib/param-spec.js';
-import type { ParamSpec } from '../../src/lib/param-spec.js';
+import { bool, int, Joi, num, seed, SEED_MAX, str, type Schema } from '../../src/lib/params.js';
 
 /** The value a schema accepts, or the type of its first error. */
 function check(schema: Schema, value: unknown): { value: unknown } | { error: string } {
@@ -136,28 +134,5 @@ describe('src/lib/params', () => {
     expect(schema.validate({ n: '4', x: '.25', b: 'on' }).value).to.deep.equal({ n: 4, x: 0.25, b: true });
     expect(schema.validate({}).value).to.deep.equal({ n: 1, x: 0.5, b: false });
     expect(schema.validate({ n: '4.0' }).error?.details[0]).to.include({ type: 'qint.parse' });
-  });
-
-  describe('compileParam (declarations of param-spec.ts)', () => {
-    it('compiles each kind to the schema the route helpers give', () => {
-      const pairs: [ParamSpec, Schema][] = [
-        [spec.int(-3, 9, 2), int(-3, 9, 2)],
-        [spec.num(0, 1, 0.5), num(0, 1, 0.5)],
-        [spec.bool(true), bool(true)],
-        [spec.str(12, 'x'), str(12, 'x')],
-        [spec.seedSpec(), seed()],
-      ];
-      for (const [s, schema] of pairs) expect(compileParam(s).describe(), s.kind).to.deep.equal(schema.describe());
-      expect(check(compileParam(spec.int(1, 5, 3)), '1.0')).to.deep.equal({ error: 'qint.parse' });
-    });
-
-    it("a joi declaration must state its schema's default: the workers read the stated one", () => {
-      const choice = (dflt: unknown) => spec.joi(dflt, (J) => J.string().valid('a', 'b').default('a'));
-      expect(check(compileParam(choice('a')), undefined)).to.deep.equal({ value: 'a' });
-      expect(() => compileParam(choice('b'))).to.throw('parameter default "b" differs from its schema\'s "a"');
-      expect(() => compileParam(choice(undefined))).to.throw(/differs/);
-      // no default on either side is consistent
-      expect(compileParam(spec.joi(undefined, (J) => J.string().pattern(/^x$/))).describe().flags).to.equal(undefined);
-    });
   });
 });

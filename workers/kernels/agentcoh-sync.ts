@@ -6,7 +6,7 @@
  * tokens ≤ n·Σ_a |D_a|(1 + W_a). Design: kernels-b §11.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export const WRITE_FRACTIONS = [0.05, 0.1, 0.25, 0.5] as const;

@@ -7,7 +7,7 @@
  * error (analog vs digital HardSigmoid). Design: kernels-b §18.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export const READ_NOISE = 0.01;

@@ -7,7 +7,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { canonicalJson, sha256Hex } from '../../src/lib/numbers.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export const ALPHA = 0.05;

@@ -8,7 +8,7 @@
  * (output reconstruction on calibration activations).
  */
 import { defineKernel } from '../kernel-def.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 const ROW = 64;

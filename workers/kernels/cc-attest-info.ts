@@ -5,7 +5,7 @@
  * share workers/lib/attestation.ts. Design: kernels-a §1.12.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import { attestationKey, HASH_ALG, INITIAL_REGISTER, POLICY, referenceValues, reportData, verifierNonce } from '../lib/attestation.js';
 
 export default defineKernel<{ seed: number; stages: number }>({

@@ -6,7 +6,7 @@
  * same call, each designed to fail exactly one policy check. Design: kernels-b §3.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import { appraise, attestationKey, buildEvidence, HASH_ALG, POLICY, referenceValues, verifierNonce, type EvidenceOptions } from '../lib/attestation.js';
 
 export interface Scenario {

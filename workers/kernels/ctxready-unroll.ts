@@ -9,7 +9,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { attendRow } from '../lib/attention.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export interface CtxModel {

@@ -10,7 +10,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { causalSoftmaxAttention, headRows, maxAbsDiff } from '../lib/attention.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export const KEY_NOISE = 0.3;

@@ -11,7 +11,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { softmax } from '../lib/linalg.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 const V = 16;

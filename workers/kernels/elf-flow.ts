@@ -7,7 +7,7 @@
  * function ELF's denoiser learns, here in closed form. Design: kernels-b §12.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { entropy } from '../lib/linalg.js';
 

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { endianness } from 'node:os';
 import { defineKernel } from '../kernel-def.js';
 import { canonicalJson, roundNumber, sha256Hex } from '../../src/lib/numbers.js';
-import { int, joi, num } from '../../src/lib/param-spec.js';
+import { int, Joi, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { GENESIS, HASH_FORMULA, METHOD } from '../../src/lib/energy-receipt.js';
 
@@ -89,7 +89,7 @@ export default defineKernel<{ seed: number; tokens: number; power_w: number; lat
     power_w: num(0, 10000, 350),
     latency_s: num(1e-6, 60, 0.02),
     grid_gco2_per_kwh: num(0, 2000, 480),
-    prev_hash: joi(undefined, (J) => J.string().pattern(HASH_RE).messages({ 'string.pattern.base': 'must be 64 lowercase hex characters' })),
+    prev_hash: Joi.string().pattern(HASH_RE).messages({ 'string.pattern.base': 'must be 64 lowercase hex characters' }),
   },
   worstCase: { tokens: 262144, power_w: 10000, latency_s: 60, grid_gco2_per_kwh: 2000, prev_hash: 'f'.repeat(64) },
   run({ tokens, power_w: P, latency_s: L, grid_gco2_per_kwh: G, prev_hash }, rng) {

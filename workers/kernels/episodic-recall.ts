@@ -8,7 +8,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { canonicalJson, roundDeep, sha256Hex } from '../../src/lib/numbers.js';
-import { int, str } from '../../src/lib/param-spec.js';
+import { int, str } from '../../src/lib/params.js';
 import { fnv1a32, type Rng } from '../../src/lib/prng.js';
 
 export const DEFAULT_QUERY = 'What did I ask you about earlier?';

@@ -5,7 +5,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { cholesky, choleskySolve, zeros } from '../lib/linalg.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 
 const HISTORY_CAP = 200;
 

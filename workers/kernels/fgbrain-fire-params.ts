@@ -3,7 +3,7 @@
  * Background input comes from the shared stream `fgbrain/fire#background`, so the same keys give
  * the same spikes on every route.
  */
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import { graphParams } from './fgbrain-graph.js';
 
 export const fireParams = {

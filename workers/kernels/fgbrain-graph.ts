@@ -5,7 +5,7 @@
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, undirected } from '../lib/fgbrain.js';
 import { jacobiEigen, zeros } from '../lib/linalg.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 
 export const graphParams = { n: int(8, 96, 48), m: int(1, 4, 2) };
 

@@ -8,7 +8,7 @@ import { buildSubstrate, simulateFire, undirected } from '../lib/fgbrain.js';
 import { jacobiEigen, zeros } from '../lib/linalg.js';
 import { inclusionProof, leafHash, merkleRoot } from '../../src/lib/merkle.js';
 import { canonicalJson, sha256Hex } from '../../src/lib/numbers.js';
-import { joi, int } from '../../src/lib/param-spec.js';
+import { Joi, int } from '../../src/lib/params.js';
 import { drawPatterns } from './fgbrain-memory.js';
 
 export const ARTIFACTS = ['params', 'graph', 'spectrum', 'fire', 'memory', 'kernels'] as const;
@@ -44,7 +44,7 @@ export default defineKernel<{ seed: number; n: number; m: number; include: Artif
   params: {
     n: int(8, 96, 48),
     m: int(1, 4, 2),
-    include: joi([...ARTIFACTS], (J) => J.array().items(J.string().valid(...ARTIFACTS)).unique().min(1).max(ARTIFACTS.length).default([...ARTIFACTS])),
+    include: Joi.array().items(Joi.string().valid(...ARTIFACTS)).unique().min(1).max(ARTIFACTS.length).default([...ARTIFACTS]),
   },
   worstCase: { n: 96, m: 4 },
   run(p, rng) {

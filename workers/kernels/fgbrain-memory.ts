@@ -5,7 +5,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, undirected } from '../lib/fgbrain.js';
-import { joi, int, num } from '../../src/lib/param-spec.js';
+import { Joi, int, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export const CRITICAL_LOAD = 0.138;
@@ -48,7 +48,7 @@ export default defineKernel<MemoryKeys>({
     patterns: int(1, 32, 4),
     corruption: num(0, 0.5, 0.2),
     max_sweeps: int(1, 50, 20),
-    connectivity: joi('full', (J) => J.string().valid('full', 'graph').default('full')),
+    connectivity: Joi.string().valid('full', 'graph').default('full'),
     m: int(1, 4, 2),
   },
   constraints: (p) => (p.connectivity === 'graph' && p.neurons > 96 ? [{ param: 'neurons', msg: 'neurons must be at most 96 in graph mode' }] : []),

@@ -6,7 +6,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, LIF, simulateFire } from '../lib/fgbrain.js';
-import { num } from '../../src/lib/param-spec.js';
+import { num } from '../../src/lib/params.js';
 import { fireParams, fireWorstCase, sourcesWithinN, toFireParams, type FireKeys } from './fgbrain-fire-params.js';
 
 export interface Window {

@@ -8,7 +8,7 @@
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, undirected } from '../lib/fgbrain.js';
 import { jacobiEigen, zeros } from '../lib/linalg.js';
-import { joi, int } from '../../src/lib/param-spec.js';
+import { Joi, int } from '../../src/lib/params.js';
 
 type Graph = Set<number>[];
 
@@ -70,8 +70,8 @@ export default defineKernel<RepairKeys>({
     // capped at 64 (the note leaves it open): at 96 the worst case measured 80–140 ms here
     n: int(8, 64, 48),
     m: int(1, 4, 2),
-    lesion: joi(null, (J) => J.array().items(J.number().integer().min(0).max(63)).min(1).max(8).unique().allow(null).default(null)),
-    heal: joi('forgiving-tree', (J) => J.string().valid('forgiving-tree', 'none').default('forgiving-tree')),
+    lesion: Joi.array().items(Joi.number().integer().min(0).max(63)).min(1).max(8).unique().allow(null).default(null),
+    heal: Joi.string().valid('forgiving-tree', 'none').default('forgiving-tree'),
   },
   constraints: (p) => ((p.lesion ?? []).some((v) => v >= p.n) ? [{ param: 'lesion', msg: 'every lesion id must be below n' }] : []),
   worstCase: { n: 64, m: 4, lesion: [0, 1, 2, 3, 4, 5, 6, 7] },

@@ -5,7 +5,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, simulateFire } from '../lib/fgbrain.js';
-import { num } from '../../src/lib/param-spec.js';
+import { num } from '../../src/lib/params.js';
 import { fireParams, fireWorstCase, sourcesWithinN, toFireParams, type FireKeys } from './fgbrain-fire-params.js';
 
 /** Defaults from the 2001 split of 3.29e9 ATP/neuron/s at 4 Hz; every one can be overridden. */

@@ -6,7 +6,7 @@
  * scored by the adjusted Rand index against the planted petals. Design: kernels-a §3.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { jacobiEigen, zeros } from '../lib/linalg.js';
 import { adjustedRandIndex } from '../lib/semantic-entropy.js';

@@ -8,7 +8,7 @@
  * Design: kernels-b §19.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { cholesky, choleskySolve, gramSchmidt, jacobiEigen, type Matrix } from '../lib/linalg.js';
 

@@ -8,7 +8,7 @@
 import { defineKernel, type ConstraintViolation } from '../kernel-def.js';
 import { unit } from '../lib/linalg.js';
 import { sampleSeries } from '../../src/lib/numbers.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 
 /** theorem position τ = floor(0.8·corpus_size): premises at library positions < τ are accessible */
 export const accessibleCount = (corpus: number): number => Math.floor(0.8 * corpus);

@@ -11,7 +11,7 @@
 import { defineKernel } from '../kernel-def.js';
 import { cholesky, choleskySolve, gramSchmidt, type Matrix } from '../lib/linalg.js';
 import { sampleSeries } from '../../src/lib/numbers.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 
 const FRAME_NOISE = 0.01;
 const PEAK = 2; // frames live in [−1, 1]

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { defineKernel } from '../kernel-def.js';
-import { int, str } from '../../src/lib/param-spec.js';
+import { int, str } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { roundNumber } from '../../src/lib/numbers.js';
 import { add, compare, div, equals, format, mul, rat, sub, type Rational } from '../lib/rational.js';

@@ -6,7 +6,7 @@
 import { defineKernel } from '../kernel-def.js';
 import { logSumExp, softmax } from '../lib/linalg.js';
 import { sampleSeries } from '../../src/lib/numbers.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 
 const D = 8;
 

@@ -6,7 +6,7 @@
  * Design: kernels-b §13.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { sampleSeries } from '../../src/lib/numbers.js';
 import { unit } from '../lib/linalg.js';

@@ -8,7 +8,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { evenlySpaced } from '../../src/lib/numbers.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { entropy, softmax } from '../lib/linalg.js';
 

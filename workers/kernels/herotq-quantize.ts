@@ -10,7 +10,7 @@
  */
 import { defineKernel, type ConstraintViolation } from '../kernel-def.js';
 import { jacobiEigen, matmul, transpose, zeros, type Matrix } from '../lib/linalg.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export const BETA_GRID: readonly number[] = [0, 0.25, 0.5, 0.75, 1];

@@ -11,7 +11,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { cholesky, choleskySolve, gramSchmidt, norm, type Matrix } from '../lib/linalg.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 
 const MU = 0.1;
 const LAMBDA_MIN = 1;

@@ -7,7 +7,7 @@
  * is ΔW = η·Σ_t v̂_t z_tᵀ.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 
 const CHUNK = 16;
 const FOLLOW_P = 0.9;

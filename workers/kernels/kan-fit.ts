@@ -6,7 +6,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { sigmoid } from '../lib/linalg.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { sampleSeries } from '../../src/lib/numbers.js';
 

@@ -8,7 +8,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { attendRow, causalSoftmaxAttention, headRows, maxAbsDiff, project } from '../lib/attention.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export const ATTENTION_MATRIX_CAP = 32;

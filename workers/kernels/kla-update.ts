@@ -7,7 +7,7 @@
  * consistent system (Strohmer & Vershynin, J. Fourier Anal. Appl. 2009). Design: kernels-b §21.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { sampleSeries } from '../../src/lib/numbers.js';
 

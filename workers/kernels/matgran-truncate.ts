@@ -11,7 +11,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { symmetricEigen } from '../lib/linalg.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 
 const CENTROID_WEIGHT = 0.6;
 /** Accuracies are k/n; a loss of exactly `tol` must pass regardless of float rounding of 1 − tol. */

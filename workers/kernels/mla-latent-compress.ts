@@ -9,7 +9,7 @@ import { defineKernel } from '../kernel-def.js';
 import { attendRow } from '../lib/attention.js';
 import { entropy } from '../lib/linalg.js';
 import { evenlySpaced } from '../../src/lib/numbers.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng, RngStreams } from '../../src/lib/prng.js';
 
 const D_MODEL = 32;

@@ -7,7 +7,7 @@
  * Design: kernels-b §15.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export const D_MODEL = 16;

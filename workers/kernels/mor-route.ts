@@ -8,7 +8,7 @@
 import { defineKernel } from '../kernel-def.js';
 import { sigmoid } from '../lib/linalg.js';
 import { canonicalJson, sha256Hex, roundNumber } from '../../src/lib/numbers.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { RngStreams } from '../../src/lib/prng.js';
 
 export const HIDDEN = 16;

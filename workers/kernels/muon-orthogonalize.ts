@@ -7,7 +7,7 @@
  * Jacobi singular values and the exact polar factor. Design: kernels-a §1.11.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { frobenius, jacobiEigen, matmul, transpose, zeros, type Eigen, type Matrix } from '../lib/linalg.js';
 

@@ -5,7 +5,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { sampleSeries } from '../../src/lib/numbers.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 const D = 8;

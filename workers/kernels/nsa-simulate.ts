@@ -13,7 +13,7 @@ import { defineKernel } from '../kernel-def.js';
 import { sigmoid } from '../lib/linalg.js';
 import { subsetWeights } from '../lib/attention.js';
 import { evenlySpaced } from '../../src/lib/numbers.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 
 const MAX_QUERIES = 64;
 

@@ -7,7 +7,7 @@
  * on the same data for comparison. Design: kernels-a §1.9.
  */
 import { defineKernel } from '../kernel-def.js';
-import { bool, int, joi, num } from '../../src/lib/param-spec.js';
+import { bool, int, Joi, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export const E2M1: readonly number[] = [0, 0.5, 1, 1.5, 2, 3, 4, 6];
@@ -234,7 +234,7 @@ export default defineKernel<Params>({
     n: int(16, 65536, 256),
     outlier_rate: num(0, 0.5, 0.02),
     outlier_scale: num(1, 64, 8),
-    rounding: joi('rne', (J) => J.string().valid('rne', 'stochastic').default('rne')),
+    rounding: Joi.string().valid('rne', 'stochastic').default('rne'),
     rht: bool(false),
   },
   worstCase: { n: 65536, rounding: 'stochastic', rht: true },

@@ -9,7 +9,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { entropy, softmax } from '../lib/linalg.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export const LOGIT_SCALE = 1.5;

@@ -16,7 +16,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { sampleSeries } from '../../src/lib/numbers.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import { topK } from '../lib/ranking.js';
 
 const KAPPA = 0.5;

@@ -15,7 +15,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { logChoose } from '../lib/linalg.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { UnionFind } from '../lib/union-find.js';
 

@@ -8,7 +8,7 @@
  * grounded-versus-confabulating detection AUROC. Design: kernels-b §16.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { jacobiEigen, type Matrix } from '../lib/linalg.js';
 import { auroc } from '../lib/ranking.js';

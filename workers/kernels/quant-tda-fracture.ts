@@ -8,7 +8,7 @@
  * (`anomaly`) contracts the tree: the "fracture". Design: kernels-b §1.
  */
 import { defineKernel } from '../kernel-def.js';
-import { bool } from '../../src/lib/param-spec.js';
+import { bool } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { UnionFind } from '../lib/union-find.js';
 

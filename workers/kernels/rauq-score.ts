@@ -7,7 +7,7 @@
  * value of the authors' LM-Polygraph implementation for base models). Design: kernels-c §2.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { auroc } from '../lib/ranking.js';
 

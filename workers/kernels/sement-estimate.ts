@@ -6,7 +6,7 @@
  * Design: kernels-b §4.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import { EMBED_DIM, MEANING_BETA, PARAPHRASE_NOISE, PARAPHRASE_WEIGHTS, PARAPHRASES, semanticEntropyRun } from '../lib/semantic-entropy.js';
 
 export default defineKernel<{ seed: number; K: number; n_clusters: number; threshold: number }>({

@@ -4,7 +4,7 @@
  * (workers/lib/semantic-entropy.ts), so the card is never a constant. Design: kernels-a §1.13.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import { EMBED_DIM, MATCH_TOL, MEANING_BETA, PARAPHRASE_NOISE, PARAPHRASE_WEIGHTS, PARAPHRASES, semanticEntropyRun } from '../lib/semantic-entropy.js';
 
 export const ESTIMATE_DEFAULTS = { K: 40, n_clusters: 5, threshold: 0.6 };

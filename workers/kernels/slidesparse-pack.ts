@@ -5,7 +5,7 @@
  * are lifted to match. The packed product is checked against the dense pruned product.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 
 const ROWS = 8;
 const TOKENS = 4;

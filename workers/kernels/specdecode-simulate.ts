@@ -9,7 +9,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { softmax } from '../lib/linalg.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export const VOCAB = 32;

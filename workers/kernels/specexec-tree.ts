@@ -8,7 +8,7 @@
  * with seeded logits, draft = target logits + Gaussian noise. Design: kernels-a §1.10.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export interface MarkovModels {

@@ -6,7 +6,7 @@
  * convolution kernel K_k = Σ_n C_n Ā_n^k B̄_n. Design: kernels-c §3.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { sampleSeries } from '../../src/lib/numbers.js';
 

@@ -7,7 +7,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { cholesky, choleskySolve, cosine, dot, norm, sigmoid, unit, type Matrix } from '../lib/linalg.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 
 const NOISE = 0.5;
 const RIDGE = 0.1;

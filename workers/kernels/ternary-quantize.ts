@@ -5,7 +5,7 @@
  * with an integer multiply-accumulate; both must agree exactly. Design: kernels-c §17.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 
 const WEIGHT_SD = 0.02;
 const ROW = 64;

@@ -9,7 +9,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { sigmoid } from '../lib/linalg.js';
-import { int, num } from '../../src/lib/param-spec.js';
+import { int, num } from '../../src/lib/params.js';
 import type { RngStreams } from '../../src/lib/prng.js';
 
 export const M = 128;

@@ -6,7 +6,7 @@
  * Design: kernels-b §17.
  */
 import { defineKernel } from '../kernel-def.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { cholesky, choleskySolve, type Matrix } from '../lib/linalg.js';
 import { sampleSeries } from '../../src/lib/numbers.js';

@@ -12,7 +12,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { solveAssignment } from '../lib/assignment.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng, RngStreams } from '../../src/lib/prng.js';
 import { UnionFind } from '../lib/union-find.js';
 

@@ -9,7 +9,7 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { gramSchmidt, type Matrix } from '../lib/linalg.js';
-import { int } from '../../src/lib/param-spec.js';
+import { int } from '../../src/lib/params.js';
 import type { Rng, RngStreams } from '../../src/lib/prng.js';
 
 export const ACTION_DIM = 2;
