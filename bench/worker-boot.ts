@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { withoutTsLoader, workerSource } from '../src/platform/worker-source.js';
+import { acceptedByWorkers, withoutTsLoader, workerSource } from '../src/platform/worker-source.js';
 
 const threads = Number(process.env.BOOT_THREADS ?? 2);
 const rounds = Number(process.env.BOOT_ROUNDS ?? 4);
@@ -22,7 +22,8 @@ if (!existsSync(fileURLToPath(built))) throw new Error('dist/workers/host.js is 
 
 const variants: { name: string; filename: string; execArgv: string[] | undefined }[] = [
   { name: 'workers/host.ts under tsx', filename: sources.href, execArgv: undefined },
-  { name: 'dist/workers/host.js', filename: built.href, execArgv: withoutTsLoader(process.execArgv) },
+  // the build's threads without the loader, as `npm start` runs them
+  { name: 'dist/workers/host.js', filename: built.href, execArgv: acceptedByWorkers(withoutTsLoader(process.execArgv)) },
   { name: 'workers/host.ts bundled (worker-source)', ...workerSource(sources) },
 ];
 

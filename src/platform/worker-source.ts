@@ -5,7 +5,6 @@
  * spends ~370 ms of CPU doing so, before loading a single module of its own (bench/README.md,
  * "Starting an app"), and a test run starts hundreds of threads.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { projectRoot } from '../config/load.js';
+import { sha256Hex as sha256 } from '../lib/numbers.js';
 
 export interface WorkerSource {
   /** What piscina loads (a file URL). */
@@ -67,7 +67,6 @@ export function acceptedByWorkers(argv: readonly string[]): string[] {
 
 /** One directory per user: another user's would not be writable. */
 const bundleDir = (): string => join(tmpdir(), `svc-workers-${process.getuid?.() ?? 'user'}`);
-const sha256 = (bytes: Buffer | Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
 
 /** What a bundle was made from: reused while every input file still has its digest. */
 interface BundleIndex {
