@@ -34,17 +34,21 @@ export interface StartupResult {
 
 /** Starts the built service once and times it to ready. */
 async function startup(warmup: boolean): Promise<StartupResult> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
   const t0 = performance.now();
   const child = spawn(process.execPath, ['dist/src/main.js'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'production', SVC_POOL_WARMUP: String(warmup), SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-warm-')) },
+    // port 0: the OS picks a free one and the `listening` line names it (a random pick once
+    // collided with a client socket of the previous scenario, and the service could not listen)
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'production', SVC_POOL_WARMUP: String(warmup), SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-warm-')) },
     stdio: ['ignore', 'pipe', 'inherit'],
     detached: true,
   });
   let ready: { startupMs?: number; warmMs?: number[] } | null = null;
+  // set by the log reader below (a holder, so the loop sees it change)
+  const listening: { port: number | null } = { port: null };
   createInterface({ input: child.stdout! }).on('line', (line) => {
     try {
-      const rec = JSON.parse(line) as { msg?: string; startupMs?: number; warmMs?: number[] };
+      const rec = JSON.parse(line) as { msg?: string; port?: number; startupMs?: number; warmMs?: number[] };
+      if (rec.msg === 'listening') listening.port = rec.port ?? null;
       if (rec.msg === 'ready') ready = rec;
     } catch {
       // not a log line
@@ -54,10 +58,12 @@ async function startup(warmup: boolean): Promise<StartupResult> {
     for (;;) {
       if (child.exitCode !== null) throw new Error('the service exited before it was ready');
       if (performance.now() - t0 > 120_000) throw new Error('the service was not ready within 120 s');
-      const ok = await fetch(`http://127.0.0.1:${port}/api/svc/v1/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
+      const ok =
+        listening.port !== null &&
+        (await fetch(`http://127.0.0.1:${listening.port}/api/svc/v1/health`).then(
+          (r) => r.ok,
+          () => false,
+        ));
       if (ok) break;
       await new Promise((r) => setTimeout(r, 50));
     }
