@@ -120,8 +120,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'saturation',
-    title: '/health latency idle vs while a heavy kernel saturates the pool (the main thread must stay responsive)',
-    async run({ svc }) {
+    title: '/health latency idle vs while a heavy kernel saturates the pool (the main thread must stay responsive), and a bare Koa hello probed the same way',
+    async run({ svc, koa }) {
       // autocannon keeps whole milliseconds, and a closed loop of probes is a flood of its own:
       // the ratio is taken from paced probes (timed to the microsecond, as a health checker sends
       // them); the closed-loop rows are kept for throughput
@@ -133,6 +133,12 @@ export const SCENARIOS: Scenario[] = [
       const saturating = (label: string) => load(label, { url: heavy, connections: 32 });
       const [busy, kernel] = await Promise.all([load('/health, pool saturated (4 connections)', probe), saturating(`${KERNEL} 2048x16 saturating (32 conn)`)]);
       const [busyPaced] = await Promise.all([paced(`/health, pool saturated (${HEALTH_RATE}/s paced)`, paced4), saturating(`${KERNEL} 2048x16 saturating again (32 conn)`)]);
+      // the same probes to the bare Koa hello (another process, nice 0) while the service's kernels
+      // saturate the cores: what two busy cores cost any server's tail on this machine, the main
+      // thread's work aside
+      const koaPaced = { url: `${koa.base}/hello`, connections: 4, ratePerS: HEALTH_RATE };
+      const koaIdle = await paced(`baseline koa hello, idle (${HEALTH_RATE}/s paced)`, koaPaced);
+      const [koaBusy] = await Promise.all([paced(`baseline koa hello, service's pool saturated (${HEALTH_RATE}/s paced)`, koaPaced), saturating(`${KERNEL} 2048x16 saturating a third time (32 conn)`)]);
       return [
         idle,
         // a whole-millisecond p99 of 0 (a quiet machine) has no ratio
@@ -140,6 +146,9 @@ export const SCENARIOS: Scenario[] = [
         kernel,
         idlePaced,
         { ...busyPaced, ratio: busyPaced.p99 / Math.max(idlePaced.p99, 0.001), vs: 'p99 vs idle' },
+        koaIdle,
+        { ...koaBusy, ratio: koaBusy.p99 / Math.max(koaIdle.p99, 0.001), vs: 'p99 vs idle' },
+        { ...busyPaced, label: '↳ /health saturated against the koa hello under the same load', ratio: busyPaced.p99 / Math.max(koaBusy.p99, 0.001), vs: 'p99 vs koa' },
       ];
     },
   },
