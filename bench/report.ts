@@ -8,8 +8,9 @@ type Row = Summary & { ratio?: number; vs?: string };
 function commit(): string {
   try {
     const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    // the report itself (rewritten by the run before) is no change to what was measured
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/REPORT.md'], { encoding: 'utf8' }).trim() !== '';
+    // documentation (this report, rewritten by the run before; notes edited while a run goes on)
+    // is no change to what was measured
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!*.md'], { encoding: 'utf8' }).trim() !== '';
     return dirty ? `${sha} (with uncommitted changes)` : sha;
   } catch {
     return 'unknown';
