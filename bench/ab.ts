@@ -11,7 +11,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cpuSeconds, load, startServer, VERDICT_FRAME, warm } from './lib.js';
+import { cpuSeconds, load, SERVICE_LOAD_ENV, startServer, VERDICT_FRAME, warm } from './lib.js';
 
 const [a, b, roundsArg] = process.argv.slice(2);
 if (!a || !b) throw new Error('usage: bench:ab -- <checkout A> <checkout B> [rounds]');
@@ -30,7 +30,7 @@ for (let round = 1; round <= rounds; round++) {
     ['B', b],
   ] as const) {
     const entry = join(resolve(dir), 'dist', 'src', 'main.js');
-    const svc = await startServer(label, [entry], '/api/svc/v1/health', { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-ab-')), SVC_WRITE_RATE_PER_S: '0' });
+    const svc = await startServer(label, [entry], '/api/svc/v1/health', { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-ab-')), ...SERVICE_LOAD_ENV });
     try {
       const url = `${svc.base}/api/svc/v1/verdict`;
       await warm(url, post);

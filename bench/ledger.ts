@@ -9,7 +9,7 @@ import { generateKeyPairSync, createHash, sign } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { load, printTable, startServer, warm, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
+import { load, printTable, SERVICE_LOAD_ENV, startServer, warm, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
 import { pae, PAYLOAD_TYPE } from '../src/ledger/dsse.js';
 import { keyidOf } from '../src/ledger/keyring.js';
 import { ZERO_DIGEST, nodeDigest } from '../src/ledger/ledger.js';
@@ -50,7 +50,7 @@ export async function ledgerBench(): Promise<Record<string, unknown>> {
     const rows: (Summary & { ratio?: number; vs?: string })[] = [];
     // one service per mode, the same load on each; every ratio is against memory mode
     const measure = async (label: string, env: Record<string, string>): Promise<void> => {
-      const svc = await startServer(`service (${env.SVC_LEDGER_MODE})`, ['dist/src/main.js'], '/api/svc/v1/health', { ...env, SVC_LEDGER_MAX_NODES: '10000000', SVC_WRITE_RATE_PER_S: '0' });
+      const svc = await startServer(`service (${env.SVC_LEDGER_MODE})`, ['dist/src/main.js'], '/api/svc/v1/health', { ...env, ...SERVICE_LOAD_ENV });
       try {
         await warm(`${svc.base}/api/svc/v1/verdict`, post);
         const r = await load(label, { url: `${svc.base}/api/svc/v1/verdict`, ...post });
@@ -75,7 +75,7 @@ export async function ledgerBench(): Promise<Record<string, unknown>> {
     const dir = tmp();
     writeSyntheticLedger(dir, nodes);
     const t0 = performance.now();
-    const replayed = await startServer('service (replay)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: dir, SVC_LEDGER_MAX_NODES: '10000000', SVC_WRITE_RATE_PER_S: '0' }, 300);
+    const replayed = await startServer('service (replay)', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: dir, ...SERVICE_LOAD_ENV }, 300);
     const startMs = performance.now() - t0;
     const readiness = (await (await fetch(`${replayed.base}/api/svc/v1/ledger/readiness`)).json()) as { ready: boolean; replay: { nodes: number; ms: number } };
     await replayed.stop();

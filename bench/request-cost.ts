@@ -28,7 +28,7 @@ import type { Piscina } from 'piscina';
 import { barePool } from './pool-baseline.js';
 import { KERNELS } from '../workers/registry.js';
 import { kernelParamsSchema, orderParams } from '../workers/kernel-def.js';
-import { VERDICT_FRAME as FRAME } from './lib.js';
+import { SERVICE_LOAD_ENV, VERDICT_FRAME as FRAME } from './lib.js';
 
 
 interface Target {
@@ -168,7 +168,7 @@ function koaHello(pool: Piscina | null): Server {
 
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(TARGETS);
-const config = loadConfig({ env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-cost-')), SVC_WRITE_RATE_PER_S: '0' } });
+const config = loadConfig({ env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-cost-')), ...SERVICE_LOAD_ENV } });
 const built = await buildApp(config);
 await built.services.pool.ready();
 const handleSvc = built.app.callback();

@@ -5,7 +5,7 @@
  * BENCH_DURATION (s, default 10) and BENCH_CONNECTIONS (default 50) tune every run.
  */
 import { SCENARIOS } from './scenarios.js';
-import { environment, printTable, saveReport, startServer, type Server, type Summary } from './lib.js';
+import { environment, printTable, saveReport, SERVICE_LOAD_ENV, startServer, type Server, type Summary } from './lib.js';
 import { writeReportMarkdown } from './report.js';
 import { signingBench } from './signing.js';
 import { admissionBench } from './admission.js';
@@ -28,15 +28,8 @@ const pool = servicePool();
 const koa = await startServer('koa-hello', ['--import', 'tsx', 'bench/servers/koa-hello.ts'], '/hello', { POOL_THREADS: String(pool.threads), POOL_NICE: String(pool.niceIncrement) });
 const bare = await startServer('http-hello', ['--import', 'tsx', 'bench/servers/http-hello.ts'], '/');
 // the service runs from the compiled build, as in production
-// in its own data directory (file mode is the default): never the checkout's ./data; the per-client
-// write limit would turn a one-client load test into 429s: off for the bench. The ledger's default
-// cap (100,000 nodes) is ten seconds of verdicts on a quiet machine: a full ledger answers 503, which
-// would stop the verdict, overload and sse scenarios measuring appends part-way through a run
-const svc: Server = await startServer('service', ['dist/src/main.js'], '/api/svc/v1/health', {
-  SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-')),
-  SVC_WRITE_RATE_PER_S: '0',
-  SVC_LEDGER_MAX_NODES: '10000000',
-});
+// in its own data directory (file mode is the default): never the checkout's ./data
+const svc: Server = await startServer('service', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-')), ...SERVICE_LOAD_ENV });
 const report: { environment: Record<string, unknown>; scenarios: Record<string, unknown> } = { environment: environment(), scenarios: {} };
 try {
   for (const scenario of chosen) {
