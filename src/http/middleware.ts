@@ -54,6 +54,10 @@ export function sendError(ctx: Context, err: AppError): void {
 }
 
 export function requestContext({ log, metrics, traces }: ContextDeps, shed?: ShedSummary) {
+  // the access line's fields are ours (ids, method, route template, path without its query,
+  // status, time), so it skips the redaction every other line goes through: its wildcard paths
+  // cost ~3.4 µs a line, more than the rest of the line (bench/README.md, eighth pass)
+  const access = log.child({}, { redact: { paths: [] } });
   return async function requestContextMiddleware(ctx: Context, next: Next): Promise<void> {
     const started = performance.now();
     const arrivedAt = Date.now();
@@ -90,8 +94,8 @@ export function requestContext({ log, metrics, traces }: ContextDeps, shed?: She
       traces.push({ traceparent: trace.traceparent, arrivedAt, method: ctx.method, route, status, ms: msRounded });
       // a shed request is expected under load: counted and summarised, never one warn line each
       const level = status >= 500 && !state.shed ? 'warn' : 'info';
-      if (log.isLevelEnabled(level)) {
-        log[level]({ reqId, traceId: trace.traceId, method: ctx.method, route, path: ctx.path, status, ms: msRounded }, 'request');
+      if (access.isLevelEnabled(level)) {
+        access[level]({ reqId, traceId: trace.traceId, method: ctx.method, route, path: ctx.path, status, ms: msRounded }, 'request');
       }
     }
   };
