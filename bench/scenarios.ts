@@ -1,5 +1,9 @@
 /** Load scenarios. Each returns rows; a ratio compares with a baseline measured in the same run. */
-import { DURATION_S, load, paced, warm, type Server, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
+import { mkdtempSync } from 'node:fs';
+import { get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DURATION_S, load, paced, SERVICE_LOAD_ENV, startServer, warm, type Server, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
 import { poolBaseline } from './pool-baseline.js';
 
 export interface Servers {
@@ -34,6 +38,36 @@ const p99Ratio = (row: Summary, base: Summary, vs: string): Row => ({ ...row, ra
 const bracketed = (before: Summary, after: Summary): Summary => ({ ...before, reqPerSec: (before.reqPerSec + after.reqPerSec) / 2 });
 
 const KERNEL = '/api/svc/v1/ssm/scan';
+/** The http scenario's routes: the unknown path measures the middleware chain alone; /doctrine adds a static handler. */
+const ROUTES = [
+  ['GET unknown path (404)', '/api/svc/v1/no-such-route', 'the 404'],
+  ['GET /api/svc/v1/doctrine', '/api/svc/v1/doctrine', '/doctrine'],
+  ['GET /api/svc/v1/health', '/api/svc/v1/health', '/health'],
+] as const;
+/** Headers Node or Koa set on any answer: the replayed answer gets its own. */
+const SET_BY_SERVER = new Set(['date', 'connection', 'keep-alive', 'content-length', 'content-type']);
+
+/** One answer of the service, as the baseline server replays it: status, headers as sent (names in their case), body. */
+function capture(url: string): Promise<{ status: number; headers: [string, string][]; body: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        const headers: [string, string][] = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) {
+          if (!SET_BY_SERVER.has(res.rawHeaders[i]!.toLowerCase())) headers.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
+        }
+        resolve({ status: res.statusCode!, headers, body });
+      });
+    }).on('error', reject);
+  });
+}
+
+async function register(url: string, answer: Awaited<ReturnType<typeof capture>>): Promise<void> {
+  const res = await fetch(url, { method: 'PUT', body: JSON.stringify(answer) });
+  if (res.status !== 204) throw new Error(`registering ${url}: ${res.status}`);
+}
 /** Health probes per second in the overload scenario. */
 const HEALTH_RATE = 200;
 
@@ -41,7 +75,7 @@ const HEALTH_RATE = 200;
 export const SCENARIOS: Scenario[] = [
   {
     name: 'http',
-    title: 'an unknown path (404), /doctrine and /health against bare node:http and bare Koa + @koa/router',
+    title: 'an unknown path (404), /doctrine and /health against bare node:http, bare Koa + @koa/router and bare Koa sending the same bytes; the 404 with the access log on',
     async run({ koa, bare, svc }) {
       await warm(`${bare.base}/`);
       await warm(`${koa.base}/hello`);
@@ -49,27 +83,37 @@ export const SCENARIOS: Scenario[] = [
       const k1 = await load('baseline koa+router hello (before)', { url: `${koa.base}/hello` });
       const rows: Row[] = [b, ratio(k1, b, 'vs node:http')];
       const measured: Summary[] = [];
-      let doctrine: Summary | undefined;
-      // the unknown path measures the middleware chain alone; /doctrine adds a static handler
-      for (const [label, path] of [
-        ['GET unknown path (404)', '/api/svc/v1/no-such-route'],
-        ['GET /api/svc/v1/doctrine', '/api/svc/v1/doctrine'],
-        ['GET /api/svc/v1/health', '/api/svc/v1/health'],
-      ] as const) {
+      for (const [label, path] of ROUTES) {
         await warm(`${svc.base}${path}`);
-        const row = await load(label, { url: `${svc.base}${path}` });
-        measured.push(row);
-        if (path.endsWith('/doctrine')) doctrine = row;
+        measured.push(await load(label, { url: `${svc.base}${path}` }));
       }
       const k2 = await load('baseline koa+router hello (after)', { url: `${koa.base}/hello` });
       const k = bracketed(k1, k2);
       rows.push(k2, ...measured.map((row) => ratio(row, k, 'vs koa+router (mean)')));
-      // /doctrine answers 3 KB where the hello answers 17 bytes: the same-size body served by bare
-      // Koa tells what of the gap is the body's size (framework, loopback, the generator's parsing)
-      const bytes = (await (await fetch(`${svc.base}/api/svc/v1/doctrine`)).arrayBuffer()).byteLength;
-      await warm(`${koa.base}/sized/${bytes}`);
-      const sized = await load(`baseline koa+router, a ${bytes}-byte JSON body`, { url: `${koa.base}/sized/${bytes}` });
-      rows.push(ratio(sized, k, 'vs koa+router (mean)'), ratio({ ...doctrine!, label: '↳ /doctrine against the same-size body' }, sized, 'vs same size'));
+      // the hello answers 17 bytes and two headers of its own; the service's answers carry a
+      // request id, a traceparent, five security headers and bodies up to 3 KB. The same answer
+      // replayed by bare Koa tells what of the gap is the bytes (their headers set through Koa,
+      // the loopback, the generator's parsing) and what is the service's code
+      for (const [i, [, path, short]] of ROUTES.entries()) {
+        await register(`${koa.base}/answer/${i}`, await capture(`${svc.base}${path}`));
+        await warm(`${koa.base}/answer/${i}`);
+        const same = await load(`baseline koa+router, ${short}'s bytes`, { url: `${koa.base}/answer/${i}` });
+        rows.push(ratio(same, k, 'vs koa+router (mean)'), ratio({ ...measured[i]!, label: `↳ ${short} against the same bytes` }, same, 'vs same bytes'));
+      }
+      // every service above runs at warn; at the default level each answer is also a log line
+      // (to /dev/null here: what the line costs the service, not what a disk or a pipe costs)
+      const logged = await startServer('service (LOG_LEVEL=info)', ['dist/src/main.js'], '/api/svc/v1/health', {
+        SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-info-')),
+        ...SERVICE_LOAD_ENV,
+        LOG_LEVEL: 'info',
+      });
+      try {
+        const url = `${logged.base}${ROUTES[0][1]}`;
+        await warm(url);
+        rows.push(ratio(await load('GET unknown path (404), access log on', { url }), measured[0]!, 'vs the 404 at warn'));
+      } finally {
+        await logged.stop();
+      }
       return rows;
     },
   },

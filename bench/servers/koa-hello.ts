@@ -1,7 +1,9 @@
 /**
  * Baselines: bare Koa + @koa/router answering {"hello":"world"} (the framework-overhead floor);
- * `/sized/:bytes`, a JSON body of exactly that many bytes serialised per request (what a body of
- * a route's size costs the framework, the kernel's loopback and the load generator); and
+ * `/answer/:name`, an answer the bench registered with `PUT /answer/:name` (`{status, headers,
+ * body}`: one of the service's answers as captured, its request id and traceparent included)
+ * replayed as Koa sends a static JSON text, headers set through `ctx.set` (the least any Koa app
+ * pays to send the same bytes: no ids to make, nothing to serialise); and
  * `/pool?task=<JSON>`, that task run by a bare Piscina pool on the built worker entry, its answer
  * sent as is (the least any Koa front end of a worker pool pays per kernel call). The pool has the
  * service's thread count and thread priority (POOL_THREADS, POOL_NICE) and starts on first use.
@@ -16,9 +18,20 @@ const router = new Router();
 router.get('/hello', (ctx) => {
   ctx.body = { hello: 'world' };
 });
-router.get('/sized/:bytes', (ctx) => {
-  const bytes = Math.min(Math.max(Number(ctx.params.bytes) || 0, 10), 1 << 20);
-  ctx.body = { pad: 'x'.repeat(bytes - 10) }; // {"pad":""} is 10 bytes
+const answers = new Map<string, { status: number; headers: [string, string][]; body: string }>();
+router.put('/answer/:name', async (ctx) => {
+  let text = '';
+  for await (const chunk of ctx.req) text += chunk;
+  answers.set(String(ctx.params.name), JSON.parse(text));
+  ctx.status = 204;
+});
+router.get('/answer/:name', (ctx) => {
+  const answer = answers.get(String(ctx.params.name));
+  if (!answer) return ctx.throw(404, `no answer registered as ${ctx.params.name}`);
+  ctx.status = answer.status;
+  for (const [name, value] of answer.headers) ctx.set(name, value);
+  ctx.type = 'application/json';
+  ctx.body = answer.body;
 });
 let pool: Piscina | undefined;
 // parsed once per query string, as the service works out a kernel's parameters once per query
