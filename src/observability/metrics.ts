@@ -4,6 +4,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventLoopMonitor } from './event-loop.js';
+import { DeferredCounter, SeriesHistogram, type HistogramSeries, type PendingCount } from './request-metrics.js';
 
 /** Latency buckets around the SLO, in seconds (at most ~8 per histogram). */
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
@@ -26,8 +27,9 @@ export type PoolRejection = 'admission' | 'dispatch' | 'killed';
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
-  readonly httpDuration: Histogram<'method' | 'route'>;
+  /** Every request's two series, counted without prom-client's per-call work (request-metrics.ts). */
+  readonly httpRequests: DeferredCounter<'method' | 'route' | 'status'>;
+  readonly #requestDuration: SeriesHistogram<'method' | 'route'>;
   readonly kernelRun: Histogram<'kernel' | 'outcome'>;
   /** Requests answered 503/504 by load shedding (pool, capacity, rate limit, deadline), by code. */
   readonly shed: Counter<'code'>;
@@ -39,14 +41,8 @@ export class Metrics {
     // the same values are exported without it, labelled by type, as nodejs_active_{handles,requests,resources}
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
     const registers = [this.registry];
-    this.httpRequests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route template and status', labelNames: ['method', 'route', 'status'], registers });
-    this.httpDuration = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'HTTP request duration by route template',
-      labelNames: ['method', 'route'],
-      buckets: HTTP_BUCKETS,
-      registers,
-    });
+    this.httpRequests = new DeferredCounter({ name: 'http_requests_total', help: 'HTTP requests by route template and status', labelNames: ['method', 'route', 'status'], registers });
+    this.#requestDuration = new SeriesHistogram({ name: 'http_request_duration_seconds', help: 'HTTP request duration by route template', buckets: HTTP_BUCKETS, registers });
     this.kernelRun = new Histogram({
       name: 'svc_kernel_run_seconds',
       help: 'Kernel run time reported by the worker (not including queue wait)',
@@ -80,21 +76,18 @@ export class Metrics {
     });
   }
 
-  private readonly requestChildren = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
+  private readonly requestSeries = new Map<string, { count: PendingCount<'method' | 'route' | 'status'>; duration: HistogramSeries<'method' | 'route'> }>();
 
-  /** Hot path: labelled children are cached, so prom-client hashes each label set once. */
+  /** Hot path: one Map lookup per request finds both series of its label set. */
   recordRequest(method: string, route: string, status: number, seconds: number): void {
     const key = `${method} ${status} ${route}`;
-    let child = this.requestChildren.get(key);
-    if (!child) {
-      child = {
-        count: this.httpRequests.labels({ method, route, status: String(status) }),
-        duration: this.httpDuration.labels({ method, route }),
-      };
-      this.requestChildren.set(key, child);
+    let series = this.requestSeries.get(key);
+    if (!series) {
+      series = { count: this.httpRequests.series({ method, route, status: String(status) }), duration: this.#requestDuration.series({ method, route }) };
+      this.requestSeries.set(key, series);
     }
-    child.count.inc();
-    child.duration.observe(seconds);
+    series.count.pending++;
+    series.duration.observe(seconds);
   }
 
   /** Pool gauges read at scrape time from the live pool. */
