@@ -18,8 +18,11 @@ export function jsonText(value: unknown): JsonText {
   return { text, bytes: Buffer.byteLength(text) };
 }
 
+/** What Koa's `ctx.type = 'application/json'` sets, without its per-call MIME lookup. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 export function sendJsonText(ctx: Context, body: JsonText): void {
-  ctx.type = 'application/json';
+  ctx.res.setHeader('Content-Type', JSON_TYPE);
   ctx.body = body.text;
   ctx.remove('Content-Length');
   (ctx.state as RequestState).jsonText = body;
