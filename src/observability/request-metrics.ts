@@ -6,10 +6,10 @@
  * request's series are found once per label set and take plain additions.
  *
  * What scrapers and the views read is unchanged: the counter is still a prom-client Counter,
- * brought up to date before anyone reads it (the registry, or `get()`), and
- * the histogram is a metric of its own that hands the registry its values in prom-client's
- * shape, so the registry writes the same exposition a prom-client Histogram fed the same
- * observations would (test/observability/request-metrics.test.ts compares the two byte for byte).
+ * brought up to date before anyone reads it (the registry, or `get()`), and the histogram is a
+ * metric of its own that hands the registry its values in prom-client's shape, so the registry
+ * writes the same exposition a prom-client Histogram fed the same observations would
+ * (test/observability/request-metrics.test.ts compares the two byte for byte).
  */
 import { Counter, type Metric, type Registry } from 'prom-client';
 
