@@ -19,7 +19,7 @@ export function jsonText(value: unknown): JsonText {
 }
 
 /** What Koa's `ctx.type = 'application/json'` sets, without its per-call MIME lookup. */
-const JSON_TYPE = 'application/json; charset=utf-8';
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function sendJsonText(ctx: Context, body: JsonText): void {
   ctx.res.setHeader('Content-Type', JSON_TYPE);

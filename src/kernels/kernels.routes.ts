@@ -9,6 +9,7 @@ import { QUERY_MEMO_KEY_MAX, QUERY_MEMO_SIZE } from '../http/route.js';
 import { RecentMemo } from '../lib/memo.js';
 import { departureOf } from '../http/departure.js';
 import { kernelResponseSchema } from './kernel-response.js';
+import { JSON_TYPE } from '../http/json-text.js';
 
 export interface KernelRouteDeps {
   pool: WorkerPool;
@@ -20,12 +21,12 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
   // a kernel's effective parameters are a pure function of the query string: worked out once per
   // distinct query while it is recent (clients repeat queries, defaults above all)
   const effective = new RecentMemo<EffectiveParams>(QUERY_MEMO_SIZE, QUERY_MEMO_KEY_MAX);
-  // one labelled child per outcome, made once (not a label object per answer)
+  // one series per outcome, found once (not a label set per answer)
   const runs = {
-    ok: metrics.kernelRun.labels({ kernel: def.id, outcome: 'ok' }),
-    timeout: metrics.kernelRun.labels({ kernel: def.id, outcome: 'timeout' }),
-    shed: metrics.kernelRun.labels({ kernel: def.id, outcome: 'shed' }),
-    error: metrics.kernelRun.labels({ kernel: def.id, outcome: 'error' }),
+    ok: metrics.kernelRun.series({ kernel: def.id, outcome: 'ok' }),
+    timeout: metrics.kernelRun.series({ kernel: def.id, outcome: 'timeout' }),
+    shed: metrics.kernelRun.series({ kernel: def.id, outcome: 'shed' }),
+    error: metrics.kernelRun.series({ kernel: def.id, outcome: 'error' }),
   };
   return defineRoute({
     method: 'GET',
@@ -58,7 +59,7 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
       }
       runs.ok.observe(runMs / 1000);
       ctx.set('Server-Timing', `kernel;dur=${runMs.toFixed(3)}, queue;dur=${waitMs.toFixed(3)}`);
-      ctx.type = 'application/json';
+      ctx.res.setHeader('Content-Type', JSON_TYPE);
       return body;
     },
   });

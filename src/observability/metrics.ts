@@ -2,7 +2,7 @@
  * One prom-client Registry per app (collectDefaultMetrics is not idempotent, and tests build many
  * apps). Routes are labelled by template, kernels by id: label cardinality stays bounded.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventLoopMonitor } from './event-loop.js';
 import { DeferredCounter, SeriesHistogram, type HistogramSeries, type PendingCount } from './request-metrics.js';
 
@@ -30,7 +30,8 @@ export class Metrics {
   /** Every request's two series, counted without prom-client's per-call work (request-metrics.ts). */
   readonly httpRequests: DeferredCounter<'method' | 'route' | 'status'>;
   readonly #requestDuration: SeriesHistogram<'method' | 'route'>;
-  readonly kernelRun: Histogram<'kernel' | 'outcome'>;
+  /** Observed on every kernel call: the same hot-path histogram as the request duration's. */
+  readonly kernelRun: SeriesHistogram<'kernel' | 'outcome'>;
   /** Requests answered 503/504 by load shedding (pool, capacity, rate limit, deadline), by code. */
   readonly shed: Counter<'code'>;
   readonly connectionsRefused: Counter;
@@ -43,13 +44,7 @@ export class Metrics {
     const registers = [this.registry];
     this.httpRequests = new DeferredCounter({ name: 'http_requests_total', help: 'HTTP requests by route template and status', labelNames: ['method', 'route', 'status'], registers });
     this.#requestDuration = new SeriesHistogram({ name: 'http_request_duration_seconds', help: 'HTTP request duration by route template', buckets: HTTP_BUCKETS, registers });
-    this.kernelRun = new Histogram({
-      name: 'svc_kernel_run_seconds',
-      help: 'Kernel run time reported by the worker (not including queue wait)',
-      labelNames: ['kernel', 'outcome'],
-      buckets: KERNEL_BUCKETS,
-      registers,
-    });
+    this.kernelRun = new SeriesHistogram({ name: 'svc_kernel_run_seconds', help: 'Kernel run time reported by the worker (not including queue wait)', buckets: KERNEL_BUCKETS, registers });
     this.shed = new Counter({ name: 'svc_requests_shed_total', help: 'Requests shed with 503/504 (pool full, capacity, rate limit, deadline) by error code', labelNames: ['code'], registers });
     this.connectionsRefused = new Counter({ name: 'svc_connections_refused_total', help: 'Connections refused at the connection cap', registers });
     const loop = this.eventLoop;
