@@ -1,9 +1,10 @@
 /**
  * The metrics every request records (http_requests_total, http_request_duration_seconds, and
- * svc_kernel_run_seconds for a kernel call) without prom-client's per-call work. prom-client validates the label set, builds its hash and
- * looks the series up on every `inc` and `observe`, even through a labelled child: ~0.6 µs a
- * request for the pair, about 8 % of a 404's main thread (bench/README.md, eighth pass). Here a
- * request's series are found once per label set and take plain additions.
+ * svc_kernel_run_seconds for a kernel call) without prom-client's per-call work. prom-client
+ * validates the label set, builds its hash and looks the series up on every `inc` and
+ * `observe`, even through a labelled child: ~0.6 µs a request for the pair, about 8 % of a 404's
+ * main thread (bench/README.md, eighth pass). Here a request's series are found once per label
+ * set and take plain additions.
  *
  * What scrapers and the views read is unchanged: the counter is still a prom-client Counter,
  * brought up to date before anyone reads it (the registry, or `get()`), and the histogram is a
@@ -14,6 +15,14 @@
 import { Counter, type Metric, type Registry } from 'prom-client';
 
 type Labels<L extends string> = Record<L, string>;
+
+/** The series of one label set in `all`, made on first sight. Callers look it up once and keep it. */
+function seriesIn<L extends string, S>(all: Map<string, S>, labels: Labels<L>, make: () => S): S {
+  const key = JSON.stringify(labels);
+  let s = all.get(key);
+  if (!s) all.set(key, (s = make()));
+  return s;
+}
 
 /** Requests of one label set counted since the counter was last collected. */
 export class PendingCount<L extends string> {
@@ -29,12 +38,8 @@ export class DeferredCounter<L extends string> extends Counter<L> {
   // a plain field, not #private: prom-client's constructor calls reset() before it exists
   private readonly bySet: Map<string, PendingCount<L>> | undefined = new Map();
 
-  /** The series of one label set: look it up once and keep it (a JSON key per call is the cost avoided). */
   series(labels: Labels<L>): PendingCount<L> {
-    const key = JSON.stringify(labels);
-    let s = this.bySet!.get(key);
-    if (!s) this.bySet!.set(key, (s = new PendingCount(labels)));
-    return s;
+    return seriesIn(this.bySet!, labels, () => new PendingCount(labels));
   }
 
   collect(): void {
@@ -107,10 +112,7 @@ export class SeriesHistogram<L extends string> {
   }
 
   series(labels: Labels<L>): HistogramSeries<L> {
-    const key = JSON.stringify(labels);
-    let s = this.#series.get(key);
-    if (!s) this.#series.set(key, (s = new HistogramSeries(labels, this.#bounds)));
-    return s;
+    return seriesIn(this.#series, labels, () => new HistogramSeries(labels, this.#bounds));
   }
 
   /** What prom-client's Histogram.getForPromString() gives: the labels of a set kept apart as `sharedLabels`. */
