@@ -58,9 +58,13 @@ if (wanted.length === 0 || wanted.includes('warmup')) {
   for (const s of r.startup) console.log(`pool.warmup=${s.warmup}: spawn to /health 200 ${s.spawnToHealthyMs.toFixed(0)} ms; process start to ready ${s.startupMs ?? '?'} ms; warm-up per thread ${JSON.stringify(s.warmMs)} ms`);
   for (const f of r.firstCalls) {
     const mode = `pool.warmup=${f.warmup}${f.warmup ? ` (${f.warmupPasses} passes)` : ''}`;
-    console.log(`${mode}: the pass of first calls took ${f.firstPassCpuRatio?.toFixed(2) ?? '?'}x the thread CPU of a steady pass (per pass: ${JSON.stringify(f.passCpuMs)} ms; median of ${f.rounds} fresh threads)`);
+    console.log(`${mode}: the pass of first calls took ${f.firstPassCpuRatio?.toFixed(2) ?? '?'}x the thread CPU of a steady pass (per pass: ${JSON.stringify(f.passCpuMs?.map((ms) => Math.round(ms)))} ms; median of ${f.rounds} fresh threads)`);
     console.log(`${mode}: per kernel, wall time first/warm median ${f.medianRatio.toFixed(2)}x, worst ${f.worstRatio.toFixed(2)}x, ${f.over1_2} of ${f.kernels} over 1.2x`);
     for (const k of f.worst) console.log(`  ${k.id.padEnd(28)} first ${k.firstMs.toFixed(2)} ms, warm ${k.warmMs.toFixed(2)} ms, ${k.ratio.toFixed(2)}x`);
+    if (f.cpu) {
+      console.log(`${mode}: per kernel, thread CPU first/warm median ${f.cpu.medianRatio.toFixed(2)}x, worst ${f.cpu.worstRatio.toFixed(2)}x, ${f.cpu.over1_2} of ${f.kernels} over 1.2x; the call of pass ${f.cpu.spread.pass} against the same warm calls, median ${f.cpu.spread.medianRatio.toFixed(2)}x, ${f.cpu.spread.over1_2} of ${f.kernels} over 1.2x`);
+      for (const k of f.cpu.worst) console.log(`  ${k.id.padEnd(28)} first ${k.firstCpuMs.toFixed(2)} ms, warm ${k.warmCpuMs.toFixed(2)} ms of CPU, ${k.ratio.toFixed(2)}x`);
+    }
   }
   report.scenarios.warmup = r;
 }

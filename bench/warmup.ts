@@ -5,8 +5,9 @@
  *   thread's warm-up);
  * - first call against warm calls: a fresh one-thread pool on the built worker entry, with the
  *   service's warm-up or none, then passes over every kernel (firstVsWarm); run time as the
- *   worker measures it (no message passing). Repeated ROUNDS times with a fresh pool, and the
- *   median ratio per kernel kept, so one preempted or collected call does not decide it.
+ *   worker measures it (no message passing), and the thread's CPU time for the call (offCpuNs).
+ *   Repeated ROUNDS times with a fresh pool, and the median ratio per kernel kept, so one
+ *   preempted or collected call does not decide it.
  *   npm run bench -- warmup
  */
 import { spawn } from 'node:child_process';
@@ -21,6 +22,12 @@ import type { TaskResult } from '../workers/tasks.js';
 import { loadConfig } from '../src/config/load.js';
 
 const MEASURED_PASSES = 6;
+/**
+ * The pass whose calls, against the same warm calls (the median of the last three passes), give
+ * the call-to-call spread of one kernel's CPU time: with the service's warm-up, every call of it
+ * is warm, so its ratios are what a first call's would be with no first-call cost.
+ */
+const SPREAD_PASS = 2;
 const ROUNDS = Number(process.env.BENCH_WARMUP_ROUNDS ?? 3);
 
 export interface StartupResult {
@@ -83,23 +90,48 @@ interface KernelRatio {
   ratio: number;
 }
 
+/** A kernel's first call against its warm calls in its thread's CPU time (offCpuNs). */
+interface KernelCpuRatio {
+  id: string;
+  firstCpuMs: number;
+  warmCpuMs: number;
+  ratio: number;
+  /** Its call in SPREAD_PASS against the same warm calls: how far one call strays with no first-call cost in it. */
+  spreadRatio: number;
+}
+
 interface Round {
   kernels: KernelRatio[];
-  /** The worker thread's CPU time per pass (ms, 10 ms ticks), or null where /proc is not readable. */
+  /** The same in thread CPU time, or null where the thread's schedstat is not readable. */
+  cpu: KernelCpuRatio[] | null;
+  /** The thread's CPU time per pass (ms: the sum of its calls'), or null likewise. */
   passCpuMs: number[] | null;
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** A thread's CPU time in ms (Linux /proc: utime + stime, 10 ms ticks), or null. */
-function threadCpuMs(tid: number | null): number | null {
+/**
+ * A thread's CPU time in ns, read once it is off the CPU (Linux `schedstat`), or null. The figure
+ * is brought up to date whenever the thread leaves the CPU, and only at a scheduler tick while it
+ * runs; an idle pool thread waits in `Atomics.wait`, so read between tasks it is exact, where
+ * `process.threadCpuUsage` (Node 22 and 24) moves in whole ticks here. A task's figure includes
+ * piscina's message handling in the thread (tens of µs), first call and warm calls alike.
+ */
+async function offCpuNs(tid: number | null): Promise<number | null> {
   if (tid === null) return null;
+  const task = `/proc/${process.pid}/task/${tid}`;
   try {
-    const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
+    // still running: it has answered and is on its way to waiting for the next task (a thread
+    // preempted on the way may stay runnable a while: after 100 ms the figure is read as it is)
+    const until = performance.now() + 100;
+    for (;;) {
+      const stat = readFileSync(`${task}/stat`, 'latin1');
+      if (stat[stat.lastIndexOf(')') + 2] !== 'R' || performance.now() > until) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    return Number(readFileSync(`${task}/schedstat`, 'latin1').split(' ')[0]);
   } catch {
-    return null;
+    return null; // no /proc (not Linux), or the thread is gone
   }
 }
 
@@ -111,32 +143,39 @@ function threadCpuMs(tid: number | null): number | null {
  */
 async function firstVsWarm(warmup: boolean, warmupPasses: number): Promise<Round> {
   const pool = new Piscina({ filename: new URL('../dist/workers/host.js', import.meta.url).href, minThreads: 1, maxThreads: 1, workerData: { niceIncrement: 0, warmup, warmupPasses } });
-  const run = async (id: string, params: Record<string, unknown>): Promise<number> => {
+  let tid: number | null = null;
+  const run = async (id: string, params: Record<string, unknown>): Promise<{ ms: number; cpuMs: number | null }> => {
+    const c0 = await offCpuNs(tid);
     const r = (await pool.run({ kind: 'kernel', id, params, requestLabel: null })) as TaskResult;
+    const c1 = await offCpuNs(tid);
     if (!r.ok) throw new Error(`${id}: ${r.error.msg}`);
-    return r.stats.runMs;
+    return { ms: r.stats.runMs, cpuMs: c0 === null || c1 === null ? null : (c1 - c0) / 1e6 };
   };
   try {
     // the thread has started (and warmed up, if asked to); its Linux id, for its CPU clock
     const probe = (await pool.run({ kind: 'probe' })) as TaskResult<{ tid: number | null }>;
-    const tid = probe.ok ? probe.value.tid : null;
+    tid = probe.ok ? probe.value.tid : null;
     const all = KERNELS.map((def) => ({ id: def.id, params: orderParams(def, kernelParamsSchema(def).validate({}).value as Record<string, unknown>) }));
-    const passes: number[][] = [];
-    const cpu: (number | null)[] = [];
+    const passes: { ms: number; cpuMs: number | null }[][] = [];
     for (let p = 0; p < MEASURED_PASSES; p++) {
-      const times: number[] = [];
-      const c0 = threadCpuMs(tid);
-      for (const k of all) times.push(await run(k.id, k.params));
-      const c1 = threadCpuMs(tid);
-      cpu.push(c0 === null || c1 === null ? null : c1 - c0);
-      passes.push(times);
+      const calls: { ms: number; cpuMs: number | null }[] = [];
+      for (const k of all) calls.push(await run(k.id, k.params));
+      passes.push(calls);
     }
     const kernels = all.map((k, j) => {
-      const firstMs = passes[0]![j]!;
-      const warmMs = median(passes.slice(-3).map((p) => p[j]!));
+      const firstMs = passes[0]![j]!.ms;
+      const warmMs = median(passes.slice(-3).map((p) => p[j]!.ms));
       return { id: k.id, firstMs, warmMs, ratio: firstMs / warmMs };
     });
-    return { kernels, passCpuMs: cpu.every((c) => c !== null) ? (cpu as number[]) : null };
+    const perCallCpu = passes.every((p) => p.every((c) => c.cpuMs !== null));
+    const cpuKernels = perCallCpu
+      ? all.map((k, j) => {
+          const firstCpuMs = passes[0]![j]!.cpuMs!;
+          const warmCpuMs = median(passes.slice(-3).map((p) => p[j]!.cpuMs!));
+          return { id: k.id, firstCpuMs, warmCpuMs, ratio: firstCpuMs / warmCpuMs, spreadRatio: passes[SPREAD_PASS]![j]!.cpuMs! / warmCpuMs };
+        })
+      : null;
+    return { kernels, cpu: cpuKernels, passCpuMs: perCallCpu ? passes.map((p) => p.reduce((sum, c) => sum + c.cpuMs!, 0)) : null };
   } finally {
     await pool.destroy();
   }
@@ -165,6 +204,8 @@ export interface FirstCallResult {
   worstRatio: number;
   over1_2: number;
   worst: KernelRatio[];
+  /** Per kernel, the thread's CPU time for the call (median over rounds of first/warm), or null. */
+  cpu: { medianRatio: number; worstRatio: number; over1_2: number; worst: KernelCpuRatio[]; spread: { pass: number; medianRatio: number; over1_2: number } } | null;
 }
 
 export async function firstCalls(warmup: boolean, warmupPasses = servicePasses()): Promise<FirstCallResult> {
@@ -175,6 +216,17 @@ export async function firstCalls(warmup: boolean, warmupPasses = servicePasses()
     return { id: k.id, firstMs: median(rounds.map((r) => r.kernels[j]!.firstMs)), warmMs: median(rounds.map((r) => r.kernels[j]!.warmMs)), ratio };
   });
   const ratios = perKernel.map((k) => k.ratio);
+  const cpuKernels = rounds.every((r) => r.cpu)
+    ? rounds[0]!.cpu!.map((k, j) => ({
+        id: k.id,
+        firstCpuMs: median(rounds.map((r) => r.cpu![j]!.firstCpuMs)),
+        warmCpuMs: median(rounds.map((r) => r.cpu![j]!.warmCpuMs)),
+        ratio: median(rounds.map((r) => r.cpu![j]!.ratio)),
+        spreadRatio: median(rounds.map((r) => r.cpu![j]!.spreadRatio)),
+      }))
+    : null;
+  const cpuRatios = cpuKernels?.map((k) => k.ratio) ?? [];
+  const spreadRatios = cpuKernels?.map((k) => k.spreadRatio) ?? [];
   const cpuRounds = rounds.every((r) => r.passCpuMs) ? rounds.map((r) => r.passCpuMs!) : null;
   return {
     warmup,
@@ -187,6 +239,15 @@ export async function firstCalls(warmup: boolean, warmupPasses = servicePasses()
     worstRatio: Math.max(...ratios),
     over1_2: ratios.filter((r) => r > 1.2).length,
     worst: [...perKernel].sort((a, b) => b.ratio - a.ratio).slice(0, 5),
+    cpu: cpuKernels
+      ? {
+          medianRatio: median(cpuRatios),
+          worstRatio: Math.max(...cpuRatios),
+          over1_2: cpuRatios.filter((r) => r > 1.2).length,
+          worst: [...cpuKernels].sort((a, b) => b.ratio - a.ratio).slice(0, 5),
+          spread: { pass: SPREAD_PASS + 1, medianRatio: median(spreadRatios), over1_2: spreadRatios.filter((r) => r > 1.2).length },
+        }
+      : null,
   };
 }
 
