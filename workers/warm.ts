@@ -34,7 +34,11 @@ export function warmKernels(passes: number): WarmReport {
   }
   let ok = calls;
   for (let pass = 0; pass < passes; pass++) {
-    const ran = ok.filter(({ id, params }) => runKernelTask({ kind: 'kernel', id, params, requestLabel: null }).ok);
+    // each task as a request brings it, through the structured clone a message makes: optimised
+    // code checks object shapes (maps), and the deserialiser's differ from this module's literal's.
+    // Without it the first pass of real tasks made 23-27 deoptimisations (18-19 "wrong map"),
+    // with it 8-12 (5-6) (node --trace-deopt, bench/README.md "Ninth pass")
+    const ran = ok.filter(({ id, params }) => runKernelTask(structuredClone({ kind: 'kernel' as const, id, params, requestLabel: null })).ok);
     if (pass === 0) {
       failed.push(...ok.filter((c) => !ran.includes(c)).map((c) => c.id));
       ok = ran;
