@@ -5,8 +5,10 @@
  * algebra, PRNG, the envelope), and a thread calling every kernel in turn reaches its steady speed
  * over several passes. Measured in thread CPU time (wall time on a shared machine mostly measures
  * the other processes), passes one to six over every kernel cost 4.0x, 2.4x, 1.26x, 1.15x, 1.15x,
- * 1.04x of the steady pass in one run and 3.25x, 1.75x, 1.14x, 1.04x, 1.04x, 1.0x in another;
- * after four passes (pool.warmupPasses) the first real calls run within ~1.15x of steady. The
+ * 1.04x of the steady pass in one run and 3.25x, 1.75x, 1.14x, 1.04x, 1.04x, 1.0x in another. A
+ * pass near steady is not every kernel warm: after four passes 12-15 of 65 kernels still took
+ * over 1.2x their warm time on their first real call (V8 was still optimising their code), after
+ * sixteen (pool.warmupPasses) 2-3, as many as among warm calls (bench/README.md, "Ninth pass"). The
  * thread reports what it ran in every probe answer.
  */
 import { KERNELS } from './registry.js';
@@ -22,7 +24,7 @@ export interface WarmReport {
   ms: number;
 }
 
-/** `passes` over every kernel (pool.warmupPasses, 6 by default: see above). */
+/** `passes` over every kernel (pool.warmupPasses, 16 by default: see above). */
 export function warmKernels(passes: number): WarmReport {
   const started = performance.now();
   const calls: { id: string; params: Record<string, unknown> }[] = [];

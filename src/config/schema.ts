@@ -72,7 +72,7 @@ export const configSchema = Joi.object<Config>({
     killGraceMs: Joi.number().integer().min(0).max(600_000).default(1000),
     niceIncrement: Joi.number().integer().min(0).max(19).default(10),
     warmup: Joi.boolean().default(true),
-    warmupPasses: Joi.number().integer().min(1).max(50).default(4),
+    warmupPasses: Joi.number().integer().min(1).max(50).default(16),
   }).required(),
   ...Object.fromEntries(FEATURE_CONFIGS.map((f) => [f.key, f.schema])),
 })
