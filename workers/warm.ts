@@ -8,7 +8,7 @@
  * 1.04x of the steady pass in one run and 3.25x, 1.75x, 1.14x, 1.04x, 1.04x, 1.0x in another. A
  * pass near steady is not every kernel warm: after four passes 12-15 of 65 kernels still took
  * over 1.2x their warm time on their first real call (V8 was still optimising their code), after
- * sixteen (pool.warmupPasses) 2-3, as many as among warm calls (bench/README.md, "Ninth pass"). The
+ * sixteen (pool.warmupPasses) 2-9, against 2-4 among warm calls (bench/README.md, "Ninth pass"). The
  * thread reports what it ran in every probe answer.
  */
 import { KERNELS } from './registry.js';
