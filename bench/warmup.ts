@@ -100,15 +100,43 @@ interface KernelCpuRatio {
   spreadRatio: number;
 }
 
+/** One kernel on one clock: its first call, its warm time, their ratio, and a warm call's (SPREAD_PASS) ratio to the same warm time. */
+interface AgainstWarm {
+  first: number;
+  warm: number;
+  ratio: number;
+  spread: number;
+}
+
 interface Round {
-  kernels: KernelRatio[];
+  /** Per kernel, in registry order: wall time as the worker measures it. */
+  wall: AgainstWarm[];
   /** The same in thread CPU time, or null where the thread's schedstat is not readable. */
-  cpu: KernelCpuRatio[] | null;
+  cpu: AgainstWarm[] | null;
   /** The thread's CPU time per pass (ms: the sum of its calls'), or null likewise. */
   passCpuMs: number[] | null;
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Per kernel (columns) over passes (rows) of one clock: first call against the median of the last three passes. */
+function againstWarm(passes: readonly number[][]): AgainstWarm[] {
+  return passes[0]!.map((first, j) => {
+    const warm = median(passes.slice(-3).map((p) => p[j]!));
+    return { first, warm, ratio: first / warm, spread: passes[SPREAD_PASS]![j]! / warm };
+  });
+}
+
+/** Per kernel, the median of each figure over rounds (one sample per round: one preempted or collected call does not decide it). */
+function acrossRounds(rounds: readonly AgainstWarm[][]): AgainstWarm[] {
+  const of = (j: number, key: keyof AgainstWarm): number => median(rounds.map((r) => r[j]![key]));
+  return rounds[0]!.map((_, j) => ({ first: of(j, 'first'), warm: of(j, 'warm'), ratio: of(j, 'ratio'), spread: of(j, 'spread') }));
+}
+
+/** Median, worst and the number over 1.2× of per-kernel ratios. */
+function ratioSummary(ratios: readonly number[]): { medianRatio: number; worstRatio: number; over1_2: number } {
+  return { medianRatio: median([...ratios]), worstRatio: Math.max(...ratios), over1_2: ratios.filter((r) => r > 1.2).length };
+}
 
 /**
  * A thread's CPU time in ns, read once it is off the CPU (Linux `schedstat`), or null. The figure
@@ -162,20 +190,13 @@ async function firstVsWarm(warmup: boolean, warmupPasses: number): Promise<Round
       for (const k of all) calls.push(await run(k.id, k.params));
       passes.push(calls);
     }
-    const kernels = all.map((k, j) => {
-      const firstMs = passes[0]![j]!.ms;
-      const warmMs = median(passes.slice(-3).map((p) => p[j]!.ms));
-      return { id: k.id, firstMs, warmMs, ratio: firstMs / warmMs };
-    });
     const perCallCpu = passes.every((p) => p.every((c) => c.cpuMs !== null));
-    const cpuKernels = perCallCpu
-      ? all.map((k, j) => {
-          const firstCpuMs = passes[0]![j]!.cpuMs!;
-          const warmCpuMs = median(passes.slice(-3).map((p) => p[j]!.cpuMs!));
-          return { id: k.id, firstCpuMs, warmCpuMs, ratio: firstCpuMs / warmCpuMs, spreadRatio: passes[SPREAD_PASS]![j]!.cpuMs! / warmCpuMs };
-        })
-      : null;
-    return { kernels, cpu: cpuKernels, passCpuMs: perCallCpu ? passes.map((p) => p.reduce((sum, c) => sum + c.cpuMs!, 0)) : null };
+    const cpuPasses = perCallCpu ? passes.map((p) => p.map((c) => c.cpuMs!)) : null;
+    return {
+      wall: againstWarm(passes.map((p) => p.map((c) => c.ms))),
+      cpu: cpuPasses && againstWarm(cpuPasses),
+      passCpuMs: cpuPasses && cpuPasses.map((p) => p.reduce((sum, ms) => sum + ms, 0)),
+    };
   } finally {
     await pool.destroy();
   }
@@ -205,28 +226,18 @@ export interface FirstCallResult {
   over1_2: number;
   worst: KernelRatio[];
   /** Per kernel, the thread's CPU time for the call (median over rounds of first/warm), or null. */
-  cpu: { medianRatio: number; worstRatio: number; over1_2: number; worst: KernelCpuRatio[]; spread: { pass: number; medianRatio: number; over1_2: number } } | null;
+  cpu: { medianRatio: number; worstRatio: number; over1_2: number; worst: KernelCpuRatio[]; spread: { pass: number; medianRatio: number; worstRatio: number; over1_2: number } } | null;
 }
 
 export async function firstCalls(warmup: boolean, warmupPasses = servicePasses()): Promise<FirstCallResult> {
   const rounds: Round[] = [];
   for (let i = 0; i < ROUNDS; i++) rounds.push(await firstVsWarm(warmup, warmupPasses));
-  const perKernel = rounds[0]!.kernels.map((k, j) => {
-    const ratio = median(rounds.map((r) => r.kernels[j]!.ratio));
-    return { id: k.id, firstMs: median(rounds.map((r) => r.kernels[j]!.firstMs)), warmMs: median(rounds.map((r) => r.kernels[j]!.warmMs)), ratio };
-  });
-  const ratios = perKernel.map((k) => k.ratio);
+  const ids = KERNELS.map((def) => def.id);
+  const wall = acrossRounds(rounds.map((r) => r.wall));
+  const perKernel = wall.map((k, j) => ({ id: ids[j]!, firstMs: k.first, warmMs: k.warm, ratio: k.ratio }));
   const cpuKernels = rounds.every((r) => r.cpu)
-    ? rounds[0]!.cpu!.map((k, j) => ({
-        id: k.id,
-        firstCpuMs: median(rounds.map((r) => r.cpu![j]!.firstCpuMs)),
-        warmCpuMs: median(rounds.map((r) => r.cpu![j]!.warmCpuMs)),
-        ratio: median(rounds.map((r) => r.cpu![j]!.ratio)),
-        spreadRatio: median(rounds.map((r) => r.cpu![j]!.spreadRatio)),
-      }))
+    ? acrossRounds(rounds.map((r) => r.cpu!)).map((k, j) => ({ id: ids[j]!, firstCpuMs: k.first, warmCpuMs: k.warm, ratio: k.ratio, spreadRatio: k.spread }))
     : null;
-  const cpuRatios = cpuKernels?.map((k) => k.ratio) ?? [];
-  const spreadRatios = cpuKernels?.map((k) => k.spreadRatio) ?? [];
   const cpuRounds = rounds.every((r) => r.passCpuMs) ? rounds.map((r) => r.passCpuMs!) : null;
   return {
     warmup,
@@ -235,17 +246,13 @@ export async function firstCalls(warmup: boolean, warmupPasses = servicePasses()
     kernels: perKernel.length,
     firstPassCpuRatio: cpuRounds ? median(cpuRounds.map((c) => c[0]! / median(c.slice(-3)))) : null,
     passCpuMs: cpuRounds ? cpuRounds[0]!.map((_, p) => median(cpuRounds.map((c) => c[p]!))) : null,
-    medianRatio: median(ratios),
-    worstRatio: Math.max(...ratios),
-    over1_2: ratios.filter((r) => r > 1.2).length,
+    ...ratioSummary(perKernel.map((k) => k.ratio)),
     worst: [...perKernel].sort((a, b) => b.ratio - a.ratio).slice(0, 5),
     cpu: cpuKernels
       ? {
-          medianRatio: median(cpuRatios),
-          worstRatio: Math.max(...cpuRatios),
-          over1_2: cpuRatios.filter((r) => r > 1.2).length,
+          ...ratioSummary(cpuKernels.map((k) => k.ratio)),
           worst: [...cpuKernels].sort((a, b) => b.ratio - a.ratio).slice(0, 5),
-          spread: { pass: SPREAD_PASS + 1, medianRatio: median(spreadRatios), over1_2: spreadRatios.filter((r) => r > 1.2).length },
+          spread: { pass: SPREAD_PASS + 1, ...ratioSummary(cpuKernels.map((k) => k.spreadRatio)) },
         }
       : null,
   };

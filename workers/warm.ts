@@ -14,6 +14,7 @@
 import { KERNELS } from './registry.js';
 import { kernelParamsSchema, orderParams } from './kernel-def.js';
 import { runKernelTask } from './run-kernel.js';
+import type { KernelTask } from './tasks.js';
 
 export interface WarmReport {
   /** Kernels run to a body (every registered kernel unless one failed at its defaults). */
@@ -27,20 +28,20 @@ export interface WarmReport {
 /** `passes` over every kernel (pool.warmupPasses, 16 by default: see above). */
 export function warmKernels(passes: number): WarmReport {
   const started = performance.now();
-  const calls: { id: string; params: Record<string, unknown> }[] = [];
+  const calls: KernelTask[] = [];
   const failed: string[] = [];
   for (const def of KERNELS) {
     const { value, error } = kernelParamsSchema(def).validate({});
     if (error) failed.push(def.id);
-    else calls.push({ id: def.id, params: orderParams(def, value as Record<string, unknown>) });
-  }
-  let ok = calls;
-  for (let pass = 0; pass < passes; pass++) {
     // each task as a request brings it, through the structured clone a message makes: optimised
     // code checks object shapes (maps), and the deserialiser's differ from this module's literal's.
     // Without it the first pass of real tasks made 23-27 deoptimisations (18-19 "wrong map"),
     // with it 8-12 (5-6) (node --trace-deopt, bench/README.md "Ninth pass")
-    const ran = ok.filter(({ id, params }) => runKernelTask(structuredClone({ kind: 'kernel' as const, id, params, requestLabel: null })).ok);
+    else calls.push(structuredClone({ kind: 'kernel', id: def.id, params: orderParams(def, value as Record<string, unknown>), requestLabel: null }));
+  }
+  let ok = calls;
+  for (let pass = 0; pass < passes; pass++) {
+    const ran = ok.filter((task) => runKernelTask(task).ok);
     if (pass === 0) {
       failed.push(...ok.filter((c) => !ran.includes(c)).map((c) => c.id));
       ok = ran;
