@@ -2,8 +2,9 @@
 import autocannon, { type Result } from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -64,6 +65,19 @@ export async function startServer(name: string, args: string[], readyPath: strin
       await once(child, 'exit');
     },
   };
+}
+
+/**
+ * The built service as every bench runs it: production config, a fresh data directory (file
+ * ledger), SERVICE_LOAD_ENV, then `env`; `nodeArgs` go before the entry (e.g. --cpu-prof).
+ */
+export function startService(name: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Server> {
+  return startServer(name, [...nodeArgs, 'dist/src/main.js'], '/api/svc/v1/health', { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-')), ...SERVICE_LOAD_ENV, ...env });
+}
+
+/** The bare Koa baselines (bench/servers/koa-hello.ts), its /pool route on a pool of `pool`'s size and priority. */
+export function startKoaHello(name: string, pool: { threads: number; niceIncrement: number }, nodeArgs: string[] = []): Promise<Server> {
+  return startServer(name, [...nodeArgs, '--import', 'tsx', 'bench/servers/koa-hello.ts'], '/hello', { POOL_THREADS: String(pool.threads), POOL_NICE: String(pool.niceIncrement) });
 }
 
 export interface LoadOptions {

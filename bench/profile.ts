@@ -11,10 +11,9 @@
  * the main thread only).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds, DURATION_S, load, SERVICE_LOAD_ENV, startServer, warm, type LoadOptions, VERDICT_FRAME as FRAME } from './lib.js';
+import { cpuSeconds, DURATION_S, load, startServer, startService, warm, type LoadOptions, VERDICT_FRAME as FRAME } from './lib.js';
 import { summarise, type Profile } from './profile-summary.js';
 
 interface Target extends Omit<LoadOptions, 'url'> {
@@ -49,7 +48,7 @@ for (const name of names) {
       ? await startServer('koa-hello', [...prof, '--import', 'tsx', 'bench/servers/koa-hello.ts'], path)
       : server === 'bare'
         ? await startServer('http-hello', [...prof, '--import', 'tsx', 'bench/servers/http-hello.ts'], path)
-        : await startServer('service', [...prof, 'dist/src/main.js'], '/api/svc/v1/health', { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-prof-')), ...SERVICE_LOAD_ENV });
+        : await startService('service', {}, prof);
   let window: [number, number];
   let requests: number;
   try {

@@ -5,7 +5,7 @@
  * BENCH_DURATION (s, default 10) and BENCH_CONNECTIONS (default 50) tune every run.
  */
 import { SCENARIOS } from './scenarios.js';
-import { environment, printTable, saveReport, SERVICE_LOAD_ENV, startServer, type Server, type Summary } from './lib.js';
+import { environment, printTable, saveReport, startKoaHello, startServer, startService, type Server, type Summary } from './lib.js';
 import { writeReportMarkdown } from './report.js';
 import { signingBench } from './signing.js';
 import { admissionBench } from './admission.js';
@@ -14,9 +14,6 @@ import { ledgerBench } from './ledger.js';
 import { ledgerMemory } from './ledger-memory.js';
 import { warmupBench } from './warmup.js';
 import { servicePool } from './pool-baseline.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 // --report also writes bench/REPORT.md (committed when performance work lands)
 const writeMarkdown = process.argv.includes('--report');
@@ -25,11 +22,11 @@ const chosen = SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.
 
 // its /pool route runs kernels on a pool of the service's size and thread priority
 const pool = servicePool();
-const koa = await startServer('koa-hello', ['--import', 'tsx', 'bench/servers/koa-hello.ts'], '/hello', { POOL_THREADS: String(pool.threads), POOL_NICE: String(pool.niceIncrement) });
+const koa = await startKoaHello('koa-hello', pool);
 const bare = await startServer('http-hello', ['--import', 'tsx', 'bench/servers/http-hello.ts'], '/');
 // the service runs from the compiled build, as in production
 // in its own data directory (file mode is the default): never the checkout's ./data
-const svc: Server = await startServer('service', ['dist/src/main.js'], '/api/svc/v1/health', { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-')), ...SERVICE_LOAD_ENV });
+const svc: Server = await startService('service');
 const report: { environment: Record<string, unknown>; scenarios: Record<string, unknown> } = { environment: environment(), scenarios: {} };
 try {
   for (const scenario of chosen) {

@@ -1,9 +1,7 @@
 /** Load scenarios. Each returns rows; a ratio compares with a baseline measured in the same run. */
-import { mkdtempSync } from 'node:fs';
 import { get } from 'node:http';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CONNECTIONS, DURATION_S, load, paced, SERVICE_LOAD_ENV, startServer, warm, type Server, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
+import { availableParallelism } from 'node:os';
+import { CONNECTIONS, DURATION_S, load, paced, startKoaHello, startService, warm, type Server, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
 import { poolBaseline, servicePool, type BaselinePool } from './pool-baseline.js';
 
 export interface Servers {
@@ -136,11 +134,7 @@ export const SCENARIOS: Scenario[] = [
       }
       // every service above runs at warn; at the default level each answer is also a log line
       // (to /dev/null here: what the line costs the service, not what a disk or a pipe costs)
-      const logged = await startServer('service (LOG_LEVEL=info)', ['dist/src/main.js'], '/api/svc/v1/health', {
-        SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-info-')),
-        ...SERVICE_LOAD_ENV,
-        LOG_LEVEL: 'info',
-      });
+      const logged = await startService('service (LOG_LEVEL=info)', { LOG_LEVEL: 'info' });
       try {
         const url = `${logged.base}${ROUTES[0][1]}`;
         await warm(url);
@@ -161,14 +155,9 @@ export const SCENARIOS: Scenario[] = [
       // the ratio then measures the machine more than the service. One thread fewer, for the
       // service and both baselines alike, leaves them a core, so the ratio is what the service adds.
       const shape = { ...servicePool(), threads: Math.max(1, availableParallelism() - 1) };
-      const env = { POOL_THREADS: String(shape.threads), POOL_NICE: String(shape.niceIncrement) };
-      const spareKoa = await startServer('koa-hello (pool one thread smaller)', ['--import', 'tsx', 'bench/servers/koa-hello.ts'], '/hello', env);
+      const spareKoa = await startKoaHello('koa-hello (pool one thread smaller)', shape);
       try {
-        const spareSvc = await startServer('service (pool one thread smaller)', ['dist/src/main.js'], '/api/svc/v1/health', {
-          SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-spare-')),
-          ...SERVICE_LOAD_ENV,
-          SVC_POOL_THREADS: String(shape.threads),
-        });
+        const spareSvc = await startService('service (pool one thread smaller)', { SVC_POOL_THREADS: String(shape.threads) });
         try {
           rows.push(...(await kernelRows(spareKoa, spareSvc, shape, `, ${shape.threads} of ${availableParallelism()} cores`)));
         } finally {
