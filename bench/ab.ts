@@ -11,7 +11,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cpuSeconds, load, SERVICE_LOAD_ENV, startServer, VERDICT_FRAME, warm } from './lib.js';
+import { cpuSeconds, describeStages, load, SERVICE_LOAD_ENV, startServer, VERDICT_FRAME, verdictStages, warm } from './lib.js';
 
 const [a, b, roundsArg] = process.argv.slice(2);
 if (!a || !b) throw new Error('usage: bench:ab -- <checkout A> <checkout B> [rounds]');
@@ -34,12 +34,12 @@ for (let round = 1; round <= rounds; round++) {
     try {
       const url = `${svc.base}/api/svc/v1/verdict`;
       await warm(url, post);
-      const [cpu0, gc0] = [cpuSeconds(svc.child.pid!), await minorGcSeconds(svc.base)];
+      const [cpu0, gc0, st0] = [cpuSeconds(svc.child.pid!), await minorGcSeconds(svc.base), await verdictStages(svc.base)];
       const r = await load(`${label} ${round}`, { url, ...post });
-      const [cpu1, gc1] = [cpuSeconds(svc.child.pid!), await minorGcSeconds(svc.base)];
+      const [cpu1, gc1, st1] = [cpuSeconds(svc.child.pid!), await minorGcSeconds(svc.base), await verdictStages(svc.base)];
       const per = (s: number) => ((1e6 * s) / r.requests).toFixed(1);
       const cpu = cpu0 && cpu1 ? `main ${per(cpu1.main - cpu0.main)} µs, process ${per(cpu1.all - cpu0.all)} µs` : 'CPU n/a (no /proc)';
-      console.log(`${label} round ${round}: ${r.reqPerSec.toFixed(0)} verdicts/s, p99 ${r.p99} ms; per verdict: ${cpu}, minor GC ${per(gc1 - gc0)} µs`);
+      console.log(`${label} round ${round}: ${r.reqPerSec.toFixed(0)} verdicts/s, p99 ${r.p99} ms; per verdict: ${cpu}, minor GC ${per(gc1 - gc0)} µs; ${describeStages(st0, st1)}`);
     } finally {
       await svc.stop();
     }

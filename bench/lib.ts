@@ -270,3 +270,41 @@ export function cpuSeconds(pid: number): { main: number; all: number } | null {
     return null;
   }
 }
+
+/** Sums and counts of the verdict path's stage histograms on a service's /metrics (src/ledger/ledger.metrics.ts). */
+export interface VerdictStages {
+  signS: number;
+  batches: number;
+  signed: number;
+  commitS: number;
+  commits: number;
+  committed: number;
+}
+
+export async function verdictStages(base: string): Promise<VerdictStages> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const read = (series: string): number => {
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+    return line ? Number(line.slice(series.length + 1)) : 0;
+  };
+  return {
+    signS: read('svc_signing_batch_seconds_sum{lane="receipts",outcome="ok"}'),
+    batches: read('svc_signing_batch_seconds_count{lane="receipts",outcome="ok"}'),
+    signed: read('svc_signing_batch_size_sum{lane="receipts"}'),
+    commitS: read('svc_ledger_commit_seconds_sum{outcome="ok"}'),
+    commits: read('svc_ledger_commit_seconds_count{outcome="ok"}'),
+    committed: read('svc_ledger_commit_nodes_sum'),
+  };
+}
+
+/**
+ * What a verdict waited for outside the main thread between two reads: the mean signing batch
+ * (round trip, receipts per batch) and the mean group commit (durable write, nodes per commit).
+ */
+export function describeStages(a: VerdictStages, b: VerdictStages): string {
+  const batches = b.batches - a.batches;
+  const commits = b.commits - a.commits;
+  if (!batches || !commits) return 'no batches';
+  const ms = (s: number, n: number): string => ((1000 * s) / n).toFixed(2);
+  return `signing ${ms(b.signS - a.signS, batches)} ms × ${((b.signed - a.signed) / batches).toFixed(1)}, commit ${ms(b.commitS - a.commitS, commits)} ms × ${((b.committed - a.committed) / commits).toFixed(1)}`;
+}

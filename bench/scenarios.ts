@@ -1,7 +1,7 @@
 /** Load scenarios. Each returns rows; a ratio compares with a baseline measured in the same run. */
 import { get } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { CONNECTIONS, DURATION_S, load, paced, startKoaHello, startService, warm, type Server, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
+import { CONNECTIONS, describeStages, DURATION_S, load, paced, startKoaHello, startService, verdictStages, warm, type Server, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
 import { poolBaseline, servicePool, type BaselinePool } from './pool-baseline.js';
 
 export interface Servers {
@@ -34,6 +34,13 @@ const p99Ratio = (row: Summary, base: Summary, vs: string): Row => ({ ...row, ra
  * much as the service. Ratios use the mean of the two; both runs are listed.
  */
 const bracketed = (before: Summary, after: Summary): Summary => ({ ...before, reqPerSec: (before.reqPerSec + after.reqPerSec) / 2 });
+
+/** A verdict load whose label also says what its verdicts waited for outside the main thread (the service's stage histograms). */
+async function stagesOf(base: string, run: () => Promise<Summary>): Promise<Summary> {
+  const before = await verdictStages(base);
+  const r = await run();
+  return { ...r, label: `${r.label} [${describeStages(before, await verdictStages(base))}]` };
+}
 
 const KERNEL = '/api/svc/v1/ssm/scan';
 /** The http scenario's routes: the unknown path measures the middleware chain alone; /doctrine adds a static handler. */
@@ -177,14 +184,14 @@ export const SCENARIOS: Scenario[] = [
       await warm(post.url, post);
       const k1 = await load('baseline koa+router hello (before)', { url: `${koa.base}/hello` });
       const h = await load('GET /api/svc/v1/health', { url: `${svc.base}/api/svc/v1/health` });
-      const v = await load('POST /api/svc/v1/verdict', post);
+      const v = await stagesOf(svc.base, () => load('POST /api/svc/v1/verdict', post));
       const k2 = await load('baseline koa+router hello (after)', { url: `${koa.base}/hello` });
       const k = bracketed(k1, k2);
       // a verdict's answer waits for its signing batch and its durable group commit: with more
       // clients the batches grow and cost less each, where the hello gains nothing
       const many = 4 * CONNECTIONS;
       const m1 = await load(`baseline koa+router hello, ${many} connections (before)`, { url: `${koa.base}/hello`, connections: many });
-      const vm = await load(`POST /api/svc/v1/verdict, ${many} connections`, { ...post, connections: many });
+      const vm = await stagesOf(svc.base, () => load(`POST /api/svc/v1/verdict, ${many} connections`, { ...post, connections: many }));
       const m2 = await load(`baseline koa+router hello, ${many} connections (after)`, { url: `${koa.base}/hello`, connections: many });
       return [k1, k2, ratio(h, k, 'vs koa+router (mean)'), okRatio(v, k, 'vs koa+router (mean)'), m1, m2, okRatio(vm, bracketed(m1, m2), 'vs koa+router (mean)')];
     },

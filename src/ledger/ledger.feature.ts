@@ -10,6 +10,7 @@ import { pae, PAYLOAD_TYPE } from './dsse.js';
 import { durabilityState, type LedgerState } from './documents.js';
 import type { SigningKey } from './keys.js';
 import { Ledger } from './ledger.js';
+import { ledgerMetrics } from './ledger.metrics.js';
 import { ledgerRoutes } from './ledger.routes.js';
 import { Signer } from './signer.js';
 import { Keyring } from './keyring.js';
@@ -48,14 +49,21 @@ export function ledgerPlugin(key: SigningKey, store: LedgerStore): Plugin<'ledge
 async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Promise<Built<'ledger'>> {
   const cfg = s.config.ledger;
   const ledger = new Ledger(cfg.maxNodes);
-  const signer = new Signer(s.pool, cfg.signBatchMax);
+  const observe = ledgerMetrics(s.metrics.registry, ledger, store);
+  const signer = new Signer(s.pool, cfg.signBatchMax, { onBatch: observe.onBatch });
   // the keyring: every key that ever signed into this ledger stays published
   const keyring = new Keyring(key);
   for (const pem of await store.loadKeys()) keyring.add(pem);
   await store.recordKey(key.keyid, key.spkiPem);
   const replay: ReplayReport = await store.replay({ apply: (n) => ledger.applyNode(n, false, true), verifySignatures: signatureVerifier(s.pool, keyring) });
   if (store.mode !== 'memory') s.log.info({ mode: store.mode, nodes: replay.nodes, ms: Math.round(replay.ms), trimmed: replay.trimmed, corrupt_at: replay.corruptAt }, 'ledger replayed');
-  const writer = new LedgerWriter(ledger, store, { groupMax: cfg.groupCommitMax, waitMs: cfg.groupCommitWaitMs, queueMax: cfg.commitQueueMax, retryAfterS: s.config.pool.retryAfterS });
+  const writer = new LedgerWriter(ledger, store, {
+    groupMax: cfg.groupCommitMax,
+    waitMs: cfg.groupCommitWaitMs,
+    queueMax: cfg.commitQueueMax,
+    retryAfterS: s.config.pool.retryAfterS,
+    onCommit: observe.onCommit,
+  });
   const state: LedgerState = { ledger, key, keyring, store, replay, selfTest: await selfTest(s, signer, key) };
   if (!state.selfTest.ok) s.log.error({ reason: state.selfTest.reason }, 'signing self-test failed: ledger not ready');
 

@@ -16,6 +16,16 @@ export interface SignedReceipt {
   sig: Buffer;
 }
 
+/** The two kinds of signing work, as /metrics labels them. */
+export type SigningLane = 'receipts' | 'signatures';
+
+/**
+ * Told of each batch once it ends: its round trip (queue, thread wake-up, signing, return), its
+ * size, and whether the lane answered (false: the round trip failed, and every item with it; a
+ * receipt that cannot be serialised fails alone inside an answered batch).
+ */
+export type BatchObserver = (lane: SigningLane, seconds: number, size: number, answered: boolean) => void;
+
 interface Pending<I, O> {
   input: I;
   resolve(out: O): void;
@@ -67,6 +77,7 @@ class Lane<I, O> {
   private queue: Pending<I, O>[] = [];
 
   constructor(
+    private readonly name: SigningLane,
     private readonly signer: Signer,
     private readonly task: (inputs: I[]) => Task,
     private readonly results: (value: unknown) => (O | Error)[],
@@ -79,33 +90,50 @@ class Lane<I, O> {
     });
   }
 
-  flush(pool: WorkerPool, batchMax: number): void {
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, batchMax);
-      this.signer.batches++;
-      this.signer.signatures += batch.length;
-      pool.run<unknown>(this.task(batch.map((p) => p.input))).then(
-        ({ value }) => {
-          const out = this.results(value);
-          batch.forEach((p, i) => (out[i] instanceof Error ? p.reject(out[i]) : p.resolve(out[i] as O)));
-        },
-        (err: unknown) => batch.forEach((p) => p.reject(err)),
-      );
-    }
+  /** Sends the next batch (up to batchMax), if any waits; `done` runs when it comes back, before its promises settle. */
+  sendOne(pool: WorkerPool, batchMax: number, done: () => void): boolean {
+    if (!this.queue.length) return false;
+    const batch = this.queue.splice(0, batchMax);
+    this.signer.batches++;
+    this.signer.signatures += batch.length;
+    const started = performance.now();
+    const ended = (answered: boolean): void => {
+      this.signer.onBatch?.(this.name, (performance.now() - started) / 1000, batch.length, answered);
+      done();
+    };
+    pool.run<unknown>(this.task(batch.map((p) => p.input))).then(
+      ({ value }) => {
+        ended(true);
+        const out = this.results(value);
+        batch.forEach((p, i) => (out[i] instanceof Error ? p.reject(out[i]) : p.resolve(out[i] as O)));
+      },
+      (err: unknown) => {
+        ended(false);
+        batch.forEach((p) => p.reject(err));
+      },
+    );
+    return true;
   }
+}
+
+export interface SignerOptions {
+  onBatch?: BatchObserver;
 }
 
 export class Signer {
   private scheduled = false;
+  readonly onBatch: BatchObserver | undefined;
   /** Batches sent and signatures made, for the batching-gain figures. */
   batches = 0;
   signatures = 0;
   private readonly paes = new Lane<Buffer, Buffer>(
+    'signatures',
     this,
     (paes) => ({ kind: 'sign', paes: packed(paes) }),
     (value) => (value as Uint8Array[]).map(asBuffer),
   );
   private readonly receipts = new Lane<{ body: ReceiptBody; tsUtc: string }, SignedReceipt>(
+    'receipts',
     this,
     (items) => ({ kind: 'receipts', items }),
     (value) => unpackReceipts(value as PackedReceipts),
@@ -114,7 +142,10 @@ export class Signer {
   constructor(
     private readonly pool: WorkerPool,
     private readonly batchMax: number,
-  ) {}
+    opts: SignerOptions = {},
+  ) {
+    this.onBatch = opts.onBatch;
+  }
 
   /** The DER signature over `pae`. */
   sign(pae: Buffer): Promise<Buffer> {
@@ -126,14 +157,19 @@ export class Signer {
     return this.receipts.add({ body, tsUtc });
   }
 
-  /** @internal the lanes call this when they have work: one flush per event-loop turn. */
+  /** @internal the lanes call this when they have work: one send per event-loop turn. */
   schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.paes.flush(this.pool, this.batchMax);
-      this.receipts.flush(this.pool, this.batchMax);
+      this.send();
     });
+  }
+
+  /** Everything that waits, up to batchMax per round trip, bare PAEs first. */
+  private send(): void {
+    const done = (): void => {};
+    while (this.paes.sendOne(this.pool, this.batchMax, done) || this.receipts.sendOne(this.pool, this.batchMax, done));
   }
 }

@@ -23,6 +23,8 @@ export interface WriterOptions {
   /** Nodes allowed to wait for a commit; beyond it appends are refused (503). */
   queueMax: number;
   retryAfterS: number;
+  /** Told of each group commit: its wall time, the nodes it held, and whether they became durable. */
+  onCommit?: (seconds: number, nodes: number, durable: boolean) => void;
 }
 
 export class LedgerWriter {
@@ -97,13 +99,16 @@ export class LedgerWriter {
 
   private async commit(batch: Request[]): Promise<void> {
     const inputs = batch.flatMap((r) => r.inputs);
+    const started = performance.now();
     let nodes: LedgerNode[];
     try {
       nodes = await this.store.commit(inputs, { size: this.ledger.size, head: this.ledger.head });
     } catch (err) {
+      this.opts.onCommit?.((performance.now() - started) / 1000, inputs.length, false);
       for (const r of batch) r.reject(err);
       return;
     }
+    this.opts.onCommit?.((performance.now() - started) / 1000, inputs.length, true);
     const ownFrom = nodes.length - inputs.length;
     try {
       nodes.forEach((node, k) => this.ledger.applyNode(node, k >= ownFrom));

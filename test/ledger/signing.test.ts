@@ -125,6 +125,24 @@ describe('signing path', () => {
     expect((results[0] as PromiseRejectedResult).reason.message).to.equal('pool down');
   });
 
+  it('Signer: each batch is reported once answered or failed, with its lane, size and round trip', async () => {
+    const { privateKey } = p256();
+    const seen: [string, number, boolean][] = [];
+    const seconds: number[] = [];
+    const observe = (lane: string, s: number, size: number, answered: boolean): void => {
+      seen.push([lane, size, answered]);
+      seconds.push(s);
+    };
+    const signer = new Signer(fakePool(privateKey).pool, 4, { onBatch: observe });
+    // a receipt that cannot be serialised fails alone inside an answered batch
+    await Promise.allSettled([...[0.8, Number.NaN, 0.9, 0.95, 0.99].map((x) => signer.signReceipt(receiptBody(x), TS)), signer.sign(Buffer.from([1]))]);
+    expect(seen).to.deep.equal([['signatures', 1, true], ['receipts', 4, true], ['receipts', 1, true]]);
+    const down = new Signer(fakePool(privateKey, { fail: true }).pool, 4, { onBatch: observe });
+    await Promise.allSettled([down.sign(Buffer.from([1])), down.sign(Buffer.from([2]))]);
+    expect(seen.at(-1)).to.deep.equal(['signatures', 2, false]);
+    for (const s of seconds) expect(s).to.be.at.least(0).and.below(1);
+  });
+
   it('the signing lane signs only sign and receipt tasks, and only with a key (in-process there is none); kernel threads sign nothing', () => {
     expect(signHandle({ kind: 'probe' })).to.deep.include({ ok: false, error: { code: 'BAD_TASK', msg: 'the signing lane only signs' } });
     expect(signHandle({ kind: 'sign', paes: [] })).to.deep.include({ ok: false, error: { code: 'NO_SIGNING_KEY', msg: 'pool started without a signing key' } });

@@ -444,6 +444,34 @@ describe('ledger group-commit writer (LedgerWriter)', () => {
     expect(() => ledger.reserve(1)).to.throw('ledger is full');
   });
 
+  it("onCommit is told of each group commit once it ends: its own nodes (not other replicas'), durable or refused, and its duration", async () => {
+    const seen: [number, boolean][] = [];
+    const seconds: number[] = [];
+    const { store, writer } = setup({
+      onCommit: (s, n, durable) => {
+        seconds.push(s);
+        seen.push([n, durable]);
+      },
+    });
+    const a = track(writer.append(inputs('a', 2)));
+    const b = track(writer.append(inputs('b', 1)));
+    await turn();
+    expect(seen).to.deep.equal([]); // nothing until the store answers
+    store.fail(0, new StoreUnavailableError('disk gone', 4));
+    await turn();
+    expect([a.state, b.state, seen]).to.deep.equal(['rejected', 'rejected', [[3, false]]]);
+    store.remote(5);
+    const c = track(writer.append(inputs('c', 4)));
+    await turn();
+    const gate = performance.now();
+    while (performance.now() - gate < 2); // the commit takes at least 2 ms
+    store.release(1);
+    await turn();
+    expect(indices(c)).to.deep.equal([5, 6, 7, 8]);
+    expect(seen).to.deep.equal([[3, false], [4, true]]);
+    expect(seconds[1]).to.be.at.least(0.002).and.below(1);
+  });
+
   it('catchUp reads from the mirror size in pages of 500 until a short page; caught-up nodes are not own', async () => {
     const { ledger, store, writer, applied } = setup();
     store.auto = true;
