@@ -50,7 +50,7 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
   const cfg = s.config.ledger;
   const ledger = new Ledger(cfg.maxNodes);
   const observe = ledgerMetrics(s.metrics.registry, ledger, store);
-  const signer = new Signer(s.pool, cfg.signBatchMax, { onBatch: observe.onBatch });
+  const signer = new Signer(s.pool, cfg.signBatchMax, { inFlight: s.config.pool.signThreads, onBatch: observe.onBatch });
   // the keyring: every key that ever signed into this ledger stays published
   const keyring = new Keyring(key);
   for (const pem of await store.loadKeys()) keyring.add(pem);

@@ -1,7 +1,11 @@
 /**
  * Batched signing in the worker pool. One P-256 signature (~32 µs) costs about as much as a pool
  * round trip, so work that arrives together goes in one task: requests queue for the rest of the
- * current event-loop turn (setImmediate), then up to `batchMax` go in one round trip. Two kinds:
+ * current event-loop turn (setImmediate), then up to `batchMax` go in one round trip. At most one
+ * batch per signing thread is out at a time: what arrives while every thread is busy waits here
+ * and goes as one batch when a thread's batch comes back. Sent at once, it would only have waited
+ * in the pool's queue (a thread takes its next task only after the main thread has handled its
+ * last answer), as several smaller batches, each a round trip of main-thread work. Two kinds:
  * bare PAEs (sign), and whole receipts (signReceipt), which the lane also serialises and hashes so
  * that work stays off the main thread.
  */
@@ -117,11 +121,15 @@ class Lane<I, O> {
 }
 
 export interface SignerOptions {
+  /** Batches with the signing threads at once (pool.signThreads): one per thread. */
+  inFlight?: number;
   onBatch?: BatchObserver;
 }
 
 export class Signer {
   private scheduled = false;
+  private inFlight = 0;
+  private readonly maxInFlight: number;
   readonly onBatch: BatchObserver | undefined;
   /** Batches sent and signatures made, for the batching-gain figures. */
   batches = 0;
@@ -144,6 +152,7 @@ export class Signer {
     private readonly batchMax: number,
     opts: SignerOptions = {},
   ) {
+    this.maxInFlight = opts.inFlight ?? 1;
     this.onBatch = opts.onBatch;
   }
 
@@ -167,9 +176,16 @@ export class Signer {
     });
   }
 
-  /** Everything that waits, up to batchMax per round trip, bare PAEs first. */
+  /**
+   * A batch per free signing thread, bare PAEs first (only the start-up self-test signs those).
+   * Runs at the end of a turn and whenever a batch comes back: what arrived while every thread
+   * was busy goes then, as one batch.
+   */
   private send(): void {
-    const done = (): void => {};
-    while (this.paes.sendOne(this.pool, this.batchMax, done) || this.receipts.sendOne(this.pool, this.batchMax, done));
+    const done = (): void => {
+      this.inFlight--;
+      this.send();
+    };
+    while (this.inFlight < this.maxInFlight && (this.paes.sendOne(this.pool, this.batchMax, done) || this.receipts.sendOne(this.pool, this.batchMax, done))) this.inFlight++;
   }
 }

@@ -143,6 +143,56 @@ describe('signing path', () => {
     for (const s of seconds) expect(s).to.be.at.least(0).and.below(1);
   });
 
+  it('Signer: one batch per signing thread is out at a time; what arrives meanwhile goes as one batch (up to batchMax) when one comes back', async () => {
+    const { privateKey, publicKey } = p256();
+    // a pool whose answers the test releases, one task at a time, in the order sent
+    const sent: { items: number; release(): void }[] = [];
+    const pool = {
+      run<T>(task: Task): Promise<{ value: T }> {
+        if (task.kind !== 'receipts') throw new Error(`unexpected ${task.kind}`);
+        return new Promise((resolve) => sent.push({ items: task.items.length, release: () => resolve({ value: structuredClone(signReceipts(task.items, privateKey)) as T }) }));
+      },
+    } as unknown as WorkerPool;
+    const turn = () => new Promise((r) => setImmediate(r));
+    const sizes = () => sent.map((t) => t.items);
+
+    const one = new Signer(pool, 4, { inFlight: 1 });
+    const bodies = Array.from({ length: 8 }, (_, k) => receiptBody(0.5 + k / 100));
+    // three groups arrive in three turns: the first goes at once, the others wait for it
+    const answers: Promise<{ sig: Buffer }>[] = [];
+    for (const group of [bodies.slice(0, 2), bodies.slice(2, 5), bodies.slice(5)]) {
+      answers.push(...group.map((b) => one.signReceipt(b, TS)));
+      await turn();
+      expect(sizes()).to.deep.equal([2]);
+    }
+    sent[0]!.release();
+    await turn();
+    expect(sizes()).to.deep.equal([2, 4]); // six waited: batchMax of them go, two stay
+    sent[1]!.release();
+    await turn();
+    expect(sizes()).to.deep.equal([2, 4, 2]);
+    sent[2]!.release();
+    const got = await Promise.all(answers);
+    got.forEach((r, k) => expect(verify('sha256', pae(PAYLOAD_TYPE, receiptPayload(bodies[k]!, TS)), publicKey, r.sig), `receipt ${k}`).to.equal(true));
+    expect([one.batches, one.signatures]).to.deep.equal([3, 8]);
+
+    // two signing threads: two batches out, the third group waits
+    sent.length = 0;
+    const two = new Signer(pool, 4, { inFlight: 2 });
+    const later: Promise<unknown>[] = [];
+    for (let g = 0; g < 3; g++) {
+      later.push(two.signReceipt(bodies[g]!, TS));
+      await turn();
+    }
+    expect(sizes()).to.deep.equal([1, 1]);
+    sent[1]!.release();
+    await turn();
+    expect(sizes()).to.deep.equal([1, 1, 1]);
+    sent[0]!.release();
+    sent[2]!.release();
+    await Promise.all(later);
+  });
+
   it('the signing lane signs only sign and receipt tasks, and only with a key (in-process there is none); kernel threads sign nothing', () => {
     expect(signHandle({ kind: 'probe' })).to.deep.include({ ok: false, error: { code: 'BAD_TASK', msg: 'the signing lane only signs' } });
     expect(signHandle({ kind: 'sign', paes: [] })).to.deep.include({ ok: false, error: { code: 'NO_SIGNING_KEY', msg: 'pool started without a signing key' } });
