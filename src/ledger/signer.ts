@@ -3,11 +3,12 @@
  * round trip, so work that arrives together goes in one task: requests queue for the rest of the
  * current event-loop turn (setImmediate), then up to `batchMax` go in one round trip. At most one
  * batch per signing thread is out at a time: what arrives while every thread is busy waits here
- * and goes as one batch when a thread's batch comes back. Sent at once, it would only have waited
- * in the pool's queue (a thread takes its next task only after the main thread has handled its
- * last answer), as several smaller batches, each a round trip of main-thread work. Two kinds:
- * bare PAEs (sign), and whole receipts (signReceipt), which the lane also serialises and hashes so
- * that work stays off the main thread.
+ * (the verdicts in flight, so bounded by the connection cap) and goes as one batch when a
+ * thread's batch comes back. Sent at once, it would only have waited in the pool's queue (a
+ * thread takes its next task only after the main thread has handled its last answer), as several
+ * smaller batches, each a round trip of main-thread work. Two kinds: bare PAEs (sign), and whole
+ * receipts (signReceipt), which the lane also serialises and hashes so that work stays off the
+ * main thread.
  */
 import type { WorkerPool } from '../platform/pool.js';
 import type { PackedReceipts, Task } from '../../workers/tasks.js';
