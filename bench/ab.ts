@@ -11,18 +11,15 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cpuSeconds, describeStages, load, SERVICE_LOAD_ENV, startServer, VERDICT_FRAME, verdictStages, warm } from './lib.js';
+import { cpuSeconds, describeStages, load, scrapeMetrics, SERVICE_LOAD_ENV, startServer, VERDICT_FRAME, verdictStages, warm } from './lib.js';
 
 const [a, b, roundsArg] = process.argv.slice(2);
 if (!a || !b) throw new Error('usage: bench:ab -- <checkout A> <checkout B> [rounds]');
 const rounds = Number(roundsArg ?? 3);
 const post = { method: 'POST' as const, body: VERDICT_FRAME, headers: { 'content-type': 'application/json' } };
 
-/** Seconds of minor (scavenge) GC so far, from the service's own metrics. */
-async function minorGcSeconds(base: string): Promise<number> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  return Number(/^nodejs_gc_duration_seconds_sum\{kind="minor"\} (\S+)$/m.exec(text)?.[1] ?? NaN);
-}
+/** Seconds of minor (scavenge) GC so far, from one scrape of the service's own metrics. */
+const minorGcSeconds = (m: Map<string, number>): number => m.get('nodejs_gc_duration_seconds_sum{kind="minor"}') ?? NaN;
 
 for (let round = 1; round <= rounds; round++) {
   for (const [label, dir] of [
@@ -34,12 +31,12 @@ for (let round = 1; round <= rounds; round++) {
     try {
       const url = `${svc.base}/api/svc/v1/verdict`;
       await warm(url, post);
-      const [cpu0, gc0, st0] = [cpuSeconds(svc.child.pid!), await minorGcSeconds(svc.base), await verdictStages(svc.base)];
+      const [cpu0, m0] = [cpuSeconds(svc.child.pid!), await scrapeMetrics(svc.base)];
       const r = await load(`${label} ${round}`, { url, ...post });
-      const [cpu1, gc1, st1] = [cpuSeconds(svc.child.pid!), await minorGcSeconds(svc.base), await verdictStages(svc.base)];
+      const [cpu1, m1] = [cpuSeconds(svc.child.pid!), await scrapeMetrics(svc.base)];
       const per = (s: number) => ((1e6 * s) / r.requests).toFixed(1);
       const cpu = cpu0 && cpu1 ? `main ${per(cpu1.main - cpu0.main)} µs, process ${per(cpu1.all - cpu0.all)} µs` : 'CPU n/a (no /proc)';
-      console.log(`${label} round ${round}: ${r.reqPerSec.toFixed(0)} verdicts/s, p99 ${r.p99} ms; per verdict: ${cpu}, minor GC ${per(gc1 - gc0)} µs; ${describeStages(st0, st1)}`);
+      console.log(`${label} round ${round}: ${r.reqPerSec.toFixed(0)} verdicts/s, p99 ${r.p99} ms; per verdict: ${cpu}, minor GC ${per(minorGcSeconds(m1) - minorGcSeconds(m0))} µs; ${describeStages(verdictStages(m0), verdictStages(m1))}`);
     } finally {
       await svc.stop();
     }

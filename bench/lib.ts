@@ -281,7 +281,22 @@ export function cpuSeconds(pid: number): { main: number; all: number } | null {
   }
 }
 
-/** Sums and counts of the verdict path's stage histograms on a service's /metrics (src/ledger/ledger.metrics.ts). */
+/**
+ * One scrape of a server's /metrics: each sample's value by its series as the exposition writes it,
+ * name and labels (`nodejs_gc_duration_seconds_sum{kind="minor"}`, `process_resident_memory_bytes`).
+ */
+export async function scrapeMetrics(base: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const samples = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const at = line.lastIndexOf(' ');
+    samples.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return samples;
+}
+
+/** Sums and counts of the verdict path's stage histograms (src/ledger/ledger.metrics.ts) in one scrape. */
 export interface VerdictStages {
   signS: number;
   batches: number;
@@ -291,12 +306,8 @@ export interface VerdictStages {
   committed: number;
 }
 
-export async function verdictStages(base: string): Promise<VerdictStages> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const read = (series: string): number => {
-    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-    return line ? Number(line.slice(series.length + 1)) : 0;
-  };
+export function verdictStages(m: Map<string, number>): VerdictStages {
+  const read = (series: string): number => m.get(series) ?? 0;
   return {
     signS: read('svc_signing_batch_seconds_sum{lane="receipts",outcome="ok"}'),
     batches: read('svc_signing_batch_seconds_count{lane="receipts",outcome="ok"}'),

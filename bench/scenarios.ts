@@ -1,7 +1,7 @@
 /** Load scenarios. Each returns rows; a ratio compares with a baseline measured in the same run. */
 import { get } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { CONNECTIONS, describeStages, DURATION_S, load, paced, startKoaHello, startService, verdictStages, warm, type Server, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
+import { CONNECTIONS, describeStages, DURATION_S, load, paced, scrapeMetrics, startKoaHello, startService, verdictStages, warm, type Server, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
 import { poolBaseline, servicePool, type BaselinePool } from './pool-baseline.js';
 
 export interface Servers {
@@ -37,9 +37,9 @@ const bracketed = (before: Summary, after: Summary): Summary => ({ ...before, re
 
 /** A verdict load whose label also says what its verdicts waited for outside the main thread (the service's stage histograms). */
 async function stagesOf(base: string, run: () => Promise<Summary>): Promise<Summary> {
-  const before = await verdictStages(base);
+  const before = verdictStages(await scrapeMetrics(base));
   const r = await run();
-  return { ...r, label: `${r.label} [${describeStages(before, await verdictStages(base))}]` };
+  return { ...r, label: `${r.label} [${describeStages(before, verdictStages(await scrapeMetrics(base)))}]` };
 }
 
 const KERNEL = '/api/svc/v1/ssm/scan';

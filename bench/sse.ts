@@ -5,12 +5,12 @@
  * and the service's RSS before and after the viewers connect (from /metrics).
  */
 import { request } from 'node:http';
-import type { Server } from './lib.js';
+import { scrapeMetrics, type Server } from './lib.js';
 
-/** p99 upper bound from a Prometheus histogram's cumulative buckets. */
+/** p99 upper bound from a Prometheus histogram's cumulative buckets (one without labels). */
 async function histogramP99(base: string, name: string): Promise<number> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const buckets = [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)`, 'gm'))].map((m) => ({ le: Number(m[1]), n: Number(m[2]) }));
+  const prefix = `${name}_bucket{le="`;
+  const buckets = [...(await scrapeMetrics(base))].filter(([series]) => series.startsWith(prefix)).map(([series, n]) => ({ le: Number(series.slice(prefix.length, -2)), n }));
   const total = buckets.at(-1)?.n ?? 0;
   return (buckets.find((b) => b.n >= 0.99 * total)?.le ?? NaN) * 1000;
 }
@@ -34,9 +34,7 @@ const pct = (xs: number[], p: number): number => {
 };
 
 async function rssMb(base: string): Promise<number> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const m = /^process_resident_memory_bytes (\d+)/m.exec(text);
-  return m ? Number(m[1]) / 2 ** 20 : NaN;
+  return ((await scrapeMetrics(base)).get('process_resident_memory_bytes') ?? NaN) / 2 ** 20;
 }
 
 export async function sseBench(svc: Server, viewers = Number(process.env.BENCH_SSE_VIEWERS ?? 2000), seconds = Number(process.env.BENCH_DURATION ?? 10)): Promise<SseRow> {
