@@ -117,11 +117,10 @@ class Job {
     if (!signal && !departure) return;
     const onAbort = (): void => this.fail(Errors.clientClosed());
     signal?.addEventListener('abort', onAbort, { once: true });
-    const stop = departure?.onDepart(onAbort);
-    this.stopListening = () => {
-      signal?.removeEventListener('abort', onAbort);
-      stop?.();
-    };
+    // built by a helper: a function literal assigned straight to a property is allocated in V8's
+    // old space, where it would keep this job, and through it the request, alive in every minor GC
+    // until the next full one (bench/README.md, eleventh pass)
+    this.stopListening = stopper(signal, onAbort, departure?.onDepart(onAbort));
   }
 
   private static expire(job: Job): void {
@@ -145,6 +144,27 @@ class Job {
     clearTimeout(this.timer);
     this.stopListening?.();
   }
+}
+
+/**
+ * A task's value, taken out of piscina's result object. piscina's TaskInfo assigns a function
+ * literal to a property in its constructor, so V8 allocates that closure in old space, and through
+ * it the settled task's promise and this result stay reachable in every minor GC until the next
+ * full one. Emptied, the result keeps nothing big there: the kernel's body and the signatures die
+ * young (bench/README.md, eleventh pass).
+ */
+function takeValue<T>(result: { value: T }): T {
+  const value = result.value;
+  (result as { value: T | undefined }).value = undefined;
+  return value;
+}
+
+/** What stops listening for the caller going away (see Job.watch for why it is built here). */
+function stopper(signal: AbortSignal | undefined, onAbort: () => void, stopDeparture: (() => void) | undefined): () => void {
+  return () => {
+    signal?.removeEventListener('abort', onAbort);
+    stopDeparture?.();
+  };
 }
 
 /**
@@ -405,7 +425,7 @@ export class WorkerPool {
       job.reject(Errors.internal(new Error(`${result!.error.code}: ${result!.error.msg}`)));
       return;
     }
-    job.resolve({ value: result!.value, stats: result!.stats, waitMs: Math.max(0, job.startedAt - job.enqueuedAt) });
+    job.resolve({ value: takeValue(result!), stats: result!.stats, waitMs: Math.max(0, job.startedAt - job.enqueuedAt) });
   }
 
   /** The signing lane: its own threads, so receipts never queue behind kernels. */
@@ -433,7 +453,7 @@ export class WorkerPool {
       this.log.error({ task: task.kind, code: result.error.code, msg: result.error.msg }, 'worker task failed');
       throw Errors.internal(new Error(`${result.error.code}: ${result.error.msg}`));
     }
-    return { value: result.value, stats: result.stats, waitMs: Math.max(0, performance.now() - started - result.stats.runMs) };
+    return { value: takeValue(result), stats: result.stats, waitMs: Math.max(0, performance.now() - started - result.stats.runMs) };
   }
 
   private classify(err: unknown): AppError {
