@@ -76,50 +76,6 @@ export function parseXml(input: string, limits: CotLimits): XmlElement {
   let seenAnything = false;
   let attrNames = new Set<string>();
 
-  parser.onerror = (err) => fail('malformed', `XML is not well-formed: ${err.message.split('\n')[0]}`);
-  parser.ondoctype = () => fail('doctype', 'DOCTYPE is not allowed: document type declarations and entities are refused');
-  parser.onprocessinginstruction = (pi) => {
-    if (pi.name.toLowerCase() === 'xml') {
-      // sax accepts a declaration anywhere; XML allows it only as the very first thing
-      if (declSeen || seenAnything || !/^<\?xml[\s?]/.test(text)) fail('malformed', 'XML is not well-formed: the XML declaration is allowed only at the start');
-      declSeen = true;
-      const enc = /encoding\s*=\s*["']([^"']*)["']/.exec(pi.body)?.[1];
-      if (enc !== undefined && !UTF8_NAMES.has(enc.toLowerCase())) fail('encoding', `encoding '${enc}' is not supported: send UTF-8`, { encoding: enc });
-    }
-    seenAnything = true;
-  };
-  parser.oncomment = (c) => {
-    checkChars(c, 'a comment');
-    seenAnything = true;
-  };
-  parser.onopentagstart = (tag) => {
-    seenAnything = true;
-    if (root && stack.length === 0) fail('malformed', 'XML is not well-formed: more than one root element');
-    if (++elements > limits.maxElements) limit('maxElements', `more than ${limits.maxElements} elements`);
-    if (stack.length + 1 > limits.maxDepth) limit('maxDepth', `elements nested deeper than ${limits.maxDepth}`);
-    if (tag.name.length > limits.maxNameLen) limit('maxNameLen', `an element name is longer than ${limits.maxNameLen} characters`);
-    attrNames = new Set();
-  };
-  parser.onattribute = (a) => {
-    // sax keeps the last of two equal attributes silently; XML forbids them
-    if (attrNames.has(a.name)) fail('malformed', `XML is not well-formed: attribute '${a.name.slice(0, 64)}' appears twice`);
-    attrNames.add(a.name);
-    if (attrNames.size > limits.maxAttrsPerElement) limit('maxAttrsPerElement', `more than ${limits.maxAttrsPerElement} attributes on one element`);
-    if (a.name.length > limits.maxNameLen) limit('maxNameLen', `an attribute name is longer than ${limits.maxNameLen} characters`);
-    if (a.value.length > limits.maxAttrValueLen) limit('maxAttrValueLen', `an attribute value is longer than ${limits.maxAttrValueLen} characters`);
-    checkChars(a.value, `attribute '${a.name.slice(0, 64)}'`);
-  };
-  parser.onopentag = (tag) => {
-    const t = tag as sax.QualifiedTag;
-    const attrs = Object.values(t.attributes).map((a) => ({ name: a.name, prefix: a.prefix, local: a.local, uri: a.uri, value: a.value }));
-    const el: XmlElement = { name: t.name, prefix: t.prefix, local: t.local, uri: t.uri, attrs, children: [] };
-    if (stack.length) stack.at(-1)!.children.push(el);
-    else root = el;
-    stack.push(el);
-  };
-  parser.onclosetag = () => {
-    stack.pop();
-  };
   const addText = (s: string, cdata: boolean) => {
     seenAnything = true;
     checkChars(s, 'text');
@@ -131,8 +87,58 @@ export function parseXml(input: string, limits: CotLimits): XmlElement {
     if (!cdata && last && !isElement(last) && !last.cdata) last.text += s;
     else parent.children.push(cdata ? { text: s, cdata: true } : { text: s });
   };
-  parser.ontext = (s) => addText(s, false);
-  parser.oncdata = (s) => addText(s, true);
+  // the handlers go on in one object literal: a function literal assigned straight to a property
+  // is allocated in V8's old space, where it would keep this document's tree alive in every
+  // minor GC until the next full one (bench/README.md, eleventh pass)
+  const handlers: Partial<sax.SAXParser> = {
+    onerror: (err) => fail('malformed', `XML is not well-formed: ${err.message.split('\n')[0]}`),
+    ondoctype: () => fail('doctype', 'DOCTYPE is not allowed: document type declarations and entities are refused'),
+    onprocessinginstruction: (pi) => {
+      if (pi.name.toLowerCase() === 'xml') {
+        // sax accepts a declaration anywhere; XML allows it only as the very first thing
+        if (declSeen || seenAnything || !/^<\?xml[\s?]/.test(text)) fail('malformed', 'XML is not well-formed: the XML declaration is allowed only at the start');
+        declSeen = true;
+        const enc = /encoding\s*=\s*["']([^"']*)["']/.exec(pi.body)?.[1];
+        if (enc !== undefined && !UTF8_NAMES.has(enc.toLowerCase())) fail('encoding', `encoding '${enc}' is not supported: send UTF-8`, { encoding: enc });
+      }
+      seenAnything = true;
+    },
+    oncomment: (c) => {
+      checkChars(c, 'a comment');
+      seenAnything = true;
+    },
+    onopentagstart: (tag) => {
+      seenAnything = true;
+      if (root && stack.length === 0) fail('malformed', 'XML is not well-formed: more than one root element');
+      if (++elements > limits.maxElements) limit('maxElements', `more than ${limits.maxElements} elements`);
+      if (stack.length + 1 > limits.maxDepth) limit('maxDepth', `elements nested deeper than ${limits.maxDepth}`);
+      if (tag.name.length > limits.maxNameLen) limit('maxNameLen', `an element name is longer than ${limits.maxNameLen} characters`);
+      attrNames = new Set();
+    },
+    onattribute: (a) => {
+      // sax keeps the last of two equal attributes silently; XML forbids them
+      if (attrNames.has(a.name)) fail('malformed', `XML is not well-formed: attribute '${a.name.slice(0, 64)}' appears twice`);
+      attrNames.add(a.name);
+      if (attrNames.size > limits.maxAttrsPerElement) limit('maxAttrsPerElement', `more than ${limits.maxAttrsPerElement} attributes on one element`);
+      if (a.name.length > limits.maxNameLen) limit('maxNameLen', `an attribute name is longer than ${limits.maxNameLen} characters`);
+      if (a.value.length > limits.maxAttrValueLen) limit('maxAttrValueLen', `an attribute value is longer than ${limits.maxAttrValueLen} characters`);
+      checkChars(a.value, `attribute '${a.name.slice(0, 64)}'`);
+    },
+    onopentag: (tag) => {
+      const t = tag as sax.QualifiedTag;
+      const attrs = Object.values(t.attributes).map((a) => ({ name: a.name, prefix: a.prefix, local: a.local, uri: a.uri, value: a.value }));
+      const el: XmlElement = { name: t.name, prefix: t.prefix, local: t.local, uri: t.uri, attrs, children: [] };
+      if (stack.length) stack.at(-1)!.children.push(el);
+      else root = el;
+      stack.push(el);
+    },
+    onclosetag: () => {
+      stack.pop();
+    },
+    ontext: (s) => addText(s, false),
+    oncdata: (s) => addText(s, true),
+  };
+  Object.assign(parser, handlers);
 
   parser.write(text).close();
   if (!root) fail('malformed', 'XML is not well-formed: no root element');

@@ -192,12 +192,15 @@ export async function cotProbe(s: Observed): Promise<ProbeResult> {
   let events = 0;
   let parseError: string | null = null;
   const parser = sax.parser(true, {});
-  parser.onopentag = (tag) => {
-    if (tag.name === 'event') events++;
+  const handlers: Partial<sax.SAXParser> = {
+    onopentag: (tag) => {
+      if (tag.name === 'event') events++;
+    },
+    onerror: (err) => {
+      parseError = err.message.split('\n')[0] ?? 'parse error';
+    },
   };
-  parser.onerror = (err) => {
-    parseError = err.message.split('\n')[0] ?? 'parse error';
-  };
+  Object.assign(parser, handlers);
   try {
     parser.write(res.body.toString('utf8')).close();
   } catch (err) {

@@ -216,12 +216,14 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
   const scene = new EdgeScene(cfg.sceneSize, s.config.ledger.noFlyZones);
   const flight = new FlightRunner(core, cfg.tickMs, s);
   const leadership = new FlightLeadership(core.store, flight);
-  hub.onActive = (active) => (active ? leadership.want() : leadership.unwant());
-  flight.onPause = (paused, detail) =>
+  const onActive = (active: boolean): void => (active ? leadership.want() : leadership.unwant());
+  hub.onActive = onActive;
+  const onPause: FlightRunner['onPause'] = (paused, detail) =>
     hub.notice(paused ? 'paused' : 'resumed', {
       reason: paused ? 'the simulated flight is paused: the ledger is near its cap, the rest is kept for real verdicts' : 'the simulated flight resumed',
       ...detail,
     });
+  flight.onPause = onPause;
   // the drones are CoT sample tracks too (simulated: exported with how="m-s", opex="s")
   registerTrackSource('flight', () =>
     flightFrames(flight.currentTick, cfg.tickMs / 1000, Date.now()).map((f) => ({
@@ -251,7 +253,8 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
   };
   hubCounter('svc_sse_events_published_total', 'Verdict events published to the SSE stream', () => hub.stats().events);
   hubCounter('svc_sse_viewers_dropped_total', 'SSE viewers dropped for a full send buffer', () => hub.stats().dropped);
-  hub.onFanout = (seconds) => fanout.observe(seconds);
+  const onFanout = (seconds: number): void => fanout.observe(seconds);
+  hub.onFanout = onFanout;
   // every verdict the mirror applies, this replica's and (postgres mode) every other replica's, in
   // index order; serialised once per event, whatever the number of viewers
   const publisher = new VerdictPublisher((node, v) => hub.publish(node.index, 'verdict', () => (v ? verdictBody(v, core.ledger, keyUrl) : nodeVerdictBody(node, core.ledger, keyUrl))));

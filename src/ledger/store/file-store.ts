@@ -21,6 +21,8 @@ import { pae, PAYLOAD_TYPE, sha256 } from '../dsse.js';
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../ledger.js';
 import { durableStatus, sequence, StoreUnavailableError, type AdapterStatus, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
 
+const noop = (): void => {};
+
 export const FILE_SCHEMA = 'svc.khipu-file/v1';
 export const LEDGER_FILE = 'khipu.jsonl';
 const HEX32 = /^[0-9a-f]{64}$/;
@@ -165,7 +167,7 @@ export class FileStore implements LedgerStore {
 
   private constructor(private readonly opts: FileStoreOptions) {
     this.path = join(opts.dataDir, LEDGER_FILE);
-    this.unlock = () => {};
+    this.unlock = noop;
   }
 
   /** Creates the data directory if needed and takes the writer lock (throws LockHeldError). */
