@@ -11,15 +11,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cpuSeconds, describeStages, load, scrapeMetrics, SERVICE_LOAD_ENV, startServer, VERDICT_FRAME, verdictStages, warm } from './lib.js';
+import { cpuSeconds, describeStages, load, minorGcSeconds, scrapeMetrics, SERVICE_LOAD_ENV, startServer, VERDICT_FRAME, verdictStages, warm } from './lib.js';
 
 const [a, b, roundsArg] = process.argv.slice(2);
 if (!a || !b) throw new Error('usage: bench:ab -- <checkout A> <checkout B> [rounds]');
 const rounds = Number(roundsArg ?? 3);
 const post = { method: 'POST' as const, body: VERDICT_FRAME, headers: { 'content-type': 'application/json' } };
-
-/** Seconds of minor (scavenge) GC so far, from one scrape of the service's own metrics. */
-const minorGcSeconds = (m: Map<string, number>): number => m.get('nodejs_gc_duration_seconds_sum{kind="minor"}') ?? NaN;
 
 for (let round = 1; round <= rounds; round++) {
   for (const [label, dir] of [

@@ -306,6 +306,11 @@ export interface VerdictStages {
   committed: number;
 }
 
+/** Seconds of minor (scavenge) GC of the service's main thread so far (prom-client's nodejs_gc_duration_seconds), from one scrape. */
+export function minorGcSeconds(m: Map<string, number>): number {
+  return m.get('nodejs_gc_duration_seconds_sum{kind="minor"}') ?? NaN;
+}
+
 export function verdictStages(m: Map<string, number>): VerdictStages {
   const read = (series: string): number => m.get(series) ?? 0;
   return {

@@ -1,7 +1,7 @@
 /** Load scenarios. Each returns rows; a ratio compares with a baseline measured in the same run. */
 import { get } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { CONNECTIONS, describeStages, DURATION_S, load, paced, scrapeMetrics, startKoaHello, startService, verdictStages, warm, type Server, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
+import { CONNECTIONS, describeStages, DURATION_S, load, minorGcSeconds, paced, scrapeMetrics, startKoaHello, startService, verdictStages, warm, type Server, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
 import { poolBaseline, servicePool, type BaselinePool } from './pool-baseline.js';
 
 export interface Servers {
@@ -40,6 +40,14 @@ async function stagesOf(base: string, run: () => Promise<Summary>): Promise<Summ
   const before = verdictStages(await scrapeMetrics(base));
   const r = await run();
   return { ...r, label: `${r.label} [${describeStages(before, verdictStages(await scrapeMetrics(base)))}]` };
+}
+
+/** A load whose label also says the service's main-thread minor-GC time per answer over it. */
+async function minorGcOf(base: string, run: () => Promise<Summary>): Promise<Summary> {
+  const before = minorGcSeconds(await scrapeMetrics(base));
+  const r = await run();
+  const us = ((minorGcSeconds(await scrapeMetrics(base)) - before) * 1e6) / Math.max(1, r.requests);
+  return { ...r, label: `${r.label} [minor GC ${us.toFixed(1)} µs a call]` };
 }
 
 const KERNEL = '/api/svc/v1/ssm/scan';
@@ -96,7 +104,7 @@ async function kernelRows(koa: Server, svc: Server, shape: BaselinePool, suffix:
     await warm(koaPool);
     const bare1 = await poolBaseline(`baseline bare pool ${id}${suffix} (in-process, before)`, id, params, shape);
     const koa1 = await load(`baseline koa route on a bare pool, ${id}${suffix} (before)`, { url: koaPool });
-    const http = await load(`GET ${path} (defaults)${suffix}`, { url: `${svc.base}${path}` });
+    const http = await minorGcOf(svc.base, () => load(`GET ${path} (defaults)${suffix}`, { url: `${svc.base}${path}` }));
     const koa2 = await load(`baseline koa route on a bare pool, ${id}${suffix} (after)`, { url: koaPool });
     const bare2 = await poolBaseline(`baseline bare pool ${id}${suffix} (in-process, after)`, id, params, shape);
     rows.push(
