@@ -29,8 +29,12 @@ export function limits(key: SigningKey, store: LedgerStore): { code: string; det
   return out;
 }
 
+/** Every state durabilityState() can report (the metrics' state set lists them all). */
+export const DURABILITY_STATES = ['EPHEMERAL', 'DURABLE', 'DEGRADED', 'CORRUPT'] as const;
+export type DurabilityState = (typeof DURABILITY_STATES)[number];
+
 /** How durable the ledger is right now: what readiness, exports and health report. */
-export function durabilityState(store: LedgerStore): 'EPHEMERAL' | 'DURABLE' | 'DEGRADED' | 'CORRUPT' {
+export function durabilityState(store: LedgerStore): DurabilityState {
   if (store.mode === 'memory') return 'EPHEMERAL';
   const st = store.status().state;
   return st === 'READY' ? 'DURABLE' : st === 'CORRUPT' ? 'CORRUPT' : 'DEGRADED';

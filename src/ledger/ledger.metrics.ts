@@ -8,14 +8,13 @@ import { Gauge, type Registry } from 'prom-client';
 import { SeriesHistogram } from '../observability/request-metrics.js';
 import type { Ledger } from './ledger.js';
 import type { LedgerStore } from './store/store.js';
-import { durabilityState } from './documents.js';
+import { DURABILITY_STATES, durabilityState } from './documents.js';
 import type { BatchObserver, SigningLane } from './signer.js';
 
 /** A batch's round trip or a commit, in seconds: sub-millisecond on a local disk, tens of ms to a remote PostgreSQL. */
 const STAGE_BUCKETS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25];
 /** Verdicts per batch: 64 is either batch's default cap, and both caps can be raised (to 1,024 and 4,096). */
 const SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 256];
-const DURABILITY = ['EPHEMERAL', 'DURABLE', 'DEGRADED', 'CORRUPT'] as const;
 
 export interface LedgerObservers {
   onCommit(seconds: number, nodes: number, durable: boolean): void;
@@ -47,7 +46,7 @@ export function ledgerMetrics(registry: Registry, ledger: Ledger, store: LedgerS
     registers,
     collect() {
       const now = durabilityState(store);
-      for (const state of DURABILITY) this.set({ state }, state === now ? 1 : 0);
+      for (const state of DURABILITY_STATES) this.set({ state }, state === now ? 1 : 0);
     },
   });
   const commitSeconds = new SeriesHistogram<'outcome'>({
