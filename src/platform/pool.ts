@@ -86,7 +86,12 @@ class Job {
   /** The caller has been answered (result, deadline or disconnect): a late result is dropped. */
   settled = false;
   private timer: NodeJS.Timeout | undefined = undefined;
-  private stopListening: (() => void) | undefined = undefined;
+  // what listens for the caller going away; cleanup() removes the listeners and drops these, since
+  // something old still reaches a finished job, and through these fields the response and request
+  // stayed alive through every minor GC (bench/README.md, eleventh pass)
+  private signal: AbortSignal | undefined = undefined;
+  private onAbort: (() => void) | undefined = undefined;
+  private stopDeparture: (() => void) | undefined = undefined;
 
   // a class with a static deadline callback, and a closure only when the caller can go away:
   // the object literal it replaces made four closures per task
@@ -115,12 +120,13 @@ class Job {
     const signal = opts.signal;
     const departure = opts.departure;
     if (!signal && !departure) return;
+    // named, then stored: a function literal assigned straight to a property is allocated in V8's
+    // old space, where it would keep this job alive in every minor GC until the next full one
     const onAbort = (): void => this.fail(Errors.clientClosed());
     signal?.addEventListener('abort', onAbort, { once: true });
-    // built by a helper: a function literal assigned straight to a property is allocated in V8's
-    // old space, where it would keep this job, and through it the request, alive in every minor GC
-    // until the next full one (bench/README.md, eleventh pass)
-    this.stopListening = stopper(signal, onAbort, departure?.onDepart(onAbort));
+    this.signal = signal;
+    this.onAbort = onAbort;
+    this.stopDeparture = departure?.onDepart(onAbort);
   }
 
   private static expire(job: Job): void {
@@ -142,7 +148,9 @@ class Job {
 
   cleanup(): void {
     clearTimeout(this.timer);
-    this.stopListening?.();
+    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+    this.stopDeparture?.();
+    this.signal = this.onAbort = this.stopDeparture = undefined;
   }
 }
 
@@ -157,14 +165,6 @@ function takeValue<T>(result: { value: T }): T {
   const value = result.value;
   (result as { value: T | undefined }).value = undefined;
   return value;
-}
-
-/** What stops listening for the caller going away (see Job.watch for why it is built here). */
-function stopper(signal: AbortSignal | undefined, onAbort: () => void, stopDeparture: (() => void) | undefined): () => void {
-  return () => {
-    signal?.removeEventListener('abort', onAbort);
-    stopDeparture?.();
-  };
 }
 
 /**
