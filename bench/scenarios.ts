@@ -35,20 +35,19 @@ const p99Ratio = (row: Summary, base: Summary, vs: string): Row => ({ ...row, ra
  */
 const bracketed = (before: Summary, after: Summary): Summary => ({ ...before, reqPerSec: (before.reqPerSec + after.reqPerSec) / 2 });
 
-/** A verdict load whose label also says what its verdicts waited for outside the main thread (the service's stage histograms). */
-async function stagesOf(base: string, run: () => Promise<Summary>): Promise<Summary> {
-  const before = verdictStages(await scrapeMetrics(base));
+/** A load whose label also says what the service's /metrics moved by over it (scraped before and after). */
+async function annotated(base: string, run: () => Promise<Summary>, describe: (before: Map<string, number>, after: Map<string, number>, r: Summary) => string): Promise<Summary> {
+  const before = await scrapeMetrics(base);
   const r = await run();
-  return { ...r, label: `${r.label} [${describeStages(before, verdictStages(await scrapeMetrics(base)))}]` };
+  return { ...r, label: `${r.label} [${describe(before, await scrapeMetrics(base), r)}]` };
 }
 
-/** A load whose label also says the service's main-thread minor-GC time per answer over it. */
-async function minorGcOf(base: string, run: () => Promise<Summary>): Promise<Summary> {
-  const before = minorGcSeconds(await scrapeMetrics(base));
-  const r = await run();
-  const us = ((minorGcSeconds(await scrapeMetrics(base)) - before) * 1e6) / Math.max(1, r.requests);
-  return { ...r, label: `${r.label} [minor GC ${us.toFixed(1)} µs a call]` };
-}
+/** A verdict load, with what its verdicts waited for outside the main thread (the service's stage histograms). */
+const stagesOf = (base: string, run: () => Promise<Summary>): Promise<Summary> => annotated(base, run, (a, b) => describeStages(verdictStages(a), verdictStages(b)));
+
+/** A load, with the service's main-thread minor-GC time per answer over it. */
+const minorGcOf = (base: string, run: () => Promise<Summary>): Promise<Summary> =>
+  annotated(base, run, (a, b, r) => `minor GC ${(((minorGcSeconds(b) - minorGcSeconds(a)) * 1e6) / Math.max(1, r.requests)).toFixed(1)} µs a call`);
 
 const KERNEL = '/api/svc/v1/ssm/scan';
 /** The http scenario's routes: the unknown path measures the middleware chain alone; /doctrine adds a static handler. */

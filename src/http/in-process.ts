@@ -75,8 +75,7 @@ export class InProcessClient {
         if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
         chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
       };
-      // named, then assigned: a function literal assigned straight to a property is allocated in
-      // V8's old space (test/closures.test.ts)
+      // named, then assigned (test/closures.test.ts)
       const write = ((chunk: unknown, encoding?: unknown) => {
         collect(chunk, encoding);
         return true;

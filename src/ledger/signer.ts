@@ -183,10 +183,11 @@ export class Signer {
    * was busy goes then, as one batch.
    */
   private send(): void {
-    const done = (): void => {
-      this.inFlight--;
-      this.send();
-    };
-    while (this.inFlight < this.maxInFlight && (this.paes.sendOne(this.pool, this.batchMax, done) || this.receipts.sendOne(this.pool, this.batchMax, done))) this.inFlight++;
+    while (this.inFlight < this.maxInFlight && (this.paes.sendOne(this.pool, this.batchMax, this.batchDone) || this.receipts.sendOne(this.pool, this.batchMax, this.batchDone))) this.inFlight++;
   }
+
+  private readonly batchDone = (): void => {
+    this.inFlight--;
+    this.send();
+  };
 }

@@ -120,8 +120,7 @@ class Job {
     const signal = opts.signal;
     const departure = opts.departure;
     if (!signal && !departure) return;
-    // named, then stored: a function literal assigned straight to a property is allocated in V8's
-    // old space, where it would keep this job alive in every minor GC until the next full one
+    // named, then stored (test/closures.test.ts)
     const onAbort = (): void => this.fail(Errors.clientClosed());
     signal?.addEventListener('abort', onAbort, { once: true });
     this.signal = signal;
@@ -156,9 +155,8 @@ class Job {
 
 /**
  * A task's value, taken out of piscina's result object. piscina's TaskInfo assigns a function
- * literal to a property in its constructor, so V8 allocates that closure in old space, and through
- * it the settled task's promise and this result stay reachable in every minor GC until the next
- * full one. Emptied, the result keeps nothing big there: the kernel's body and the signatures die
+ * literal to a property in its constructor (test/closures.test.ts says why that matters), so the
+ * settled task's promise and this result stay reachable through minor GCs until the next full one. Emptied, the result keeps nothing big there: the kernel's body and the signatures die
  * young (bench/README.md, eleventh pass).
  */
 function takeValue<T>(result: { value: T }): T {

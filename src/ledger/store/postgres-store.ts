@@ -255,8 +255,7 @@ export class PostgresStore implements LedgerStore {
     const onError = (err: Error): void => this.fail(err);
     client.on('error', onError);
     const release = client.release.bind(client);
-    // named, then assigned: a function literal assigned straight to a property is allocated in V8's
-    // old space and keeps what it closes over alive in every minor GC (bench/README.md, eleventh pass)
+    // named, then assigned (test/closures.test.ts)
     const released = (err?: Error | boolean): void => {
       client.removeListener('error', onError);
       if (err) client.on('error', () => {}); // a destroyed client may still report its socket closing
