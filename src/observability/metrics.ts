@@ -15,6 +15,8 @@ export interface PoolSnapshot {
   queueSize: number;
   utilization: number;
   completed: number;
+  /** Worker threads lost since start outside a deadline kill (exited, or ended at their heap cap). */
+  crashes: number;
   waitP99Ms: number;
   runP99Ms: number;
   /** Tasks the pool refused or cut short since start, by reason (counters: they only rise). */
@@ -108,18 +110,22 @@ export class Metrics {
     gauge('svc_pool_threads', 'Worker threads alive', (s) => s.threads);
     gauge('svc_pool_queue_size', 'Tasks waiting for a worker', (s) => s.queueSize);
     gauge('svc_pool_utilization', 'Pool utilisation (0..1) as reported by piscina', (s) => s.utilization);
-    // only rises: a counter (promtool lint), caught up with piscina's total at scrape time
-    let completedSeen = 0;
-    new Counter({
-      name: 'svc_pool_completed_tasks_total',
-      help: 'Tasks completed since start',
-      registers,
-      collect() {
-        const now = snapshot().completed;
-        if (now > completedSeen) this.inc(now - completedSeen);
-        completedSeen = now;
-      },
-    });
+    // totals that only rise are counters (promtool lint), caught up with the pool's at scrape time
+    const total = (name: string, help: string, read: (s: PoolSnapshot) => number): void => {
+      let seen = 0;
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          const now = read(snapshot());
+          if (now > seen) this.inc(now - seen);
+          seen = now;
+        },
+      });
+    };
+    total('svc_pool_completed_tasks_total', 'Tasks completed since start', (s) => s.completed);
+    total('svc_pool_crashes_total', 'Worker threads lost since start (exited, or ended at their heap cap, pool.maxOldGenerationSizeMb); piscina starts a successor', (s) => s.crashes);
     // the pool keeps the counts (in-process callers such as signing are shed too, not only routes)
     const rejectionsSeen: Record<PoolRejection, number> = { admission: 0, dispatch: 0, killed: 0 };
     new Counter({

@@ -186,6 +186,13 @@ const EWMA_ALPHA = 0.2;
 /** Share of a task's deadline its estimated wait and run may use at admission. */
 const ADMIT_SHARE = 0.8;
 
+/** Whether a task failed because its thread is gone (it exited, or V8 ended it at its heap cap,
+ * `pool.maxOldGenerationSizeMb`): piscina starts a successor. */
+function threadLost(err: unknown): boolean {
+  const e = err as (Error & { code?: unknown }) | undefined;
+  return e?.code === 'ERR_WORKER_OUT_OF_MEMORY' || /worker exited with code/.test(e?.message ?? '');
+}
+
 export class WorkerPool {
   private readonly pool: Piscina;
   private readonly signPool: Piscina;
@@ -409,7 +416,7 @@ export class WorkerPool {
       this.killed++;
       this.learn(job.key, elapsed);
       this.rewarm();
-    } else if (/worker exited with code/.test((err as Error)?.message ?? '')) this.rewarm();
+    } else if (threadLost(err)) this.rewarm();
     this.dispatch();
     if (job.settled) return; // answered already (deadline or disconnect): the result is dropped
     job.settled = true;
@@ -457,7 +464,7 @@ export class WorkerPool {
   private classify(err: unknown): AppError {
     const e = err as Error;
     if (e?.message === 'Task queue is at limit') return Errors.queueFull(this.cfg.retryAfterS);
-    if (/worker exited with code/.test(e?.message ?? '')) this.crashes++;
+    if (threadLost(e)) this.crashes++;
     this.log.error({ err: e }, 'worker task crashed');
     return Errors.internal(e);
   }

@@ -24,5 +24,8 @@ export function burn(cpuMs: number): KernelTask {
 /** Ends its worker thread (process.exit in a worker stops that thread only). */
 export const exitFault = (): KernelTask => ({ kind: 'kernel', id: 'fault/exit', params: {} });
 
+/** Keeps allocating until its thread's heap cap (`pool.maxOldGenerationSizeMb`) ends it, or gives up at `mb` MiB. */
+export const hoard = (mb: number): KernelTask => ({ kind: 'kernel', id: 'fault/hoard', params: { mb } });
+
 /** Throws out of the worker's handler instead of answering an envelope. */
 export const throwFault = (): KernelTask => ({ kind: 'kernel', id: 'fault/throw', params: {} });

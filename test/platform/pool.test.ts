@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { getPriority } from 'node:os';
 import { AppError } from '../../src/http/errors.js';
 import { buildTestApp, parsePrometheus, type TestApp } from '../helpers/app.js';
-import { exitFault, spin, throwFault } from '../helpers/faults.js';
+import { exitFault, hoard, spin, throwFault } from '../helpers/faults.js';
 import { paramsFor } from '../helpers/kernels.js';
 import ternary from '../../workers/kernels/ternary-quantize.js';
 
@@ -117,6 +117,35 @@ describe('worker pool semantics', () => {
       controller.abort();
       const err = await rejection(p);
       expect(err.code).to.equal('CLIENT_CLOSED');
+    });
+  });
+
+  describe('heap cap', () => {
+    let t: TestApp;
+    before(async () => {
+      t = await buildTestApp({ pool: { threads: 1, maxOldGenerationSizeMb: 96 } }, { faults: true });
+      await t.services.pool.run({ kind: 'probe' }, { deadlineMs: 10_000 });
+    });
+    after(() => t.close());
+
+    it('a kernel outgrowing pool.maxOldGenerationSizeMb ends its thread only: 500, counted as a crash, the pool recovers', async () => {
+      const before = t.services.pool.snapshot().crashes;
+      const crashesOnMetrics = async (): Promise<number | undefined> => parsePrometheus((await t.http.get('/metrics')).text).get('svc_pool_crashes_total')?.[0]?.value;
+      const scrapedBefore = await crashesOnMetrics();
+      const ids = t.services.pool.threadIds();
+      // the task would stop at 1 GiB: only a cap that is applied ends it first
+      const err = await rejection(t.services.pool.run(hoard(1024), { deadlineMs: 20_000 }));
+      expect(err.status).to.equal(500);
+      expect(err.body).to.deep.equal({ detail: 'Internal Server Error' });
+      expect((err.cause as NodeJS.ErrnoException).code).to.equal('ERR_WORKER_OUT_OF_MEMORY');
+      expect(t.services.pool.snapshot().crashes).to.equal(before + 1);
+      expect(await crashesOnMetrics()).to.equal(scrapedBefore! + 1);
+      const next = await t.services.pool.run<string>({ kind: 'kernel', id: ternary.id, params: paramsFor(ternary, { n_params: 64 }) }, { deadlineMs: 10_000 });
+      expect(JSON.parse(next.value)).to.include({ kernel: 'ternary/quantize' });
+      expect(t.services.pool.threadIds()).to.have.length(1).and.not.deep.equal(ids);
+      // under the cap the same task completes: the cap, not the task, ended the thread
+      const small = await t.services.pool.run<number>(hoard(16), { deadlineMs: 10_000 });
+      expect(small.value).to.equal(16);
     });
   });
 
