@@ -7,6 +7,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { BaselinePool } from './pool-baseline.js';
 
 export interface Server {
   name: string;
@@ -76,8 +77,8 @@ export function startService(name: string, env: Record<string, string> = {}, nod
 }
 
 /** The bare Koa baselines (bench/servers/koa-hello.ts), its /pool route on a pool of `pool`'s size and priority. */
-export function startKoaHello(name: string, pool: { threads: number; niceIncrement: number }, nodeArgs: string[] = []): Promise<Server> {
-  return startServer(name, [...nodeArgs, '--import', 'tsx', 'bench/servers/koa-hello.ts'], '/hello', { POOL_THREADS: String(pool.threads), POOL_NICE: String(pool.niceIncrement) });
+export function startKoaHello(name: string, pool: BaselinePool, nodeArgs: string[] = []): Promise<Server> {
+  return startServer(name, [...nodeArgs, '--import', 'tsx', 'bench/servers/koa-hello.ts'], '/hello', { POOL_THREADS: String(pool.threads), POOL_NICE: String(pool.niceIncrement), POOL_MAX_OLD_MB: String(pool.maxOldGenerationSizeMb) });
 }
 
 export interface LoadOptions {

@@ -14,26 +14,30 @@ export interface BaselinePool {
   /** The kernel threads' nice increment: the service's own (pool.niceIncrement), so that on a
    * machine busy with other work both pools get the same share of it. */
   niceIncrement: number;
+  /** The kernel threads' heap cap (pool.maxOldGenerationSizeMb): V8 collects a capped heap more
+   * often the lower the cap, so a baseline without it would run allocating kernels faster. */
+  maxOldGenerationSizeMb: number;
 }
 
 /** The service's pool settings, as the bench starts it (production config and the environment). */
 export function servicePool(): BaselinePool {
   const config = loadConfig({ env: { ...process.env, NODE_ENV: 'production' } });
-  return { threads: effectiveThreads(config), niceIncrement: config.pool.niceIncrement };
+  return { threads: effectiveThreads(config), niceIncrement: config.pool.niceIncrement, maxOldGenerationSizeMb: config.pool.maxOldGenerationSizeMb };
 }
 
 /**
  * A bare Piscina pool on the kernel worker entry: fixed size, one task per thread, the given
- * priority, nothing of the service's own pool (admission, deadlines, warm-up). `entry` is the
+ * priority and heap cap, nothing of the service's own pool (admission, deadlines, warm-up). `entry` is the
  * built worker (`dist/`, as the bench service runs) or its sources (when run under tsx in-process).
  */
-export function barePool({ threads, niceIncrement }: BaselinePool, entry: 'built' | 'sources' = 'built'): Piscina {
+export function barePool({ threads, niceIncrement, maxOldGenerationSizeMb }: BaselinePool, entry: 'built' | 'sources' = 'built'): Piscina {
   return new Piscina({
     filename: new URL(entry === 'built' ? '../dist/workers/host.js' : '../workers/host.ts', import.meta.url).href,
     minThreads: threads,
     maxThreads: threads,
     concurrentTasksPerWorker: 1,
     workerData: { niceIncrement },
+    resourceLimits: { maxOldGenerationSizeMb },
   });
 }
 

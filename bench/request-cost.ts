@@ -175,7 +175,7 @@ const handleSvc = built.app.callback();
 const svc = createServer((req, res) => void handleSvc(req, res));
 const koaPool = names.includes('koa-pool')
   ? // the worker entry the service's own pool runs here: its sources, under tsx
-    barePool({ threads: effectiveThreads(config), niceIncrement: config.pool.niceIncrement }, 'sources')
+    barePool({ threads: effectiveThreads(config), niceIncrement: config.pool.niceIncrement, maxOldGenerationSizeMb: config.pool.maxOldGenerationSizeMb }, 'sources')
   : null;
 const koa = koaHello(koaPool);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);

@@ -6,7 +6,8 @@
  * pays to send the same bytes: no ids to make, nothing to serialise); and
  * `/pool?task=<JSON>`, that task run by a bare Piscina pool on the built worker entry, its answer
  * sent as is (the least any Koa front end of a worker pool pays per kernel call). The pool has the
- * service's thread count and thread priority (POOL_THREADS, POOL_NICE) and starts on first use.
+ * service's thread count, thread priority and heap cap (POOL_THREADS, POOL_NICE, POOL_MAX_OLD_MB)
+ * and starts on first use.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -37,7 +38,7 @@ let pool: Piscina | undefined;
 // parsed once per query string, as the service works out a kernel's parameters once per query
 const tasks = new Map<string, unknown>();
 router.get('/pool', async (ctx) => {
-  pool ??= barePool({ threads: Number(process.env.POOL_THREADS ?? 2), niceIncrement: Number(process.env.POOL_NICE ?? 0) });
+  pool ??= barePool({ threads: Number(process.env.POOL_THREADS ?? 2), niceIncrement: Number(process.env.POOL_NICE ?? 0), maxOldGenerationSizeMb: Number(process.env.POOL_MAX_OLD_MB ?? 2048) });
   let task = tasks.get(ctx.querystring);
   if (task === undefined) tasks.set(ctx.querystring, (task = JSON.parse(String(ctx.query.task))));
   const result = (await pool.run(task)) as { ok: boolean; value: string };

@@ -22,6 +22,7 @@ const CORE_ENV_KEYS: Readonly<Record<string, string>> = {
   SVC_POOL_MAX_QUEUE: 'pool.maxQueue',
   SVC_KERNEL_DEADLINE_MS: 'pool.taskDeadlineMs',
   SVC_POOL_NICE_INCREMENT: 'pool.niceIncrement',
+  SVC_POOL_MAX_OLD_GENERATION_SIZE_MB: 'pool.maxOldGenerationSizeMb',
   SVC_POOL_WARMUP: 'pool.warmup',
   SVC_POOL_WARMUP_PASSES: 'pool.warmupPasses',
 };
