@@ -9,6 +9,7 @@ import { KeyError } from './ledger/keys.js';
 import { LockHeldError } from './ledger/store/file-store.js';
 import { createLogger } from './observability/logger.js';
 import { allocatorAdvice, allocatorFacts } from './platform/allocator.js';
+import { heapLimitAdvice, heapLimitMb } from './platform/heap-limit.js';
 
 async function main(): Promise<void> {
   let config;
@@ -25,6 +26,9 @@ async function main(): Promise<void> {
   const log = createLogger(config.log.level);
   const advice = allocatorAdvice(allocatorFacts());
   if (advice) log.warn({ env: 'MALLOC_TOP_PAD_' }, advice);
+  const heapLimit = heapLimitMb();
+  const heapAdvice = heapLimitAdvice(heapLimit);
+  if (heapAdvice) log.warn({ heapLimitMb: Math.round(heapLimit) }, heapAdvice);
   let built;
   try {
     built = await buildApp(config, { log });

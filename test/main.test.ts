@@ -5,18 +5,27 @@ import { startService } from './helpers/service-process.js';
 import { connect, type Socket } from 'node:net';
 import { openSse } from './helpers/sse.js';
 import { allocatorAdvice, allocatorFacts } from '../src/platform/allocator.js';
+import { heapLimitAdvice, heapLimitMb } from '../src/platform/heap-limit.js';
 
-/** The start-up warning about glibc's allocator (src/platform/allocator.ts) among a service's log lines. */
-const allocatorWarnings = (lines: string[]): string[] =>
+type LogLine = { level?: number; env?: string; heapLimitMb?: number; msg?: string };
+
+/** The messages of a service's warnings that `about` picks out of its log lines. */
+const warnings = (lines: string[], about: (m: LogLine) => boolean): string[] =>
   lines.flatMap((l) => {
-    let m: { level?: number; env?: string; msg?: string };
+    let m: LogLine;
     try {
-      m = JSON.parse(l) as typeof m;
+      m = JSON.parse(l) as LogLine;
     } catch {
       return [];
     }
-    return m.level === 40 && m.env === 'MALLOC_TOP_PAD_' ? [m.msg!] : [];
+    return m.level === 40 && about(m) ? [m.msg!] : [];
   });
+
+/** The start-up warning about glibc's allocator (src/platform/allocator.ts). */
+const allocatorWarnings = (lines: string[]): string[] => warnings(lines, (m) => m.env === 'MALLOC_TOP_PAD_');
+
+/** The start-up warning about the main thread's heap limit (src/platform/heap-limit.ts). */
+const heapWarnings = (lines: string[]): string[] => warnings(lines, (m) => m.heapLimitMb !== undefined);
 
 /** Writes `text` on a raw socket and collects everything until the server closes it. */
 function rawExchange(port: number, text: string, keepOpenMs = 5000): Promise<{ data: string; ms: number }> {
@@ -53,6 +62,24 @@ describe('src/main.ts (process entry)', function () {
     // launched as the tests launch it, without npm start's MALLOC_TOP_PAD_ (unless the caller set it)
     const advice = allocatorAdvice({ ...allocatorFacts(), env: process.env });
     expect(allocatorWarnings(lines)).to.deep.equal(advice ? [advice] : []);
+    // and with the heap limit Node gives this machine's processes (the tests' own)
+    const heapAdvice = heapLimitAdvice(heapLimitMb());
+    expect(heapWarnings(lines)).to.deep.equal(heapAdvice ? [heapAdvice] : []);
+  });
+
+  it('warns at start-up when the main thread heap limit puts V8 in its slow-growing regime, naming the limit and the flag', async () => {
+    const { child, lines } = await startService({ NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=512` });
+    try {
+      const [line] = lines.map((l) => JSON.parse(l) as LogLine).filter((m) => m.heapLimitMb !== undefined);
+      // the limit V8 reports is the old generation's 512 MB plus the young generation's reservation
+      expect(line!.heapLimitMb).to.be.within(513, 1024);
+      expect(line!.level).to.equal(40);
+      expect(line!.msg).to.equal(heapLimitAdvice(line!.heapLimitMb!));
+      expect(line!.msg).to.include('NODE_OPTIONS=--max-old-space-size=2048');
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
   });
 
   it('issue 17 items 7, 13: header timeout, connection cap with a clean 503, and SIGTERM ends streams and exits well inside the timeout', async () => {
