@@ -4,9 +4,9 @@
  * generation may reach 2048 MB on Node's 64-bit builds, 1.3-2x below that. Node sets the main
  * thread's limit from the machine's (or the container's) memory, so on a small machine the main
  * thread collects its old space several times as often under load: with a 512 MB limit, four to
- * seven times the full collections and about twice the p99 latency of verdicts and kernel calls
- * (bench/README.md, "Twelfth pass"). A flag fixes it only at start-up, so the service can only say so. Worker
- * threads have their own cap (pool.maxOldGenerationSizeMb, 2048 by default).
+ * eight times the full collections, and up to twice the p99 latency of verdicts and kernel calls
+ * (bench/README.md, "Twelfth pass"). A flag fixes it only at start-up, so the service can only say
+ * so. Worker threads have their own cap (pool.maxOldGenerationSizeMb, 2048 by default).
  */
 import { getHeapStatistics } from 'node:v8';
 
@@ -25,5 +25,5 @@ export function heapLimitMb(): number {
  */
 export function heapLimitAdvice(limitMb: number): string | null {
   if (limitMb >= FULL_GROWTH_HEAP_MB) return null;
-  return `main-thread heap limit ${Math.round(limitMb)} MB: under ${FULL_GROWTH_HEAP_MB} MB V8 runs full collections several times as often under load (at 512 MB: 4-7x as many, twice the p99 latency); where the memory is there, launch with NODE_OPTIONS=--max-old-space-size=${FULL_GROWTH_HEAP_MB}`;
+  return `main-thread heap limit ${Math.round(limitMb)} MB: under ${FULL_GROWTH_HEAP_MB} MB V8 runs full collections several times as often under load (at 512 MB: 4-8x as many, up to twice the p99 latency); where the memory is there, launch with NODE_OPTIONS=--max-old-space-size=${FULL_GROWTH_HEAP_MB}`;
 }
