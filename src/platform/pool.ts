@@ -156,8 +156,9 @@ class Job {
 /**
  * A task's value, taken out of piscina's result object. piscina's TaskInfo assigns a function
  * literal to a property in its constructor (test/closures.test.ts says why that matters), so the
- * settled task's promise and this result stay reachable through minor GCs until the next full one. Emptied, the result keeps nothing big there: the kernel's body and the signatures die
- * young (bench/README.md, eleventh pass).
+ * settled task's promise and this result stay reachable through minor GCs until the next full one.
+ * Emptied, the result keeps nothing big there: the kernel's body and the signatures die young
+ * (bench/README.md, eleventh pass).
  */
 function takeValue<T>(result: { value: T }): T {
   const value = result.value;
@@ -416,7 +417,7 @@ export class WorkerPool {
       this.killed++;
       this.learn(job.key, elapsed);
       this.rewarm();
-    } else if (threadLost(err)) this.rewarm();
+    } else if (this.noteLost(err)) this.rewarm();
     this.dispatch();
     if (job.settled) return; // answered already (deadline or disconnect): the result is dropped
     job.settled = true;
@@ -449,6 +450,7 @@ export class WorkerPool {
       // a signature is tiny: it is never aborted for a gone client, only at its deadline
       result = (await this.signPool.run(task, { signal: deadline.signal })) as TaskResult<T>;
     } catch (err) {
+      this.noteLost(err);
       throw deadline.signal.aborted ? Errors.deadline(budget) : this.classify(err);
     } finally {
       clearTimeout(timer);
@@ -461,10 +463,16 @@ export class WorkerPool {
     return { value: takeValue(result), stats: result.stats, waitMs: Math.max(0, performance.now() - started - result.stats.runMs) };
   }
 
+  /** Counts the task's thread as lost when its error says so (also when its caller was answered already). */
+  private noteLost(err: unknown): boolean {
+    if (!threadLost(err)) return false;
+    this.crashes++;
+    return true;
+  }
+
   private classify(err: unknown): AppError {
     const e = err as Error;
     if (e?.message === 'Task queue is at limit') return Errors.queueFull(this.cfg.retryAfterS);
-    if (threadLost(e)) this.crashes++;
     this.log.error({ err: e }, 'worker task crashed');
     return Errors.internal(e);
   }
