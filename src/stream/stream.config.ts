@@ -28,5 +28,5 @@ export const streamConfig: FeatureConfig = {
     sceneSize: Joi.number().integer().min(1).max(10_000).default(256),
     maxFramesPerRequest: Joi.number().integer().min(1).max(1000).default(64),
   }).default(),
-  env: { SVC_STREAM_MAX_VIEWERS: 'maxViewers', SVC_STREAM_TICK_MS: 'tickMs' },
+  env: { SVC_STREAM_MAX_VIEWERS: 'maxViewers', SVC_STREAM_TICK_MS: 'tickMs', SVC_STREAM_SEND_BUFFER_BYTES: 'sendBufferBytes' },
 };
