@@ -3,6 +3,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { requestContext, ShedSummary, type ContextDeps } from './middleware.js';
 import { mountRoutes, type RouteDef } from './route.js';
+import { useBoundedQuery } from './query.js';
 
 export interface KoaAppOptions extends ContextDeps {
   routes: readonly RouteDef[];
@@ -17,6 +18,7 @@ export interface KoaAppOptions extends ContextDeps {
 
 export function createKoaApp({ routes, jsonLimitBytes, bodyTimeoutMs, shedLogIntervalMs, before = [], log, metrics, traces }: KoaAppOptions): Koa {
   const app = new Koa({ proxy: false });
+  useBoundedQuery(app);
   const router = new Router();
   app.use(requestContext({ log, metrics, traces }, new ShedSummary(log, shedLogIntervalMs ?? 10_000)));
   for (const m of before) app.use(m);
