@@ -1,0 +1,86 @@
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { countJsonMembers, MAX_JSON_MEMBERS } from '../../src/http/body.js';
+import { startService, type ServiceProcess } from '../helpers/service-process.js';
+
+/** Main-thread CPU time of a process in ms (Linux): its worker threads do not count. */
+const mainThreadCpuMs = (pid: number): number => Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+
+/** What one request inside every limit may cost the main thread, whatever it carries. */
+const BUDGET_MS = 10;
+
+const frame = { track_id: 'p1', source: 'ADS-B', lat: 36.2, lon: -115.16, alt_m: 80, speed_mps: 10, rssi_dbm: -50, id_authenticated: true, n_observations: 500 };
+const keys = (n: number): Record<string, number> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 1]));
+const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+describe('hostile: every parser on the request path costs the main thread little at the limits', function () {
+  this.timeout(90_000);
+  let svc: ServiceProcess;
+  before(async () => {
+    svc = await startService({ SVC_WRITE_RATE_PER_S: '100000', SVC_WRITE_BURST: '100000' });
+  });
+  after(async () => {
+    svc.child.kill('SIGKILL');
+    if (svc.child.exitCode === null) await once(svc.child, 'exit');
+  });
+
+  /** The least main-thread CPU of three sends: a busy machine adds to a try, a costly parse costs every time. */
+  async function cost(path: string, init: RequestInit = {}): Promise<{ status: number; body: string; ms: number }> {
+    const pid = svc.child.pid!;
+    let best = { status: 0, body: '', ms: Infinity };
+    for (let i = 0; i < 3; i++) {
+      const before = mainThreadCpuMs(pid);
+      const res = await fetch(svc.base + path, init);
+      const body = await res.text();
+      const ms = mainThreadCpuMs(pid) - before;
+      if (ms < best.ms) best = { status: res.status, body, ms };
+    }
+    return best;
+  }
+
+  const cases: [string, string, RequestInit, number][] = [
+    ['If-None-Match of 15,000 entity-tags', '/api/svc/v1/fleet/vessels', { headers: { 'if-none-match': '"x",'.repeat(15_000) } }, 200],
+    ['Accept of 3,700 media ranges', '/jackin', { headers: { accept: 'text/html;q=0.5,'.repeat(3_700) } }, 200],
+    ['Cookie of 12,000 pairs', '/api/svc/v1/health', { headers: { cookie: 'a=b; '.repeat(12_000) } }, 200],
+    ['a 60 KB traceparent', '/api/svc/v1/health', { headers: { traceparent: `00-${'a'.repeat(60_000)}` } }, 200],
+    ['2,000 headers', '/api/svc/v1/health', { headers: Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`x-h${i}`, 'v'])) }, 200],
+    ['a Content-Type of 9,000 parameters', '/api/svc/v1/verdict', { ...json(frame), headers: { 'content-type': `application/json${'; a=b'.repeat(9_000)}` } }, 200],
+    ['a verdict with 20,938 unknown keys', '/api/svc/v1/verdict', json({ ...frame, ...keys(20_938) }), 422],
+    ['a verdict with 4,000 unknown keys', '/api/svc/v1/verdict', json({ ...frame, ...keys(4_000) }), 422],
+    ['a verdict nested 64 deep', '/api/svc/v1/verdict', json(`{"x":${'['.repeat(63)}${']'.repeat(63)}}`), 422],
+    ['64 valid edge frames', '/api/svc/v1/edge/3d', json({ frames: Array(64).fill(frame) }), 200],
+    ['64 edge frames of 62 unknown keys each', '/api/svc/v1/edge/3d', json({ frames: Array(64).fill({ ...frame, ...keys(62) }) }), 422],
+    ['a kernel `request` of 2,800 keys (the head limit)', `/api/svc/v1/fgbrain/manifest?request=${encodeURIComponent(JSON.stringify(keys(2_800)))}`, {}, 422],
+    ['a khipu DAG `request` of 2,800 keys', `/api/svc/khipu/dag?request=${encodeURIComponent(JSON.stringify(keys(2_800)))}`, {}, 422],
+  ];
+  for (const [name, path, init, status] of cases) {
+    it(`${name}: ${status}, under ${BUDGET_MS} ms of main-thread CPU`, async () => {
+      const r = await cost(path, init);
+      expect(r.status, r.body.slice(0, 300)).to.equal(status);
+      expect(r.ms).to.be.below(BUDGET_MS);
+    });
+  }
+
+  it('more object members than any route takes are refused before JSON.parse, with the bound in the body', async () => {
+    const r = await cost('/api/svc/v1/verdict', json({ ...frame, ...keys(20_938) }));
+    expect(JSON.parse(r.body)).to.deep.equal({
+      detail: [{ type: 'too_many_members', loc: ['body'], msg: `JSON body should have at most ${MAX_JSON_MEMBERS} object members`, input: null, ctx: { max_members: MAX_JSON_MEMBERS } }],
+    });
+  });
+
+  it('many unknown keys are reported as the first 32 and a count, without joi', async () => {
+    const r = await cost('/api/svc/v1/verdict', json({ ...frame, ...keys(4_000) }));
+    const detail = (JSON.parse(r.body) as { detail: { type: string; loc: unknown[]; ctx?: Record<string, number> }[] }).detail;
+    expect(detail).to.have.length(33);
+    expect(detail[0]).to.deep.include({ type: 'extra_forbidden', loc: ['body', 'k0'] });
+    expect(detail[31]).to.deep.include({ type: 'extra_forbidden', loc: ['body', 'k31'] });
+    expect(detail[32]).to.deep.include({ type: 'too_many_errors', ctx: { shown: 32, total: 4_000 } });
+  });
+
+  it('members are counted outside strings only, escapes included', () => {
+    expect(countJsonMembers('{"a:b":1,"c\\":":{"d":[":"]}}', 100)).to.equal(3);
+    expect(countJsonMembers('[":::"]', 100)).to.equal(0);
+    expect(countJsonMembers('{"a":1,"b":2,"c":3}', 1)).to.equal(2); // stops one past the bound
+  });
+});
