@@ -4,8 +4,8 @@
  * anyone can recompute with `openssl pkey -pubin -outform DER | sha256sum`.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync, constants } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 export interface SigningKey {
   privateKey: KeyObject;
@@ -15,6 +15,8 @@ export interface SigningKey {
   jwk: JsonWebKey;
   ephemeral: boolean;
   createdAt: string;
+  /** A key generated on a failing disk: its file is still to be written (saveSigningKey) before it signs into a ledger. */
+  unsaved?: { file: string; pem: string; error: Error };
 }
 
 export class KeyError extends Error {}
@@ -53,20 +55,66 @@ export function loadSigningKey(file: string | null): SigningKey {
   }
 }
 
-/** Where the key lives by mode: file mode keeps one in the data directory, created on first start. */
+/** Errors of the disk itself (full, over quota, failing): start-up degrades on them, as a running store does. */
+export function isDiskFault(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'EIO';
+}
+
+/**
+ * Writes a new file all or nothing: a temporary file beside it, synced, renamed into place and the
+ * directory synced, so a crash or a full disk leaves either no file or the whole of it, never an
+ * empty key. The caller holds the data directory's lock, so no one else writes there meanwhile.
+ */
+export function writeFileDurably(file: string, text: string, mode: number): void {
+  const tmp = `${file}.tmp`;
+  try {
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, mode);
+    try {
+      const buf = Buffer.from(text, 'utf8');
+      for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+    const dir = openSync(dirname(file), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/** Writes a key that resolveSigningKey could not save; throws what the disk said. */
+export function saveSigningKey(key: SigningKey): void {
+  if (!key.unsaved) return;
+  writeFileDurably(key.unsaved.file, key.unsaved.pem, 0o600);
+  delete key.unsaved;
+}
+
+/**
+ * Where the key lives by mode: file mode keeps one in the data directory, created on first start
+ * (the data directory's lock is already held). On a full or failing disk the new key is returned
+ * unsaved instead of failing the start: the file store saves it before it takes any append.
+ */
 export function resolveSigningKey(cfg: { mode: string; dataDir: string; signingKeyFile: string | null }): SigningKey {
   if (cfg.mode !== 'file' || cfg.signingKeyFile !== null) return loadSigningKey(cfg.signingKeyFile);
   const file = join(cfg.dataDir, 'signing-key.pem');
-  const pem = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  // an empty file is what an interrupted first start of older versions left: it never held a key
+  if ((statSync(file, { throwIfNoEntry: false })?.size ?? 0) > 0) return loadSigningKey(file);
+  const privateKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   mkdirSync(cfg.dataDir, { recursive: true });
+  const key = describe(privateKey, false);
   try {
-    // O_EXCL: an existing key is never overwritten; 0600: only the service's user reads it
-    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    writeSync(fd, pem);
-    fsyncSync(fd);
-    closeSync(fd);
+    writeFileDurably(file, pem, 0o600); // 0600: only the service's user reads it
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new KeyError(`cannot create signing key file ${file}: ${(err as Error).message}`);
+    if (!isDiskFault(err)) throw new KeyError(`cannot create signing key file ${file}: ${(err as Error).message}`);
+    key.unsaved = { file, pem, error: err as Error };
   }
-  return loadSigningKey(file);
+  return key;
 }

@@ -8,13 +8,14 @@ import { definePlugin, type Built, type Plugin } from '../platform/plugin.js';
 import type { LedgerStatus, Services } from '../platform/services.js';
 import { pae, PAYLOAD_TYPE } from './dsse.js';
 import { durabilityState, type LedgerState } from './documents.js';
-import type { SigningKey } from './keys.js';
+import { saveSigningKey, type SigningKey } from './keys.js';
 import { Ledger } from './ledger.js';
 import { ledgerMetrics } from './ledger.metrics.js';
 import { ledgerRoutes } from './ledger.routes.js';
 import { Signer } from './signer.js';
 import { Keyring } from './keyring.js';
 import { signatureVerifier } from './replay.js';
+import { FileStore } from './store/file-store.js';
 import type { LedgerStore, ReplayReport } from './store/store.js';
 import { LedgerWriter } from './writer.js';
 
@@ -53,7 +54,17 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
   const signer = new Signer(s.pool, cfg.signBatchMax, { inFlight: s.config.pool.signThreads, onBatch: observe.onBatch });
   // the keyring: every key that ever signed into this ledger stays published
   const keyring = new Keyring(key);
-  for (const pem of await store.loadKeys()) keyring.add(pem);
+  for (const pem of await store.loadKeys()) {
+    try {
+      keyring.add(pem);
+    } catch (err) {
+      // a damaged key file must not stop the start: a node it signed fails the sweep and is reported there
+      s.log.warn({ err: (err as Error).message }, 'ledger keyring: a key file in keys/ is not a public key; skipped');
+    }
+  }
+  // a key generated on a full disk is saved by the store before the store takes any append
+  const unsaved = key.unsaved;
+  if (unsaved && store instanceof FileStore) store.requireWritten('the signing key', () => saveSigningKey(key), unsaved.error);
   await store.recordKey(key.keyid, key.spkiPem);
   const replay: ReplayReport = await store.replay({ apply: (n) => ledger.applyNode(n, false, true), verifySignatures: signatureVerifier(s.pool, keyring) });
   if (store.mode !== 'memory') s.log.info({ mode: store.mode, nodes: replay.nodes, ms: Math.round(replay.ms), trimmed: replay.trimmed, corrupt_at: replay.corruptAt }, 'ledger replayed');
@@ -93,7 +104,8 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
       componentType: 'datastore',
       observedValue: durabilityState(store),
       observedUnit: 'durability',
-      status: st.state === 'CORRUPT' ? 'fail' : st.state === 'READY' || st.state === 'NOT_APPLICABLE' ? 'pass' : 'warn',
+      // a damaged ledger still serves its verified prefix, kernels and views: readiness fails, liveness does not
+      status: st.state === 'READY' || st.state === 'NOT_APPLICABLE' ? 'pass' : 'warn',
       output: `${store.mode} mode (${store.scope}): ${st.reason}`,
     };
   });

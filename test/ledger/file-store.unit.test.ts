@@ -1,6 +1,6 @@
 // FileStore in process, for mutation testing (StrykerJS switches mutants inside this process only;
 // file-store.test.ts drives the same file through service child processes): the line format and
-// its parser, the writer lock (holder named, dead holder taken over, release only of our own LOCK),
+// its parser, the writer lock (an OS lock on LOCK: holder named, any name without the lock taken over),
 // create, replay (every node in order, the signature sweep in chunks, torn-tail trimming, damage at
 // its index with nothing rewritten), commit (sequencing, exact bytes, one write per batch, the
 // durable length), the failure path (UNAVAILABLE, capped doubling backoff, reopen cutting the
@@ -10,7 +10,7 @@
 // durable length, and to drive the commit guard; timers and the clock are replaced only around
 // the failure path, so nothing here depends on how fast it runs.
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import fs, { constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
@@ -65,7 +65,8 @@ const lineOf = (n: LedgerNode): string =>
   `"pae_sha256":"${hex(n.paeSha256)}","prev":"${hex(n.prev)}","digest":"${hex(n.nodeDigest)}"}\n`;
 const FIELDS = ['i', 'kind', 'ts_utc', 'simulated', 'keyid', 'payload_type', 'payload', 'sig', 'pae_sha256', 'prev', 'digest'];
 
-const READY_REASON = (dir: string): string => `appending to ${join(dir, LEDGER_FILE)} with O_DSYNC writes (durable before every acknowledgement)`;
+// the reason is shown by /health and readiness, so it names the file only relative to the data directory
+const READY_REASON = (_dir?: string): string => `appending to ${LEDGER_FILE} in the data directory with O_DSYNC writes (durable before every acknowledgement)`;
 const status = (state: AdapterStatus['state'], reason: string, attempts = 0, retry = 0, lastError: string | null = null): AdapterStatus => ({
   configured: true,
   state,
@@ -266,9 +267,15 @@ describe('ledger file store, in process (FileStore)', () => {
   });
 
   describe('the writer lock', () => {
-    it('open creates the data directory, keys/ and a LOCK naming this process, synced and closed; no ledger file before replay', () => {
+    /** The lock is free again: another taker gets it at once (and gives it back); the file stays, naming nobody. */
+    const expectReleased = (d: string): void => {
+      expect(readFileSync(join(d, 'LOCK'), 'utf8'), 'LOCK names nobody').to.equal('');
+      acquireLock(d)();
+    };
+
+    it('open creates the data directory, keys/ and a LOCK naming this process, synced; the lock descriptor is the one kept open; no ledger file before replay', () => {
       const d = join(fresh(), 'not', 'yet');
-      // the LOCK is on stable storage before the lock counts as taken
+      // the LOCK's name is on stable storage before start-up goes on
       const realFsync = fs.fsyncSync;
       let fsyncs = 0;
       fs.fsyncSync = ((fd: number) => {
@@ -287,7 +294,7 @@ describe('ledger file store, in process (FileStore)', () => {
       const t1 = Date.now();
       expect(fsyncs).to.equal(1);
       const real = realpathSync(d);
-      expect(openPaths().filter((p) => p.startsWith(real)), 'descriptors left open').to.deep.equal([]);
+      expect(openPaths().filter((p) => p.startsWith(real)), 'descriptors left open').to.deep.equal([join(real, 'LOCK')]);
       expect(statSync(join(d, 'keys')).isDirectory()).to.equal(true);
       const text = readFileSync(join(d, 'LOCK'), 'utf8');
       expect(text.endsWith('}\n')).to.equal(true);
@@ -300,7 +307,7 @@ describe('ledger file store, in process (FileStore)', () => {
       expect(store.status()).to.deep.equal(status('REPLAYING', 'replaying the ledger file'));
     });
 
-    it('a second open on the same directory is refused naming the holder; after close the directory opens again', async () => {
+    it('a second open on the same directory is refused naming the holder, even in the same process; after close the directory opens again', async () => {
       const d = fresh();
       const first = open(d);
       const lock = readFileSync(join(d, 'LOCK'), 'utf8');
@@ -311,48 +318,61 @@ describe('ledger file store, in process (FileStore)', () => {
       );
       expect(readFileSync(join(d, 'LOCK'), 'utf8')).to.equal(lock);
       await first.close();
-      expect(existsSync(join(d, 'LOCK'))).to.equal(false);
+      expectReleased(d);
       const second = open(d); // keys/ exists already: still fine
       expect((JSON.parse(readFileSync(join(d, 'LOCK'), 'utf8')) as { pid: number }).pid).to.equal(process.pid);
       await second.close();
     });
 
-    it('a LOCK left by a dead process on this host, an empty LOCK or an unreadable one is taken over', () => {
-      for (const stale of [JSON.stringify({ pid: DEAD_PID, host: hostname(), started_at: 'then' }), '', '{"pid":']) {
+    it('whatever a LOCK file says, nobody holds it without the OS lock: a dead pid, a live one (this process, pid 1), another host, empty or unreadable are all taken over', () => {
+      const stale = [
+        { pid: DEAD_PID, host: hostname(), started_at: 'then' },
+        { pid: process.pid, host: hostname(), started_at: 'then' },
+        { pid: 1, host: hostname(), started_at: 'then' },
+        { pid: process.pid, host: `${hostname()}-elsewhere`, started_at: 'then' },
+      ].map((h) => JSON.stringify(h));
+      for (const text of [...stale, '', '{"pid":']) {
         const d = fresh();
-        writeFileSync(join(d, 'LOCK'), stale);
+        writeFileSync(join(d, 'LOCK'), `${text}\n...and a longer tail than the new name`);
         const release = acquireLock(d);
         const lock = JSON.parse(readFileSync(join(d, 'LOCK'), 'utf8')) as { pid: number; host: string };
-        expect([lock.pid, lock.host], JSON.stringify(stale)).to.deep.equal([process.pid, hostname()]);
+        expect([lock.pid, lock.host], JSON.stringify(text)).to.deep.equal([process.pid, hostname()]);
         release();
-        expect(existsSync(join(d, 'LOCK'))).to.equal(false);
+        expectReleased(d);
       }
     });
 
-    it('a holder on another host (alive or not: it cannot be asked) or one that exists but may not be signalled keeps the lock', () => {
+    it('a holder that has not written its name yet still holds the lock, and is said to be unnamed', () => {
       const d = fresh();
-      for (const pid of [DEAD_PID, process.pid]) {
-        const holder = { pid, host: `${hostname()}-elsewhere`, started_at: '2025-01-01T00:00:00.000Z' };
-        writeFileSync(join(d, 'LOCK'), JSON.stringify(holder));
-        expect(() => acquireLock(d)).to.throw(LockHeldError, `is locked by pid ${pid} on ${holder.host} since ${holder.started_at}`);
-      }
-      // EPERM from kill(pid, 0): the process exists (another user's), so it holds the lock
-      const realKill = process.kill;
-      const otherUsers = DEAD_PID + 1;
-      process.kill = ((pid: number, signal?: string | number) => {
-        if (pid === otherUsers) throw Object.assign(new Error('kill EPERM'), { code: 'EPERM' });
-        return realKill.call(process, pid, signal);
-      }) as typeof process.kill;
-      try {
-        writeFileSync(join(d, 'LOCK'), JSON.stringify({ pid: otherUsers, host: hostname(), started_at: 'x' }));
-        expect(() => acquireLock(d)).to.throw(LockHeldError, `locked by pid ${otherUsers} on ${hostname()} since x`);
-      } finally {
-        process.kill = realKill;
-      }
-      expect(JSON.parse(readFileSync(join(d, 'LOCK'), 'utf8'))).to.deep.equal({ pid: otherUsers, host: hostname(), started_at: 'x' });
+      const release = acquireLock(d);
+      writeFileSync(join(d, 'LOCK'), '');
+      expect(() => acquireLock(d)).to.throw(LockHeldError, `data directory ${d} is locked by another process (it has not written its name yet)`);
+      release();
+      expectReleased(d);
     });
 
-    it('errors other than an existing LOCK propagate as they are', () => {
+    it('a name that cannot be written (a full disk) leaves the lock held, with a warning', () => {
+      const d = fresh();
+      const realWrite = fs.writeSync;
+      fs.writeSync = (() => {
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }) as typeof fs.writeSync;
+      syncBuiltinESMExports();
+      const warned: [object, string][] = [];
+      let release: () => void;
+      try {
+        release = acquireLock(d, { warn: (o, m) => void warned.push([o, m]), info: () => {} });
+      } finally {
+        fs.writeSync = realWrite;
+        syncBuiltinESMExports();
+      }
+      expect(warned).to.deep.equal([[{ err: 'ENOSPC: no space left on device, write' }, 'ledger LOCK: holder not written (the lock is held all the same)']]);
+      expect(() => acquireLock(d)).to.throw(LockHeldError, 'it has not written its name yet');
+      release();
+      expectReleased(d);
+    });
+
+    it('errors other than a held lock propagate as they are', () => {
       const missing = join(fresh(), 'absent');
       const err = (() => {
         try {
@@ -365,38 +385,13 @@ describe('ledger file store, in process (FileStore)', () => {
       expect([err?.code, err?.syscall]).to.deep.equal(['ENOENT', 'open']);
     });
 
-    it('two takeovers that both find the LOCK again give up: "could not take the lock" after exactly two attempts', () => {
+    it('release empties the LOCK, closes its descriptor and is idempotent; a LOCK removed meanwhile is not an error', async () => {
       const d = fresh();
-      writeFileSync(join(d, 'LOCK'), ''); // stale, but the unlink below leaves it in place
-      const realUnlink = fs.unlinkSync;
-      let unlinks = 0;
-      fs.unlinkSync = (() => {
-        if (++unlinks > 5) throw new Error('runaway lock loop');
-      }) as typeof fs.unlinkSync;
-      syncBuiltinESMExports();
-      try {
-        expect(() => acquireLock(d)).to.throw(LockHeldError, `data directory ${d}: could not take the lock`);
-      } finally {
-        fs.unlinkSync = realUnlink;
-        syncBuiltinESMExports();
-      }
-      expect(unlinks).to.equal(2);
-    });
-
-    it('close removes the LOCK only while it still names this process on this host', async () => {
-      for (const other of [
-        { pid: DEAD_PID, host: hostname() },
-        { pid: process.pid, host: `${hostname()}-elsewhere` },
-      ]) {
-        const d = fresh();
-        const store = open(d);
-        const theirs = JSON.stringify({ ...other, started_at: 'later' });
-        writeFileSync(join(d, 'LOCK'), theirs);
-        await store.close();
-        expect(readFileSync(join(d, 'LOCK'), 'utf8'), JSON.stringify(other)).to.equal(theirs);
-      }
-      // a LOCK already gone is not an error
-      const d = fresh();
+      const release = acquireLock(d);
+      release();
+      release();
+      expectReleased(d);
+      expect(openPaths().filter((p) => p.startsWith(realpathSync(d)))).to.deep.equal([]);
       const store = open(d);
       rmSync(join(d, 'LOCK'));
       await store.close();
@@ -440,7 +435,8 @@ describe('ledger file store, in process (FileStore)', () => {
       expect(store.status()).to.deep.equal(status('UNAVAILABLE', 'closed'));
       expect(inside(store).fh).to.equal(null);
       expect(fh.fd).to.equal(-1); // the append descriptor is closed
-      expect(existsSync(join(d, 'LOCK'))).to.equal(false);
+      expect(readFileSync(join(d, 'LOCK'), 'utf8')).to.equal('');
+      acquireLock(d)();
       const late = await refusal(store.commit(inputs(1, 1), { size: 1, head: chain(inputs(0, 1))[0]!.nodeDigest }));
       expect([late.message, late.retryAfterS]).to.deep.equal(['closed', 4]);
       await store.close(); // twice is harmless
@@ -612,7 +608,7 @@ describe('ledger file store, in process (FileStore)', () => {
       expect(readFileSync(fileOf(d), 'utf8')).to.equal(good.toString() + lineOf(next));
     });
 
-    it('a complete node line without its newline was never acknowledged either: cut whole, logged', async () => {
+    it('a complete node line that lost only its newline is a node: kept, its newline added, logged, and the next node takes the next index', async () => {
       const d = fresh();
       const nodes = chain(inputs(0, 3));
       const good = writeLedger(d, nodes.slice(0, 2));
@@ -620,11 +616,46 @@ describe('ledger file store, in process (FileStore)', () => {
       writeFileSync(fileOf(d), good.toString() + last);
       const warned: [object, string][] = [];
       const store = open(d, { log: { warn: (o, m) => void warned.push([o, m]), info: () => {} } });
-      const { report, applied } = await replay(store);
-      expect(report.trimmed!.bytes).to.equal(Buffer.byteLength(last));
-      expect(applied).to.deep.equal(nodes.slice(0, 2));
-      expect(readFileSync(fileOf(d)).equals(good)).to.equal(true);
-      expect(warned).to.deep.equal([[{ trimmed_bytes: Buffer.byteLength(last), file: fileOf(d) }, 'ledger file: torn last line trimmed']]);
+      const { report, applied, chunks } = await replay(store);
+      expect([report.nodes, report.trimmed, report.corruptAt]).to.deep.equal([3, null, null]);
+      expect(applied).to.deep.equal(nodes);
+      expect(chunks).to.deep.equal([nodes]); // its signature is checked like any other
+      expect(readFileSync(fileOf(d), 'utf8')).to.equal(good.toString() + last + '\n');
+      expect(inside(store).durableBytes).to.equal(good.length + Buffer.byteLength(last) + 1);
+      expect(warned).to.deep.equal([[{ index: 2, file: fileOf(d) }, 'ledger file: the last node had lost its newline; it verifies and is kept']]);
+      expect(store.status()).to.deep.equal(status('READY', READY_REASON(d)));
+      const next = chain(inputs(0, 4))[3]!;
+      await store.commit(inputs(3, 1), { size: 3, head: nodes[2]!.nodeDigest });
+      expect(readFileSync(fileOf(d), 'utf8')).to.equal(good.toString() + last + '\n' + lineOf(next));
+    });
+
+    it('a header that lost only its newline is kept too, and node 0 starts the next line', async () => {
+      const d = fresh();
+      writeFileSync(fileOf(d), HEADER.trimEnd());
+      const store = open(d);
+      const { report } = await replay(store);
+      expect([report.nodes, report.trimmed, report.corruptAt]).to.deep.equal([0, null, null]);
+      await store.commit(inputs(0, 1), { size: 0, head: ZERO });
+      expect(readFileSync(fileOf(d), 'utf8')).to.equal(HEADER + lineOf(chain(inputs(0, 1))[0]!));
+    });
+
+    it('a whole last line without its newline that does not verify is damage, not a torn write: reported at its index, the file untouched', async () => {
+      const d = fresh();
+      const nodes = chain(inputs(0, 3));
+      const good = writeLedger(d, nodes.slice(0, 2));
+      for (const [last, reason, sweep] of [
+        [lineOf(nodes[2]!).trimEnd().replace(/"i":2/, '"i":7'), 'node 2 (line 4): index 7 where 2 was expected', false],
+        [lineOf(nodes[2]!).trimEnd(), 'signature does not verify', true],
+      ] as const) {
+        writeFileSync(fileOf(d), good.toString() + last);
+        const store = open(d);
+        const { report, applied } = await replay(store, (batch) => (sweep ? { index: batch[batch.length - 1]!.index, reason } : null));
+        expect(report.corruptAt).to.deep.equal({ index: 2, reason });
+        expect([report.nodes, report.trimmed, applied]).to.deep.equal([2, null, nodes.slice(0, 2)]);
+        expect(store.status().state).to.equal('CORRUPT');
+        expect(readFileSync(fileOf(d), 'utf8')).to.equal(good.toString() + last);
+        await store.close();
+      }
     });
 
     it('a ledger path that cannot be read (a directory) fails the replay with that error', async () => {
@@ -949,7 +980,8 @@ describe('ledger file store, in process (FileStore)', () => {
       try {
         await store.close();
         expect(store.status()).to.deep.equal(status('UNAVAILABLE', 'closed', 0, 2, 'EIO: i/o error, write'));
-        expect(existsSync(join(d, 'LOCK'))).to.equal(false);
+        expect(readFileSync(join(d, 'LOCK'), 'utf8')).to.equal('');
+      acquireLock(d)();
         clock.timers[0]!.fn();
         await reopens[0];
         expect(store.status()).to.deep.equal(status('UNAVAILABLE', 'closed', 0, 2, 'EIO: i/o error, write'));
@@ -1048,18 +1080,23 @@ describe('ledger file store, in process (FileStore)', () => {
   });
 
   describe('the keys directory', () => {
-    it('recordKey writes keys/<keyid>.pem once (idempotent, first wins); loadKeys lists the .pem files in name order', async () => {
+    it('recordKey writes keys/<keyid>.pem once (idempotent, first wins; a damaged file is replaced); loadKeys lists the .pem files in name order', async () => {
       const d = fresh();
       const store = open(d);
       const ids = ['k9', 'k3', 'k7', 'k1', 'k5', 'k8', 'k2', 'k6', 'k4'];
-      for (const id of ids) await store.recordKey(id, `PEM ${id}\n`);
-      expect(readFileSync(join(d, 'keys', 'k7.pem'), 'utf8')).to.equal('PEM k7\n');
-      await store.recordKey('k7', 'ANOTHER\n');
-      expect(readFileSync(join(d, 'keys', 'k7.pem'), 'utf8')).to.equal('PEM k7\n');
+      const pemOf = new Map(ids.map((id) => [id, generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'pem' }).toString()]));
+      const another = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+      writeFileSync(join(d, 'keys', 'k3.pem'), pemOf.get('k3')!.slice(0, 40)); // cut short by a full disk
+      for (const id of ids) await store.recordKey(id, pemOf.get(id)!);
+      expect(readFileSync(join(d, 'keys', 'k3.pem'), 'utf8')).to.equal(pemOf.get('k3'));
+      expect(readFileSync(join(d, 'keys', 'k7.pem'), 'utf8')).to.equal(pemOf.get('k7'));
+      await store.recordKey('k7', another);
+      expect(readFileSync(join(d, 'keys', 'k7.pem'), 'utf8')).to.equal(pemOf.get('k7'));
+      expect(readdirSync(join(d, 'keys')).filter((f) => f.endsWith('.tmp')), 'no temporary file left').to.deep.equal([]);
       writeFileSync(join(d, 'keys', 'notes.txt'), 'not a key');
       writeFileSync(join(d, 'keys', 'k0.pem.bak'), 'old');
       writeFileSync(join(d, 'keys', 'pem'), 'no');
-      const want = [...ids].sort().map((id) => `PEM ${id}\n`);
+      const want = [...ids].sort().map((id) => pemOf.get(id)!);
       expect(await store.loadKeys()).to.deep.equal(want);
       // libuv happens to list a directory sorted; the order must not depend on that: list keys/ backwards
       const realReaddir = fsp.readdir;

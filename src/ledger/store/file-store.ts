@@ -13,11 +13,14 @@
  * on the event loop. Nothing is rewritten in place: the only truncation is of bytes that were
  * never acknowledged (a torn last line at start, or a batch whose write failed).
  */
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { open, readdir, readFile, writeFile, type FileHandle } from 'node:fs/promises';
+import { createPublicKey } from 'node:crypto';
+import { closeSync, constants, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { open, readdir, readFile, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pae, PAYLOAD_TYPE, sha256 } from '../dsse.js';
+import { isDiskFault, writeFileDurably } from '../keys.js';
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../ledger.js';
 import { durableStatus, sequence, StoreUnavailableError, type AdapterStatus, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
 
@@ -92,52 +95,63 @@ interface LockHolder {
   started_at: string;
 }
 
-function alive(pid: number): boolean {
+// the kernel holds this lock for the open file description, so it dies with its holder however
+// that ends (SIGKILL, OOM, PID 1 of a restarted container), which a PID in a file cannot tell
+const require = createRequire(import.meta.url);
+const { tryLock } = require('fs-native-extensions') as { tryLock(fd: number): boolean };
+
+/** Whoever the LOCK file names, or null when it names nobody (empty, or written half). */
+function lockHolder(path: string): LockHolder | null {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    const h = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockHolder> | null;
+    return h && typeof h.pid === 'number' ? { pid: h.pid, host: String(h.host), started_at: String(h.started_at) } : null;
+  } catch {
+    return null;
   }
 }
 
 /**
- * An exclusive lock file naming its holder. A lock left by a process that no longer runs on this
- * host (SIGKILL, power loss) is taken over; any other holder stops start-up with its identity.
- * (proper-lockfile would not name the holder, and detects staleness by mtime only after a delay.)
+ * The data directory's writer lock: an exclusive OS lock (fcntl open-file-description lock on
+ * Linux) on `<dir>/LOCK`, held for as long as the returned release is not called and the process
+ * lives. The file's JSON only says who holds it; the file is never removed, so two starters always
+ * lock the same inode. A second holder, in this process or another, gets a LockHeldError naming
+ * the holder. Writing that name is best-effort: on a full disk the lock holds all the same.
  */
-export function acquireLock(dir: string): () => void {
+export function acquireLock(dir: string, log?: FileStoreOptions['log']): () => void {
   const path = join(dir, 'LOCK');
-  const me: LockHolder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-      writeSync(fd, `${JSON.stringify(me)}\n`);
-      fsyncSync(fd);
-      closeSync(fd);
-      return () => {
-        try {
-          const holder = JSON.parse(readFileSync(path, 'utf8')) as LockHolder;
-          if (holder.pid === me.pid && holder.host === me.host) unlinkSync(path);
-        } catch {
-          // already gone
-        }
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      let holder: LockHolder | null = null;
-      try {
-        holder = JSON.parse(readFileSync(path, 'utf8')) as LockHolder;
-      } catch {
-        holder = null; // written by nobody we know (empty after a crash mid-write): stale
-      }
-      if (holder && (holder.host !== me.host || alive(holder.pid))) {
-        throw new LockHeldError(`data directory ${dir} is locked by pid ${holder.pid} on ${holder.host} since ${holder.started_at}; one process writes a file ledger (use postgres mode for replicas)`);
-      }
-      unlinkSync(path); // the holder is gone: take over
-    }
+  const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+  let locked: boolean;
+  try {
+    locked = tryLock(fd);
+  } catch (err) {
+    closeSync(fd);
+    throw err;
   }
-  throw new LockHeldError(`data directory ${dir}: could not take the lock`);
+  if (!locked) {
+    closeSync(fd);
+    const holder = lockHolder(path);
+    const who = holder ? `pid ${holder.pid} on ${holder.host} since ${holder.started_at}` : 'another process (it has not written its name yet)';
+    throw new LockHeldError(`data directory ${dir} is locked by ${who}; one process writes a file ledger (use postgres mode for replicas)`);
+  }
+  const me: LockHolder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+  try {
+    ftruncateSync(fd, 0);
+    writeSync(fd, `${JSON.stringify(me)}\n`, 0);
+    fsyncSync(fd);
+  } catch (err) {
+    log?.warn({ err: (err as Error).message }, 'ledger LOCK: holder not written (the lock is held all the same)');
+  }
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    try {
+      ftruncateSync(fd, 0); // says nobody holds it; the file stays so the next starter locks this inode
+    } catch {
+      // the name is information only
+    }
+    closeSync(fd);
+  };
 }
 
 export interface FileStoreOptions {
@@ -147,6 +161,17 @@ export interface FileStoreOptions {
   recoveryBaseMs?: number;
   recoveryMaxMs?: number;
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+}
+
+/** An error as answers may show it: Node quotes the paths it names, and paths belong in the logs only. */
+export function publicError(err: Error): string {
+  return err.message.replace(/ '[^']*'(?: -> '[^']*')?/g, '');
+}
+
+/** A write a start on a failing disk could not make; appends wait until it is made. */
+interface PendingWrite {
+  what: string;
+  run(): Promise<void> | void;
 }
 
 export class FileStore implements LedgerStore {
@@ -164,6 +189,8 @@ export class FileStore implements LedgerStore {
   private lastError: string | null = null;
   private retryAt = 0;
   private unlock: () => void;
+  /** Made in order, at the end of replay and then by every reopen, before any append is taken. */
+  private readonly pending: PendingWrite[] = [];
 
   private constructor(private readonly opts: FileStoreOptions) {
     this.path = join(opts.dataDir, LEDGER_FILE);
@@ -172,10 +199,30 @@ export class FileStore implements LedgerStore {
 
   /** Creates the data directory if needed and takes the writer lock (throws LockHeldError). */
   static open(opts: FileStoreOptions): FileStore {
-    mkdirSync(join(opts.dataDir, 'keys'), { recursive: true });
+    mkdirSync(opts.dataDir, { recursive: true });
     const store = new FileStore(opts);
-    store.unlock = acquireLock(opts.dataDir);
+    store.unlock = acquireLock(opts.dataDir, opts.log);
+    const keys = join(opts.dataDir, 'keys');
+    try {
+      mkdirSync(keys, { recursive: true });
+    } catch (err) {
+      if (!isDiskFault(err)) {
+        store.unlock();
+        throw err;
+      }
+      store.requireWritten('the keys directory', () => void mkdirSync(keys, { recursive: true }), err as Error);
+    }
     return store;
+  }
+
+  /**
+   * A write that failed on a full or failing disk at start: it is made again, in order, before the
+   * store takes any append, so start-up degrades as a running store does instead of failing.
+   */
+  requireWritten(what: string, run: PendingWrite['run'], err: Error): void {
+    this.pending.push({ what, run });
+    this.lastError = publicError(err);
+    this.opts.log?.warn({ err: err.message, what }, 'ledger file store: a start-up write failed; appends wait until it is made');
   }
 
   async replay(opts: ReplayOptions): Promise<ReplayReport> {
@@ -185,12 +232,16 @@ export class FileStore implements LedgerStore {
       bytes = await readFile(this.path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      await this.create();
-      this.ready();
+      this.pending.push({ what: 'the ledger file', run: () => this.create() });
+      await this.settle();
       return { nodes: 0, trimmed: null, corruptAt: null, ms: performance.now() - started };
     }
-    // a torn tail (no newline: the crash came mid-write) was never acknowledged: trim it
-    const end = bytes.lastIndexOf(0x0a) + 1;
+    // bytes after the last newline: a whole node that lost only its newline may have been
+    // acknowledged, so it is judged as a line (and kept); anything less is a torn write, never
+    // acknowledged, and is trimmed
+    const lastNewline = bytes.lastIndexOf(0x0a) + 1;
+    const wholeTail = lastNewline < bytes.length && safeParse(bytes.toString('utf8', lastNewline)) !== null;
+    const end = wholeTail ? bytes.length : lastNewline;
     let trimmed: ReplayReport['trimmed'] = null;
     if (end < bytes.length) {
       trimmed = { bytes: bytes.length - end, reason: `torn last line (${bytes.length - end} bytes without a newline) trimmed: it was never acknowledged` };
@@ -202,13 +253,17 @@ export class FileStore implements LedgerStore {
     }
     if (end === 0) {
       // not even a complete header: nothing was ever acknowledged in this file
-      await this.create();
-      this.ready();
+      this.pending.push({ what: 'the ledger file', run: () => this.create() });
+      await this.settle();
       return { nodes: 0, trimmed, corruptAt: null, ms: performance.now() - started };
     }
+    const lineEndFrom = (from: number): number => {
+      const at = bytes.indexOf(0x0a, from);
+      return at < 0 ? end : at; // only a kept last line has no newline
+    };
     // line by line straight from the bytes: no copy of the whole file as one string
     let corruptAt: ReplayReport['corruptAt'] = null;
-    let lineEnd = bytes.indexOf(0x0a);
+    let lineEnd = lineEndFrom(0);
     const header = safeParse(bytes.toString('utf8', 0, lineEnd));
     if (!header || header.schema !== FILE_SCHEMA) corruptAt = { index: 0, reason: `line 1 is not a ${FILE_SCHEMA} header` };
     const nodes: LedgerNode[] = [];
@@ -217,7 +272,7 @@ export class FileStore implements LedgerStore {
     const sweeps: Promise<{ index: number; reason: string } | null>[] = [];
     let swept = 0;
     for (let start = lineEnd + 1, k = 0; start < end && !corruptAt; start = lineEnd + 1, k++) {
-      lineEnd = bytes.indexOf(0x0a, start);
+      lineEnd = lineEndFrom(start);
       const n = parseNodeLine(bytes.toString('utf8', start, lineEnd), k, head);
       if (typeof n === 'string') corruptAt = { index: k, reason: `node ${k} (line ${k + 2}): ${n}` };
       else {
@@ -234,13 +289,17 @@ export class FileStore implements LedgerStore {
     const valid = corruptAt ? nodes.slice(0, corruptAt.index) : nodes;
     for (const n of valid) opts.apply(n);
     if (corruptAt) {
+      // nothing is written, not even a missing newline: the file stays exactly as found
       this.state = 'CORRUPT';
       this.reason = `ledger file damaged at node ${corruptAt.index}: ${corruptAt.reason}; appends are refused, nodes 0..${corruptAt.index - 1} are served`;
       this.opts.log?.warn({ index: corruptAt.index, reason: corruptAt.reason, file: this.path }, 'ledger file damaged: appends refused');
     } else {
       this.durableBytes = end;
-      this.fh = await this.openForAppend();
-      this.ready();
+      if (wholeTail) {
+        this.opts.log?.warn({ index: valid.length - 1, file: this.path }, 'ledger file: the last node had lost its newline; it verifies and is kept');
+        this.pending.push({ what: 'the newline of the last line', run: () => this.appendNewline() });
+      }
+      await this.settle();
     }
     return { nodes: valid.length, trimmed, corruptAt, ms: performance.now() - started };
   }
@@ -268,16 +327,35 @@ export class FileStore implements LedgerStore {
 
   async loadKeys(): Promise<string[]> {
     const dir = join(this.opts.dataDir, 'keys');
-    const names = (await readdir(dir)).filter((f) => f.endsWith('.pem')).sort();
+    let names: string[];
+    try {
+      names = (await readdir(dir)).filter((f) => f.endsWith('.pem')).sort();
+    } catch (err) {
+      // keys/ could not be made on a full disk: no key has signed here yet
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && this.pending.length) return [];
+      throw err;
+    }
     return Promise.all(names.map((f) => readFile(join(dir, f), 'utf8')));
   }
 
   async recordKey(keyid: string, spkiPem: string): Promise<void> {
-    try {
-      await writeFile(join(this.opts.dataDir, 'keys', `${keyid}.pem`), spkiPem, { flag: 'wx', mode: 0o644 });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const file = join(this.opts.dataDir, 'keys', `${keyid}.pem`);
+    const what = `public key ${keyid.slice(0, 16)}`;
+    const write = (): void => {
+      // a key there in whole is kept (first wins); a damaged one, as older versions could leave on a full disk, is replaced
+      if (!wholePublicKey(file)) writeFileDurably(file, spkiPem, 0o644);
+    };
+    if (this.pending.length) {
+      this.pending.push({ what, run: write }); // after the writes it depends on (keys/ itself)
+      return;
     }
+    try {
+      write();
+    } catch (err) {
+      if (!isDiskFault(err)) throw err;
+      this.requireWritten(what, write, err as Error);
+    }
+    await Promise.resolve();
   }
 
   status(): AdapterStatus {
@@ -296,7 +374,7 @@ export class FileStore implements LedgerStore {
 
   private ready(): void {
     this.state = 'READY';
-    this.reason = `appending to ${this.path} with O_DSYNC writes (durable before every acknowledgement)`;
+    this.reason = `appending to ${LEDGER_FILE} in the data directory with O_DSYNC writes (durable before every acknowledgement)`;
   }
 
   /** Every write on this descriptor is durable when it returns (data and size, like fdatasync). */
@@ -309,18 +387,60 @@ export class FileStore implements LedgerStore {
     return new StoreUnavailableError(this.reason, wait);
   }
 
+  /** Makes the pending writes, in order, each once; stops at the first that fails (it stays first). */
+  private async makePending(): Promise<void> {
+    while (this.pending.length && !this.closed) {
+      await this.pending[0]!.run();
+      this.pending.shift();
+    }
+  }
+
+  /**
+   * The end of replay: pending writes made, the append descriptor opened, READY. A full or failing
+   * disk leaves the store UNAVAILABLE and recovering, as a failed write does later on; any other
+   * error (a permission, say) fails the start.
+   */
+  private async settle(): Promise<void> {
+    try {
+      await this.makePending();
+      this.fh = await this.openForAppend();
+      this.ready();
+    } catch (err) {
+      if (!isDiskFault(err)) throw err;
+      const what = this.pending[0]?.what ?? 'the ledger file';
+      this.state = 'UNAVAILABLE';
+      this.lastError = publicError(err as Error);
+      this.reason = `${what} could not be written at start (${this.lastError}); appends are refused until it is`;
+      this.opts.log?.warn({ err: (err as Error).message, what }, 'ledger file store: start-up write failed: appends refused');
+      this.scheduleReopen();
+    }
+  }
+
   private async create(): Promise<void> {
     const fh = await open(this.path, 'w', 0o644);
     const header = `${JSON.stringify({ schema: FILE_SCHEMA, created_at: new Date().toISOString(), node_digest: 'SHA-256("svc.khipu.node.v1\\n" || uint64_be(i) || prev || pae_sha256)' })}\n`;
-    await fh.write(header);
-    await fh.sync();
-    await fh.close();
+    try {
+      await fh.write(header);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
     // the new file's directory entry must be durable too
     const dir = await open(this.opts.dataDir, 'r');
     await dir.sync().catch(() => {});
     await dir.close();
     this.durableBytes = Buffer.byteLength(header);
-    this.fh = await this.openForAppend();
+  }
+
+  /** Completes a last line that verified but had lost its newline, so the next node starts a line of its own. */
+  private async appendNewline(): Promise<void> {
+    const fh = await this.openForAppend();
+    try {
+      await fh.write('\n');
+    } finally {
+      await fh.close();
+    }
+    this.durableBytes += 1;
   }
 
   /**
@@ -331,8 +451,8 @@ export class FileStore implements LedgerStore {
   private fail(err: Error): void {
     if (this.closed) return; // a write cut short by close(): nothing to recover
     this.state = 'UNAVAILABLE';
-    this.lastError = err.message;
-    this.reason = `ledger file write failed (${err.message}); appends are refused until it is reopened`;
+    this.lastError = publicError(err);
+    this.reason = `ledger file write failed (${this.lastError}); appends are refused until it is reopened`;
     this.opts.log?.warn({ err: err.message, file: this.path }, 'ledger file write failed: appends refused');
     const fh = this.fh;
     this.fh = null;
@@ -351,8 +471,11 @@ export class FileStore implements LedgerStore {
     if (this.state !== 'UNAVAILABLE' || this.closed) return;
     this.attempts++;
     try {
+      // what a start on a failing disk could not write comes first
+      await this.makePending();
       // close() may run during any await here: it releases the lock, after which another writer
       // may own the file, so nothing is cut and no descriptor is kept once it has
+      if (this.closed) return;
       const fh = await open(this.path, 'r+');
       try {
         if (this.closed) return;
@@ -370,9 +493,26 @@ export class FileStore implements LedgerStore {
       this.ready();
       this.opts.log?.info({ attempts: this.attempts }, 'ledger file reopened: appends resume');
     } catch (err) {
-      this.lastError = (err as Error).message;
+      this.lastError = publicError(err as Error);
       this.scheduleReopen();
     }
+  }
+}
+
+/** True when `file` holds a public key PEM; false when it is missing or damaged. */
+function wholePublicKey(file: string): boolean {
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+  try {
+    createPublicKey({ key: pem, format: 'pem' });
+    return true;
+  } catch {
+    return false;
   }
 }
 
