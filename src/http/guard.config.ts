@@ -1,8 +1,9 @@
 /**
- * Config of the service's guards against hostile and heavy clients (issue 17): connection and
- * request timeouts, the connection cap, write tokens and per-client write rate limits, CoT export
- * bounds, and how often shed requests are summarised in the log. Its own slice, so it merges
- * without touching the other features' keys.
+ * Config of the service's guards against hostile and heavy clients: connection and request
+ * timeouts, the connection caps (in all and per address), write tokens, the write quotas (per
+ * token, and per address for anonymous writes) with the proxies trusted to name the client, CoT
+ * export bounds, and how often shed requests are summarised in the log. Its own slice, so it
+ * merges without touching the other features' keys.
  */
 import Joi from 'joi';
 import type { FeatureConfig } from '../config/feature-config.js';
@@ -26,16 +27,33 @@ export interface GuardConfig {
   bodyTimeoutMs: number;
   /** Open connections at most; beyond it new sockets get a 503 and are closed. */
   maxConnections: number;
+  /** Open connections from one client address at most (trusted proxies excepted); beyond it the same 503. */
+  maxConnectionsPerAddress: number;
   /** Comma-separated bearer tokens for the write routes; empty = writes need no token. Kept only as SHA-256 digests. */
   writeTokens: string;
-  /** Sustained writes per second allowed to one client (token or remote address); 0 = unlimited. */
+  /** Ledger nodes per second one write token may append, sustained (a write that appends none counts 1); 0 = unlimited. */
   writeRatePerS: number;
-  /** Writes one client may make in a burst above the sustained rate. */
+  /** Ledger nodes one write token may append at once above the sustained rate. */
   writeBurst: number;
+  /** Ledger nodes per second one client address may append without a token; 0 = unlimited. */
+  addressWriteRatePerS: number;
+  /** Ledger nodes one client address may append at once without a token. */
+  addressWriteBurst: number;
+  /** Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client; empty = the header is never read. */
+  trustProxy: readonly string[];
   /** Shed requests (503/504) are logged as one summary line per interval, never one line each. */
   shedLogIntervalMs: number;
   /** The simulated flight pauses once the ledger holds this share of its cap (the rest is for real verdicts). */
   flightPauseRatio: number;
+}
+
+const proxyList = Joi.array().items(Joi.string().ip({ cidr: 'optional' })).max(256);
+
+/** `SVC_TRUST_PROXY=10.0.0.5,10.1.0.0/16` (comma-separated). */
+function parseProxyEnv(value: string, helpers: Joi.CustomHelpers): unknown {
+  const { value: parsed, error } = proxyList.validate(value.split(',').map((s) => s.trim()).filter(Boolean));
+  if (error) return helpers.message({ custom: `must be comma-separated addresses or CIDR ranges (${error.message})` });
+  return parsed;
 }
 
 export const guardConfig: FeatureConfig = {
@@ -46,9 +64,13 @@ export const guardConfig: FeatureConfig = {
     bodyTimeoutMs: Joi.number().integer().min(50).max(300_000).default(10_000),
     maxHeaderBytes: Joi.number().integer().min(MIN_HEADER_BYTES).max(1024 * 1024).default(64 * 1024),
     maxConnections: Joi.number().integer().min(1).max(1_000_000).default(4096),
+    maxConnectionsPerAddress: Joi.number().integer().min(1).max(1_000_000).default(256),
     writeTokens: Joi.string().allow('').max(65_536).default(''),
-    writeRatePerS: Joi.number().min(0).max(100_000).default(20),
-    writeBurst: Joi.number().integer().min(1).max(100_000).default(40),
+    writeRatePerS: Joi.number().min(0).max(1_000_000).default(0),
+    writeBurst: Joi.number().integer().min(1).max(1_000_000).default(1024),
+    addressWriteRatePerS: Joi.number().min(0).max(1_000_000).default(0),
+    addressWriteBurst: Joi.number().integer().min(1).max(1_000_000).default(1024),
+    trustProxy: Joi.alternatives().try(proxyList, Joi.string().custom(parseProxyEnv)).default([]),
     shedLogIntervalMs: Joi.number().integer().min(100).max(3_600_000).default(10_000),
     flightPauseRatio: Joi.number().greater(0).max(1).default(0.9),
   }).default(),
@@ -58,9 +80,13 @@ export const guardConfig: FeatureConfig = {
     SVC_BODY_TIMEOUT_MS: 'bodyTimeoutMs',
     SVC_MAX_HEADER_BYTES: 'maxHeaderBytes',
     SVC_MAX_CONNECTIONS: 'maxConnections',
+    SVC_MAX_CONNECTIONS_PER_ADDRESS: 'maxConnectionsPerAddress',
     SVC_WRITE_TOKENS: 'writeTokens',
     SVC_WRITE_RATE_PER_S: 'writeRatePerS',
     SVC_WRITE_BURST: 'writeBurst',
+    SVC_ADDRESS_WRITE_RATE_PER_S: 'addressWriteRatePerS',
+    SVC_ADDRESS_WRITE_BURST: 'addressWriteBurst',
+    SVC_TRUST_PROXY: 'trustProxy',
     SVC_FLIGHT_PAUSE_RATIO: 'flightPauseRatio',
   },
 };
