@@ -1,6 +1,6 @@
 /**
  * The node:http server around the Koa handler: head and request timeouts, the header size limit,
- * the connection cap, and answers for requests Node refuses before Koa ever sees them (oversized
+ * the connection caps (in all, and per client address so one address cannot take them all), and answers for requests Node refuses before Koa ever sees them (oversized
  * head, malformed HTTP, head timeout). Those answers are JSON bodies from the error catalogue
  * (design section 2), written on the socket: Node's own are empty-bodied.
  */
@@ -8,6 +8,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { Socket } from 'node:net';
 import { Errors, type AppError } from './errors.js';
 import type { GuardConfig } from './guard.config.js';
+import { addressKey, ClientAddresses } from './client-address.js';
 
 /** A complete HTTP/1.1 answer for a raw socket: the error's JSON body, then the connection ends. */
 export function rawResponse(err: AppError): string {
@@ -67,7 +68,7 @@ export interface HttpServerOptions {
   keepAliveTimeoutMs: number;
   /** True once shutdown began: every answer then closes its connection. */
   stopping?: () => boolean;
-  /** Counts sockets refused at the connection cap. */
+  /** Counts sockets refused at a connection cap (in all or per address). */
   onRefused?: () => void;
 }
 
@@ -91,18 +92,31 @@ export function createHttpServer(handle: (req: IncomingMessage, res: ServerRespo
   );
   server.keepAliveTimeout = opts.keepAliveTimeoutMs;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => onClientError(guard, err, socket));
-  // the cap is enforced by hand so that a refused socket gets a real answer, not a silent close
+  // the caps are enforced by hand so that a refused socket gets a real answer, not a silent close
   const refused = rawResponse(Errors.capacity('Too many connections', 1));
+  const proxies = new ClientAddresses(guard.trustProxy);
+  const byAddress = new Map<string, number>();
   let open = 0;
   server.on('connection', (socket: Socket) => {
-    if (open >= guard.maxConnections) {
+    const peer = socket.remoteAddress;
+    // a trusted proxy carries many clients: it is held to the global cap only
+    const key = proxies.isTrusted(peer) ? null : addressKey(peer);
+    const mine = key === null ? 0 : (byAddress.get(key) ?? 0);
+    if (open >= guard.maxConnections || mine >= guard.maxConnectionsPerAddress) {
       opts.onRefused?.();
       socket.end(refused);
       socket.destroySoon();
       return;
     }
     open++;
-    socket.once('close', () => open--);
+    if (key !== null) byAddress.set(key, mine + 1);
+    socket.once('close', () => {
+      open--;
+      if (key === null) return;
+      const left = byAddress.get(key)! - 1;
+      if (left === 0) byAddress.delete(key);
+      else byAddress.set(key, left);
+    });
     socket.setKeepAlive(true);
   });
   return server;
