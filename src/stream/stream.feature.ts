@@ -2,6 +2,7 @@
  * The live parts built on the ledger: one shared simulated flight that runs only while somebody
  * watches, the SSE hub that fans its verdicts out, and the edge scene of recent verdicts.
  */
+import type { Context } from 'koa';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { definePlugin, type Built } from '../platform/plugin.js';
 import type { VerdictCore } from '../verdicts/verdicts.feature.js';
@@ -17,6 +18,7 @@ import { flightFrames } from './flight.js';
 import { SseHub } from './hub.js';
 import { EdgeScene } from './scene.js';
 import { streamRoutes } from './stream.routes.js';
+import { WriteTokens } from '../http/write-guard.js';
 
 export class FlightRunner {
   private timer: NodeJS.Timeout | null = null;
@@ -216,8 +218,17 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
   const scene = new EdgeScene(cfg.sceneSize, s.config.ledger.noFlyZones);
   const flight = new FlightRunner(core, cfg.tickMs, s);
   const leadership = new FlightLeadership(core.store, flight);
-  const onActive = (active: boolean): void => (active ? leadership.want() : leadership.unwant());
-  hub.onActive = onActive;
+  // the flight appends to the ledger: with write tokens set, only viewers bearing one keep it running
+  const tokens = new WriteTokens(s.config.guard.writeTokens);
+  let starters = 0;
+  const watchFlight = (ctx: Context): void => {
+    const res = ctx.res;
+    if (res.closed || (tokens.required && tokens.match(ctx.get('authorization')) === null)) return;
+    if (++starters === 1) leadership.want();
+    res.once('close', () => {
+      if (--starters === 0) leadership.unwant();
+    });
+  };
   const onPause: FlightRunner['onPause'] = (paused, detail) =>
     hub.notice(paused ? 'paused' : 'resumed', {
       reason: paused ? 'the simulated flight is paused: the ledger is near its cap, the rest is kept for real verdicts' : 'the simulated flight resumed',
@@ -264,7 +275,7 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
     publisher.verdict(v);
   });
   return {
-    routes: streamRoutes({ hub, scene, verdicts: core.verdicts, ledger: core.ledger, maxFrames: cfg.maxFramesPerRequest, retryAfterS: s.config.pool.retryAfterS }),
+    routes: streamRoutes({ hub, scene, verdicts: core.verdicts, ledger: core.ledger, maxFrames: cfg.maxFramesPerRequest, retryAfterS: s.config.pool.retryAfterS, watchFlight }),
     drain() {
       // the flight first, so nothing is appended while the streams end with `event: shutdown`
       leadership.unwant();

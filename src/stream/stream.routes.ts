@@ -1,6 +1,8 @@
 /** GET /stream/verdicts (SSE) and GET/POST /edge/3d. */
 import Joi from 'joi';
+import type { Context } from 'koa';
 import { defineRoute, type RouteDef } from '../http/route.js';
+import { chargedPerNode } from '../http/write-guard.js';
 import { Errors } from '../http/errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { telemetryFrameSchema, type TelemetryFrame } from '../verdicts/telemetry.js';
@@ -17,11 +19,13 @@ export interface StreamDeps {
   ledger: Ledger;
   maxFrames: number;
   retryAfterS: number;
+  /** Counts a viewer that may start the simulated flight (with write tokens set, only one bearing a token). */
+  watchFlight: (ctx: Context) => void;
 }
 
 const LAST_EVENT_ID = /^\d{1,15}$/;
 
-export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAfterS }: StreamDeps): RouteDef[] {
+export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAfterS, watchFlight }: StreamDeps): RouteDef[] {
   return [
     defineRoute({
       method: 'GET',
@@ -55,6 +59,7 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
         ctx.status = 200; // for the access log and metrics; Koa does not write this response
         ctx.respond = false;
         hub.attach(ctx.res, lastId, { 'Content-Security-Policy': "default-src 'none'" }, raw);
+        watchFlight(ctx);
         return undefined;
       },
     }),
@@ -69,7 +74,8 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
         return scene.document(ledger.size);
       },
     }),
-    defineRoute({
+    // a batch costs the write quota one ledger node per frame
+    chargedPerNode(defineRoute({
       method: 'POST',
       path: '/edge/3d',
       ...DECIDES_VERDICTS,
@@ -87,6 +93,6 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
           appended: appended.map((v) => ({ track_id: v.frame.track_id, decision: v.evaluation.decision, lambda: v.evaluation.lambda, ledger_index: v.node.index, node_digest: v.node.nodeDigest.toString('hex') })),
         };
       },
-    }),
+    }), (body) => (body as { frames: unknown[] }).frames.length),
   ];
 }

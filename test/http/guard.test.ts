@@ -59,9 +59,9 @@ describe('write guard, shedding and health (issue 17 items 3, 10, 12, 14, 15)', 
       expect(limiter.take('a')).to.be.greaterThan(0);
     });
 
-    it('is on by default, and POST /verdict answers 429 with Retry-After beyond it', async () => {
+    it('POST /verdict answers 429 with Retry-After beyond the per-address limit', async () => {
       expect(testConfig({ env: 'production' }).guard).to.not.equal(undefined);
-      const t = await buildTestApp({ guard: { writeRatePerS: 1, writeBurst: 3 } });
+      const t = await buildTestApp({ guard: { addressWriteRatePerS: 1, addressWriteBurst: 3 } });
       try {
         const codes: number[] = [];
         let retry: string | undefined;
@@ -80,11 +80,13 @@ describe('write guard, shedding and health (issue 17 items 3, 10, 12, 14, 15)', 
     });
   });
 
-  it('item 3: the default config limits writes per client', async () => {
+  it('item 3: the write quotas are off by default and set by the operator (test/hostile/quotas.test.ts)', async () => {
     const { loadConfig } = await import('../../src/config/load.js');
-    const prod = loadConfig({ env: { NODE_ENV: 'production' } });
-    expect(prod.guard.writeRatePerS).to.be.greaterThan(0);
+    const prod = loadConfig({ env: { NODE_ENV: 'production', SVC_WRITE_RATE_PER_S: '50', SVC_ADDRESS_WRITE_RATE_PER_S: '20' } });
+    expect(prod.guard.writeRatePerS).to.equal(50);
+    expect(prod.guard.addressWriteRatePerS).to.equal(20);
     expect(prod.guard.writeBurst).to.be.greaterThan(0);
+    expect(prod.guard.addressWriteBurst).to.be.greaterThan(0);
   });
 
   it('item 10: shed requests are counted and logged as one summary, not one error line each', async () => {
