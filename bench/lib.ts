@@ -108,11 +108,12 @@ export interface Summary {
 }
 
 /**
- * What every bench run of the service sets on top of its production config: the per-client write
- * limit would turn a one-client load test into 429s, and the ledger's default cap (100,000 nodes)
- * is ten seconds of verdicts on a quiet machine, after which every append is a quick 503.
+ * What every bench run of the service sets on top of its production config: no write quota (off by
+ * default, kept off should the defaults change), the per-address connection cap lifted (the SSE
+ * bench holds thousands of viewers from one address), and the ledger's default cap (100,000 nodes)
+ * raised: it is ten seconds of verdicts on a quiet machine, after which every append is a quick 503.
  */
-export const SERVICE_LOAD_ENV = { SVC_WRITE_RATE_PER_S: '0', SVC_LEDGER_MAX_NODES: '10000000' } as const;
+export const SERVICE_LOAD_ENV = { SVC_WRITE_RATE_PER_S: '0', SVC_ADDRESS_WRITE_RATE_PER_S: '0', SVC_MAX_CONNECTIONS_PER_ADDRESS: '1000000', SVC_LEDGER_MAX_NODES: '10000000' } as const;
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
