@@ -49,7 +49,7 @@ export const INFO_DESCRIPTION = [
   '',
   '**Errors.** `422` is `HTTPValidationError` (every issue of the request together, pydantic v2 wording); other errors are `{"detail": "<message>"}`; `503` carries `Retry-After`.',
   '',
-  '**Writes.** Routes that append, store or refresh (marked with the `writeToken` security requirement) need `Authorization: Bearer <token>` when write tokens are configured (401 otherwise) and are rate limited per client (429 with Retry-After).',
+  '**Writes.** Routes that append, store or refresh (marked with the `writeToken` security requirement) need `Authorization: Bearer <token>` when write tokens are configured (401 otherwise) and count against the write quotas when those are set, in ledger nodes (a verdict 1, an edge batch its frames), per token or, without one, per client address (429 with Retry-After).',
   '',
   '**Query values.** Integers are plain decimals (`5`, not `5.0` or `5e0`), numbers finite decimals, booleans one of true/false/1/0/yes/no/on/off/t/f/y/n; every numeric parameter is bounded and out of range is 422, never clamped.',
 ].join('\n');
