@@ -13,6 +13,8 @@ import { docsRoutes } from './docs/docs.routes.js';
 import { describeInSlices } from './http/describe.js';
 import { createKoaApp } from './http/koa-app.js';
 import { writeGuard } from './http/write-guard.js';
+import { ShedGovernor } from './http/shed.js';
+import { clientAddressOf } from './http/client-address.js';
 import { atMountPath, routeSchemas, type RouteDef } from './http/route.js';
 import { kernelRoutes } from './kernels/kernels.routes.js';
 import { WorkerPool } from './platform/pool.js';
@@ -147,6 +149,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     bodyTimeoutMs: config.guard.bodyTimeoutMs,
     shedLogIntervalMs: config.guard.shedLogIntervalMs,
     before: [writeGuard(config.guard, routes)],
+    sheds: { governor: new ShedGovernor({ holdMaxMs: config.guard.shedHoldMaxMs, retryStepPerS: config.guard.shedRetryStepPerS, retryAfterMaxS: config.guard.shedRetryAfterMaxS }), clientOf: clientAddressOf(config.guard.trustProxy) },
     log,
     metrics,
     traces: services.traces,

@@ -90,3 +90,9 @@ export class ClientAddresses {
     return addressKey(client);
   }
 }
+
+/** The client address of a Koa request, as the per-address limits count it. */
+export function clientAddressOf(trustProxy: readonly string[]): (ctx: { req: { socket: { remoteAddress?: string }; headers: Record<string, unknown> } }) => string {
+  const addresses = new ClientAddresses(trustProxy);
+  return (ctx) => addresses.of(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for'] as string | undefined);
+}

@@ -43,6 +43,12 @@ export interface GuardConfig {
   trustProxy: readonly string[];
   /** Shed requests (503/504) are logged as one summary line per interval, never one line each. */
   shedLogIntervalMs: number;
+  /** A client shed again before its Retry-After ran out gets that answer after the rest of the wait, at most this long (0: never held). */
+  shedHoldMaxMs: number;
+  /** Sheds per second that add one second to a shed answer's Retry-After. */
+  shedRetryStepPerS: number;
+  /** Retry-After of a shed answer at most, however high the shed rate. */
+  shedRetryAfterMaxS: number;
   /** The simulated flight pauses once the ledger holds this share of its cap (the rest is for real verdicts). */
   flightPauseRatio: number;
 }
@@ -72,6 +78,9 @@ export const guardConfig: FeatureConfig = {
     addressWriteBurst: Joi.number().integer().min(1).max(1_000_000).default(1024),
     trustProxy: Joi.alternatives().try(proxyList, Joi.string().custom(parseProxyEnv)).default([]),
     shedLogIntervalMs: Joi.number().integer().min(100).max(3_600_000).default(10_000),
+    shedHoldMaxMs: Joi.number().integer().min(0).max(60_000).default(2000),
+    shedRetryStepPerS: Joi.number().integer().min(1).max(1_000_000).default(100),
+    shedRetryAfterMaxS: Joi.number().integer().min(1).max(3600).default(30),
     flightPauseRatio: Joi.number().greater(0).max(1).default(0.9),
   }).default(),
   env: {
@@ -87,6 +96,7 @@ export const guardConfig: FeatureConfig = {
     SVC_ADDRESS_WRITE_RATE_PER_S: 'addressWriteRatePerS',
     SVC_ADDRESS_WRITE_BURST: 'addressWriteBurst',
     SVC_TRUST_PROXY: 'trustProxy',
+    SVC_SHED_HOLD_MAX_MS: 'shedHoldMaxMs',
     SVC_FLIGHT_PAUSE_RATIO: 'flightPauseRatio',
   },
 };

@@ -16,11 +16,11 @@ export interface KoaAppOptions extends ContextDeps {
   before?: readonly Koa.Middleware[];
 }
 
-export function createKoaApp({ routes, jsonLimitBytes, bodyTimeoutMs, shedLogIntervalMs, before = [], log, metrics, traces }: KoaAppOptions): Koa {
+export function createKoaApp({ routes, jsonLimitBytes, bodyTimeoutMs, shedLogIntervalMs, before = [], log, metrics, traces, sheds }: KoaAppOptions): Koa {
   const app = new Koa({ proxy: false });
   useBoundedQuery(app);
   const router = new Router();
-  app.use(requestContext({ log, metrics, traces }, new ShedSummary(log, shedLogIntervalMs ?? 10_000)));
+  app.use(requestContext({ log, metrics, traces, sheds }, new ShedSummary(log, shedLogIntervalMs ?? 10_000)));
   for (const m of before) app.use(m);
   app.use(mountRoutes(router, routes, { jsonLimitBytes, bodyTimeoutMs: bodyTimeoutMs ?? 10_000 }));
   app.use(router.routes());

@@ -11,6 +11,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Ring } from '../lib/ring.js';
 import { continueTrace, type TraceContext, type TraceRecord } from '../observability/traces.js';
+import type { ShedGovernor } from './shed.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -18,6 +19,8 @@ export interface ContextDeps {
   log: Logger;
   metrics: Metrics;
   traces: Ring<TraceRecord>;
+  /** Answers shed requests (shed.ts); without one they are answered at once as thrown. */
+  sheds?: { governor: ShedGovernor; clientOf: (ctx: Context) => string };
 }
 
 /**
@@ -53,7 +56,7 @@ export function sendError(ctx: Context, err: AppError): void {
   sendJsonText(ctx, err.json);
 }
 
-export function requestContext({ log, metrics, traces }: ContextDeps, shed?: ShedSummary) {
+export function requestContext({ log, metrics, traces, sheds }: ContextDeps, shed?: ShedSummary) {
   // the access line's fields are ours (ids, method, route template, path without its query,
   // status, time), so it skips the redaction every other line goes through: its wildcard paths
   // cost ~3.4 µs a line, more than the rest of the line (bench/README.md, eighth pass)
@@ -80,7 +83,8 @@ export function requestContext({ log, metrics, traces }: ContextDeps, shed?: She
     try {
       await next();
     } catch (err) {
-      mapError(ctx, err, state, metrics, shed);
+      const holdMs = mapError(ctx, err, state, metrics, shed, sheds);
+      if (holdMs > 0) await held(ctx, holdMs);
     } finally {
       if (!res.headersSent) {
         res.setHeader('Content-Security-Policy', state.html ? HTML_CSP[state.html] : API_CSP);
@@ -92,31 +96,51 @@ export function requestContext({ log, metrics, traces }: ContextDeps, shed?: She
       metrics.recordRequest(ctx.method, route, status, ms / 1000);
       const msRounded = Math.round(ms * 1000) / 1000;
       traces.push({ traceparent: trace.traceparent, arrivedAt, method: ctx.method, route, status, ms: msRounded });
-      // a shed request is expected under load: counted and summarised, never one warn line each
-      const level = status >= 500 && !state.shed ? 'warn' : 'info';
-      if (access.isLevelEnabled(level)) {
+      // a shed request is expected under load: counted and summarised, never a line each
+      const level = status >= 500 ? 'warn' : 'info';
+      if (!state.shed && access.isLevelEnabled(level)) {
         access[level]({ reqId, traceId: trace.traceId, method: ctx.method, route, path: ctx.path, status, ms: msRounded }, 'request');
       }
     }
   };
 }
 
-/** Any failure → its HTTP answer; shed requests counted, other 5xx logged once with the request id. */
-function mapError(ctx: Context, err: unknown, state: RequestState, metrics: Metrics, shed?: ShedSummary): void {
-  const appErr = err instanceof AppError ? err : Errors.internal(err);
+/** Waits `ms` before the answer is sent, or less if the client leaves first. */
+function held(ctx: Context, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const res = ctx.res;
+    const done = (): void => {
+      clearTimeout(timer);
+      res.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    res.once('close', done);
+  });
+}
+
+/**
+ * Any failure → its HTTP answer; shed requests counted, other 5xx logged once with the request id.
+ * Returns how long a shed answer is to be held before it is sent (0: at once).
+ */
+function mapError(ctx: Context, err: unknown, state: RequestState, metrics: Metrics, shed?: ShedSummary, sheds?: ContextDeps['sheds']): number {
+  let appErr = err instanceof AppError ? err : Errors.internal(err);
+  let holdMs = 0;
   if (SHED_CODES.has(appErr.code)) {
     state.shed = true;
     metrics.shed.inc({ code: appErr.code });
     shed?.note(appErr.code, routeOf(ctx));
+    if (sheds) ({ err: appErr, holdMs } = sheds.governor.answer(appErr, sheds.clientOf(ctx)));
   } else if (appErr.status >= 500) {
     // the body never carries internals
     state.log.error({ err: appErr.cause ?? err, code: appErr.code }, 'request failed');
   }
   if (appErr.code === 'CLIENT_CLOSED') {
     ctx.status = 499;
-    return;
+    return 0;
   }
   sendError(ctx, appErr);
+  return holdMs;
 }
 
 /** Shed requests per code and route, logged once per interval as one line (issue 17 item 10). */
