@@ -10,10 +10,11 @@ import { listOf, object, oneOf, shape, text } from '../http/response-schema.js';
 
 const require = createRequire(import.meta.url);
 const SWAGGER_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css',
-  'swagger-ui-bundle.js': 'application/javascript',
-};
+// a Map: a request names the key, and `__proto__` or `constructor` must find nothing
+const ASSETS = new Map([
+  ['swagger-ui.css', 'text/css'],
+  ['swagger-ui-bundle.js', 'application/javascript'],
+]);
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Drone Intelligence Service API</title>
@@ -84,7 +85,7 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
           ctx.type = 'application/javascript';
           return INIT;
         }
-        const type = ASSETS[file];
+        const type = ASSETS.get(file);
         if (!type) throw Errors.itemNotFound('asset', file);
         ctx.type = type;
         return readFile(join(SWAGGER_DIR, file));
