@@ -3,7 +3,7 @@
  * auditable with jq, sha256sum and openssl alone (README "Auditing the ledger file").
  *
  *   <dataDir>/khipu.jsonl   line 1: {"schema":"svc.khipu-file/v1",...}; then one node per line
- *   <dataDir>/LOCK          the writer's identity; a second process refuses to start
+ *   <dataDir>/LOCK          held with an OS lock by the writer, its JSON naming it; a second process refuses to start
  *   <dataDir>/keys/         every public key that has signed into this log (<keyid>.pem)
  *
  * Durability: a batch is written with one write() on a descriptor opened with O_DSYNC, so the write
@@ -11,7 +11,8 @@
  * before any of its verdicts is answered (scale-out note 2.2–2.3). One system call and one trip
  * through libuv's pool per batch instead of two (bench/README.md has the figures); it never runs
  * on the event loop. Nothing is rewritten in place: the only truncation is of bytes that were
- * never acknowledged (a torn last line at start, or a batch whose write failed).
+ * never acknowledged (a torn last line at start, or a batch whose write failed), and the only
+ * addition at start is the newline of a last node that verified without it.
  */
 import { createPublicKey } from 'node:crypto';
 import { closeSync, constants, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
@@ -494,6 +495,8 @@ export class FileStore implements LedgerStore {
       this.opts.log?.info({ attempts: this.attempts }, 'ledger file reopened: appends resume');
     } catch (err) {
       this.lastError = publicError(err as Error);
+      const what = this.pending[0]?.what;
+      if (what) this.reason = `${what} could not be written (${this.lastError}); appends are refused until it is`;
       this.scheduleReopen();
     }
   }
