@@ -1,12 +1,16 @@
 /**
  * SSE fan-out (node-perf-style note 1.6): each event is serialised once and written to every
- * viewer; a ring buffer serves Last-Event-ID resumes; a viewer whose unsent bytes pass the cap is
- * dropped (it reconnects and resumes); `: ping` keeps idle proxies from cutting the stream.
- * Responses are written on the raw socket (ctx.respond = false): never compressed, and a client
- * leaving is a normal event, not a Koa error.
+ * viewer; a ring buffer serves Last-Event-ID resumes; a viewer whose unacknowledged bytes (queued
+ * in the process, and where the kernel lets us see it, in its send queue) pass the cap is dropped
+ * (it reconnects and resumes); a resume replays a bounded number of bytes per connection and per
+ * client address, then ends the stream so the client continues from its Last-Event-ID; `: ping`
+ * keeps idle proxies from cutting the stream. Responses are written on the raw socket
+ * (ctx.respond = false): never compressed, and a client leaving is a normal event, not a Koa error.
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Ring } from '../lib/ring.js';
+import type { SendQueueProbe } from './tcp-queue.js';
 
 export interface HubOptions {
   maxViewers: number;
@@ -25,6 +29,28 @@ export interface HubOptions {
   /** Event ids survive restarts and are shared by replicas (a durable ledger): an id ahead of this
    * hub is a position to wait for, not a sign that the service restarted. */
   idsPersist?: boolean;
+  /** Bytes of events one connection is replayed at most (never more than sendBufferBytes); the
+   * stream then ends with `event: catchup` and the client resumes from its Last-Event-ID. */
+  replayMaxBytes?: number;
+  /** Replay bytes per second one client address is sent over all its connections (0: no limit). */
+  replayBytesPerAddressPerS?: number;
+  /** The client a response is for, as the per-address limits count it (default: the TCP peer). */
+  clientOf?: (res: ServerResponse) => string;
+  /** Kernel send queue of sockets; with it, every `lagCheckMs` a viewer's kernel bytes count toward the cap. */
+  sendQueue?: SendQueueProbe;
+  lagCheckMs?: number;
+}
+
+interface Viewer {
+  /** Last id it has been sent (or resumed from): nothing at or below it is sent again. */
+  sent: number;
+  /** socket.bytesWritten known to have been acknowledged by the client, as of the last probe. */
+  acked: number;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
 }
 
 interface StoredEvent {
@@ -37,16 +63,21 @@ export interface HubStats {
   viewers: number;
   events: number;
   dropped: number;
+  /** Resumes whose replay was cut at the byte cap (the client continues on its next connection). */
+  catchups: number;
   lastEventAt: string | null;
 }
 
 export class SseHub {
-  /** Each viewer with the last id it has been sent (or resumed from): nothing at or below it is sent again. */
-  private readonly viewers = new Map<ServerResponse, number>();
+  private readonly viewers = new Map<ServerResponse, Viewer>();
   private readonly ring: Ring<StoredEvent>;
   private heartbeat: NodeJS.Timeout | null = null;
+  private lagTimer: NodeJS.Timeout | null = null;
+  private probing = false;
+  private readonly buckets = new Map<string, Bucket>();
   private events = 0;
   private dropped = 0;
+  private catchups = 0;
   private lastEventAt: string | null = null;
   /** Called when the first viewer arrives and when the last one leaves. */
   onActive: (active: boolean) => void = () => {};
@@ -62,7 +93,7 @@ export class SseHub {
   }
 
   stats(): HubStats {
-    return { viewers: this.viewers.size, events: this.events, dropped: this.dropped, lastEventAt: this.lastEventAt };
+    return { viewers: this.viewers.size, events: this.events, dropped: this.dropped, catchups: this.catchups, lastEventAt: this.lastEventAt };
   }
 
   static readonly HEADERS = {
@@ -77,9 +108,11 @@ export class SseHub {
   }
 
   /**
-   * Starts streaming to `res`; replays events after `lastEventId` when it is still in the ring.
-   * A Last-Event-ID that cannot be honoured (malformed, or newer than the newest event, as after
-   * a restart) gets `event: reset` first, so the client knows its position means nothing here.
+   * Starts streaming to `res`; replays events after `lastEventId` when it is still in the ring (or
+   * the ledger). A Last-Event-ID that cannot be honoured (malformed, or newer than the newest event,
+   * as after a restart) gets `event: reset` first, so the client knows its position means nothing
+   * here. A replay stops at the per-connection and per-address byte budgets: the stream then ends
+   * with `event: catchup` and the client, reconnecting with the last id it received, loses nothing.
    */
   attach(res: ServerResponse, lastEventId: number | null, extraHeaders: Record<string, string>, rawLastEventId = ''): void {
     res.writeHead(200, {
@@ -106,35 +139,136 @@ export class SseHub {
       // the ring may be empty after a restart while the ledger (file, postgres) still holds the events
       const oldest = kept[0]?.id ?? newest + 1;
       const missedBeforeRing = this.opts.backfill ? lastEventId < oldest - 1 : this.ring.total > kept.length && lastEventId < oldest - 1;
+      let older: StoredEvent[] = [];
       if (missedBeforeRing) {
         const max = this.opts.backfillMax ?? 1000;
-        const older = this.opts.backfill && oldest - 1 - lastEventId <= max ? this.opts.backfill(lastEventId + 1, oldest) : null;
-        if (older) {
-          for (const e of older) res.write(e.wire());
-          sent = Math.max(sent, older.at(-1)?.id ?? sent);
-        } else {
+        const found = this.opts.backfill && oldest - 1 - lastEventId <= max ? this.opts.backfill(lastEventId + 1, oldest) : null;
+        if (found) older = found;
+        else {
           // what was missed is no longer available: say so instead of silently skipping it
           res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'events after Last-Event-ID are no longer buffered', oldest_id: oldest })}\n\n`);
         }
       }
-      for (const e of kept) if (e.id > lastEventId) res.write(e.wire());
-      sent = Math.max(sent, kept.at(-1)?.id ?? sent);
+      const missed = [...older, ...kept.filter((e) => e.id > lastEventId)];
+      const replayed = this.replay(res, missed);
+      sent = Math.max(sent, replayed.lastId);
+      if (replayed.cut) {
+        this.catchups++;
+        res.end(`retry: ${replayed.retryMs}\nevent: catchup\ndata: ${JSON.stringify({ reason: 'replay budget reached: reconnect with Last-Event-ID to continue', last_id: sent, newest_id: newest })}\n\n`);
+        return;
+      }
     }
-    this.viewers.set(res, sent);
+    this.viewers.set(res, { sent, acked: 0 });
     res.once('close', () => this.detach(res));
     if (this.viewers.size === 1) {
       this.heartbeat = setInterval(() => this.send(': ping\n\n'), this.opts.heartbeatMs);
       this.heartbeat.unref();
+      if (this.opts.sendQueue) {
+        this.lagTimer = setInterval(() => void this.checkLag(), this.opts.lagCheckMs ?? 1000);
+        this.lagTimer.unref();
+      }
       this.onActive(true);
     }
+  }
+
+  /** Writes `missed` oldest first within this connection's and this address's replay budgets. */
+  private replay(res: ServerResponse, missed: StoredEvent[]): { lastId: number; cut: boolean; retryMs: number } {
+    let lastId = -1;
+    if (!missed.length) return { lastId, cut: false, retryMs: 0 };
+    const perConnection = this.opts.replayMaxBytes === undefined ? Infinity : Math.min(this.opts.replayMaxBytes, this.opts.sendBufferBytes);
+    const rate = this.opts.replayBytesPerAddressPerS ?? 0;
+    const capacity = Math.max(rate, Number.isFinite(perConnection) ? perConnection : 0);
+    const bucket = rate > 0 ? this.bucket(this.opts.clientOf?.(res) ?? res.socket?.remoteAddress ?? '', rate, capacity) : null;
+    const budget = Math.min(perConnection, bucket ? bucket.tokens : Infinity);
+    let used = 0;
+    let count = 0;
+    for (const e of missed) {
+      const wire = e.wire();
+      const bytes = Buffer.byteLength(wire);
+      // one event at least while the address has budget, so a correct client always progresses
+      if (used + bytes > budget && (count > 0 || budget <= 0)) break;
+      res.write(wire);
+      used += bytes;
+      count++;
+      lastId = e.id;
+    }
+    if (bucket) bucket.tokens -= used;
+    const cut = count < missed.length;
+    // a correct client comes back once its address can be sent a full replay again
+    const retryMs = bucket ? Math.max(100, Math.ceil(((Math.min(perConnection, capacity) - bucket.tokens) / rate) * 1000)) : 100;
+    return { lastId, cut, retryMs };
+  }
+
+  /** The address's token bucket, refilled for the time since it was last used. */
+  private bucket(address: string, rate: number, capacity: number): Bucket {
+    const now = performance.now();
+    let b = this.buckets.get(address);
+    if (!b) {
+      if (this.buckets.size >= 10_000) {
+        // forget the addresses whose budget is full again: they lose nothing by being forgotten
+        for (const [k, v] of this.buckets) if (v.tokens + ((now - v.at) / 1000) * rate >= capacity) this.buckets.delete(k);
+      }
+      b = { tokens: capacity, at: now };
+      this.buckets.set(address, b);
+    }
+    b.tokens = Math.min(capacity, b.tokens + ((now - b.at) / 1000) * rate);
+    b.at = now;
+    return b;
   }
 
   private detach(res: ServerResponse): void {
     if (!this.viewers.delete(res)) return;
     if (this.viewers.size === 0) {
       if (this.heartbeat) clearInterval(this.heartbeat);
+      if (this.lagTimer) clearInterval(this.lagTimer);
       this.heartbeat = null;
+      this.lagTimer = null;
       this.onActive(false);
+    }
+  }
+
+  /**
+   * A viewer that does not read must not hold memory for everyone: drop it, it can resume. A reset
+   * (RST), not a graceful close: the kernel discards the unsent data at once instead of keeping it
+   * while it tries to deliver it.
+   */
+  private drop(res: ServerResponse): void {
+    this.dropped++;
+    this.detach(res);
+    const socket = res.socket;
+    if (socket && !socket.destroyed) socket.resetAndDestroy();
+    else res.destroy();
+  }
+
+  /**
+   * Compares each viewer's unacknowledged bytes, in the process and in the kernel's send queue,
+   * with the cap. Only viewers written more than the cap since their last probe are looked up,
+   * since none other can be over it.
+   */
+  private async checkLag(): Promise<void> {
+    const probe = this.opts.sendQueue;
+    if (!probe || this.probing) return;
+    const cap = this.opts.sendBufferBytes;
+    const due: [ServerResponse, Viewer, Socket][] = [];
+    for (const [res, v] of this.viewers) {
+      const socket = res.socket;
+      if (socket && socket.bytesWritten - v.acked > cap) due.push([res, v, socket]);
+    }
+    if (!due.length) return;
+    this.probing = true;
+    try {
+      const queued = await probe(due.map(([, , s]) => s));
+      due.forEach(([res, v, socket], i) => {
+        const inKernel = queued[i];
+        if (inKernel === null || inKernel === undefined || !this.viewers.has(res)) return;
+        const unacked = inKernel + res.writableLength;
+        if (unacked > cap) this.drop(res);
+        else v.acked = socket.bytesWritten - unacked;
+      });
+    } catch {
+      // the table could not be read this time; the cap on what the process holds still applies
+    } finally {
+      this.probing = false;
     }
   }
 
@@ -153,20 +287,13 @@ export class SseHub {
 
   /** `id`: an event, skipped for viewers that already have it (resumed past it); none for pings. */
   private send(wire: string, id?: number): void {
-    for (const [res, sent] of this.viewers) {
+    for (const [res, v] of this.viewers) {
       if (id !== undefined) {
-        if (id <= sent) continue;
-        this.viewers.set(res, id);
+        if (id <= v.sent) continue;
+        v.sent = id;
       }
       if (res.writableLength > this.opts.sendBufferBytes) {
-        // a viewer that does not read must not hold memory for everyone: drop it, it can resume.
-        // A reset (RST), not a graceful close: the kernel discards the unsent data at once
-        // instead of keeping megabytes per socket while it tries to deliver them.
-        this.dropped++;
-        this.detach(res);
-        const socket = res.socket;
-        if (socket && !socket.destroyed) socket.resetAndDestroy();
-        else res.destroy();
+        this.drop(res);
         continue;
       }
       res.write(wire);

@@ -9,8 +9,14 @@ export interface StreamConfig {
   ringSize: number;
   /** Simulated flight step (one verdict per drone per tick). */
   tickMs: number;
-  /** A viewer whose unsent bytes exceed this is dropped (it can resume). */
+  /** A viewer whose unacknowledged bytes (in the process, plus its kernel send queue on Linux) exceed this is dropped (it can resume). */
   sendBufferBytes: number;
+  /** How often viewers' kernel send queues are read (Linux, /proc/net/tcp). */
+  lagCheckMs: number;
+  /** Replayed bytes one connection gets at most on a resume (never more than sendBufferBytes); it then ends with `event: catchup`. */
+  replayMaxBytes: number;
+  /** Replayed bytes per second one client address gets over all its connections; 0 = no limit. */
+  replayBytesPerAddressPerS: number;
   /** Recent verdicts the 3-D edge scene is built from. */
   sceneSize: number;
   /** Frames accepted in one POST /edge/3d. */
@@ -25,8 +31,18 @@ export const streamConfig: FeatureConfig = {
     ringSize: Joi.number().integer().min(1).max(100_000).default(1024),
     tickMs: Joi.number().integer().min(10).max(60_000).default(1000),
     sendBufferBytes: Joi.number().integer().min(1024).max(64 * 1024 * 1024).default(256 * 1024),
+    lagCheckMs: Joi.number().integer().min(50).max(60_000).default(1000),
+    replayMaxBytes: Joi.number().integer().min(1024).max(64 * 1024 * 1024).default(128 * 1024),
+    replayBytesPerAddressPerS: Joi.number().integer().min(0).max(1024 * 1024 * 1024).default(1024 * 1024),
     sceneSize: Joi.number().integer().min(1).max(10_000).default(256),
     maxFramesPerRequest: Joi.number().integer().min(1).max(1000).default(64),
   }).default(),
-  env: { SVC_STREAM_MAX_VIEWERS: 'maxViewers', SVC_STREAM_TICK_MS: 'tickMs', SVC_STREAM_SEND_BUFFER_BYTES: 'sendBufferBytes' },
+  env: {
+    SVC_STREAM_MAX_VIEWERS: 'maxViewers',
+    SVC_STREAM_TICK_MS: 'tickMs',
+    SVC_STREAM_SEND_BUFFER_BYTES: 'sendBufferBytes',
+    SVC_STREAM_LAG_CHECK_MS: 'lagCheckMs',
+    SVC_STREAM_REPLAY_MAX_BYTES: 'replayMaxBytes',
+    SVC_STREAM_REPLAY_BYTES_PER_ADDRESS_PER_S: 'replayBytesPerAddressPerS',
+  },
 };

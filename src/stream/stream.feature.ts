@@ -18,6 +18,8 @@ import { flightFrames } from './flight.js';
 import { SseHub } from './hub.js';
 import { EdgeScene } from './scene.js';
 import { streamRoutes } from './stream.routes.js';
+import { procSendQueueProbe } from './tcp-queue.js';
+import { ClientAddresses } from '../http/client-address.js';
 import { WriteTokens } from '../http/write-guard.js';
 
 export class FlightRunner {
@@ -197,12 +199,19 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
   const cfg = s.config.stream;
   const keyUrl = s.config.server.publicBaseUrl ? keyUrlFor(s.config.server.publicBaseUrl) : null;
   const wire = (id: number, data: unknown): string => `id: ${id}\nevent: verdict\ndata: ${JSON.stringify(data)}\n\n`;
+  // replay budgets count per client as the other per-address limits do (trusted proxies, IPv6 /64)
+  const clients = new ClientAddresses(s.config.guard.trustProxy);
   const hub = new SseHub({
     maxViewers: cfg.maxViewers,
     ringSize: cfg.ringSize,
     heartbeatMs: cfg.heartbeatMs,
     sendBufferBytes: cfg.sendBufferBytes,
     retryMs: 2000,
+    replayMaxBytes: cfg.replayMaxBytes,
+    replayBytesPerAddressPerS: cfg.replayBytesPerAddressPerS,
+    clientOf: (res) => clients.of(res.req.socket.remoteAddress, res.req.headers['x-forwarded-for'] as string | undefined),
+    sendQueue: procSendQueueProbe(),
+    lagCheckMs: cfg.lagCheckMs,
     newestIndex: () => (core.ledger.size ? core.ledger.size - 1 : null),
     idsPersist: core.store.mode !== 'memory',
     // older than the ring: rebuilt from the ledger mirror, which every replica holds whole
@@ -263,7 +272,8 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
     new Counter({ name, help, registers: [s.metrics.registry], collect() { const now = total(); this.inc(now - seen); seen = now; } });
   };
   hubCounter('svc_sse_events_published_total', 'Verdict events published to the SSE stream', () => hub.stats().events);
-  hubCounter('svc_sse_viewers_dropped_total', 'SSE viewers dropped for a full send buffer', () => hub.stats().dropped);
+  hubCounter('svc_sse_viewers_dropped_total', 'SSE viewers dropped for too many unacknowledged bytes (queued in the process or in the kernel)', () => hub.stats().dropped);
+  hubCounter('svc_sse_replays_cut_total', 'SSE resumes whose replay stopped at a byte budget (ended with event: catchup)', () => hub.stats().catchups);
   const onFanout = (seconds: number): void => fanout.observe(seconds);
   hub.onFanout = onFanout;
   // every verdict the mirror applies, this replica's and (postgres mode) every other replica's, in
