@@ -3,6 +3,7 @@ import { get } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { CONNECTIONS, describeStages, DURATION_S, load, minorGcSeconds, paced, scrapeMetrics, startKoaHello, startService, verdictStages, warm, type Server, type Summary, VERDICT_FRAME as FRAME } from './lib.js';
 import { poolBaseline, servicePool, type BaselinePool } from './pool-baseline.js';
+import { ATTACKS, healthDuring, retryingFlood, type RetryingFlood } from './hostile.js';
 
 export interface Servers {
   koa: Server;
@@ -245,7 +246,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'overload',
-    title: 'the worst-case kernel at 4x its capacity: successes kept, the rest shed with 503; /health p99; verdicts during the flood',
+    title: 'the worst-case kernel at 4x its capacity: successes kept, the rest shed with 503; /health p99; verdicts during the flood; retry storms and hostile clients',
     async run({ svc }) {
       const heavy = `${svc.base}/api/svc/v1/mla/latent-compress?seq_len=256&n_heads=16&d_head=64&d_latent=256`;
       await warm(heavy, { connections: 2 });
@@ -275,6 +276,22 @@ export const SCENARIOS: Scenario[] = [
       ]);
       const describe = (r: Row, extra: string): Row => ({ ...r, label: `${r.label} [${extra}]` });
       const codes = (r: Summary) => Object.entries(r.status).map(([c, n]) => `${c}:${n}`).join(' ');
+      const meanCapacity = Math.max((capacity + capacityAfter) / 2, 1e-9);
+      // clients that resend a shed call at once, ignoring Retry-After: goodput against capacity
+      const storms: Row[] = [];
+      for (const clients of [16, 200]) {
+        let flood: RetryingFlood | undefined;
+        const h = await healthDuring(svc.base, HEALTH_RATE, `/health during ${clients} retrying clients (${HEALTH_RATE}/s)`, async () => (flood = await retryingFlood(heavy, clients)));
+        const f = flood!;
+        storms.push(describe({ ...h, ratio: f.goodputPer10s / 10 / meanCapacity, vs: 'goodput vs mean capacity' }, `${f.goodputPer10s.toFixed(0)} ok per 10 s, ${f.shed} shed, ${f.other} other`));
+        storms.push(p99Ratio({ ...h, label: '↳ /health p99' }, idle, 'p99 vs idle'));
+      }
+      // the attacks the hostile-client tests bound, one at a time
+      const attacks: Row[] = [];
+      for (const attack of ATTACKS) {
+        const h = await healthDuring(svc.base, HEALTH_RATE, `/health during: ${attack.name}`, () => attack.run(svc.base, DURATION_S));
+        attacks.push(p99Ratio(h, idle, 'p99 vs idle'));
+      }
       return [
         idle,
         describe(cap, `${capacity.toFixed(1)} ok/s`),
@@ -282,6 +299,8 @@ export const SCENARIOS: Scenario[] = [
         p99Ratio(busy, idle, 'p99 vs idle'),
         describe(capAfter, `${capacityAfter.toFixed(1)} ok/s`),
         describe({ ...verdicts, ratio: verdicts.max / 1000, vs: 'max latency, s' }, codes(verdicts)),
+        ...storms,
+        ...attacks,
       ];
     },
   },
