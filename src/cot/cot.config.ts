@@ -11,9 +11,19 @@ export interface CotLimits {
   maxDepth: number;
   maxElements: number;
   maxAttrsPerElement: number;
+  /** Attributes of the whole document: parse, validation and export cost grow with each one. */
+  maxAttributes: number;
+  /** Elements directly under the root's `<detail>` (real events carry fewer than ten). */
+  maxDetailChildren: number;
   maxNameLen: number;
   maxAttrValueLen: number;
-  /** Total character data of one document (remarks are the only long text in real events). */
+  /** Characters of the element and attribute names of one document's start tags. */
+  maxNameChars: number;
+  /** Characters of all attribute values of one document. */
+  maxAttrChars: number;
+  /** `&` characters of one document: entity and character references cost sax ten times a plain character. */
+  maxReferences: number;
+  /** Text, CDATA, comments and processing instructions of one document (remarks are the only long text in real events). */
   maxTextChars: number;
   maxUidLen: number;
 }
@@ -28,6 +38,15 @@ export interface CotConfig {
   limits: CotLimits;
 }
 
+// defaults that keep one event at every limit at once under 10 ms of main-thread CPU (test/cot/parse-cost.test.ts)
+const ELEMENTS = 256;
+const ATTRIBUTES = 512;
+const DETAIL_CHILDREN = 128;
+const NAME = 64;
+const NAME_CHARS = 16_384;
+const ATTR_CHARS = 16_384;
+const REFERENCES = 1024;
+
 export const cotConfig: FeatureConfig = {
   key: 'cot',
   schema: Joi.object({
@@ -40,10 +59,15 @@ export const cotConfig: FeatureConfig = {
       .default(4 * 1024 * 1024),
     limits: Joi.object({
       maxDepth: Joi.number().integer().min(3).max(256).default(16),
-      maxElements: Joi.number().integer().min(3).max(100_000).default(512),
+      maxElements: Joi.number().integer().min(3).max(100_000).default(ELEMENTS),
       maxAttrsPerElement: Joi.number().integer().min(7).max(1024).default(64),
-      maxNameLen: Joi.number().integer().min(8).max(4096).default(128),
+      maxAttributes: Joi.number().integer().min(12).max(100_000).default(ATTRIBUTES),
+      maxDetailChildren: Joi.number().integer().min(1).max(100_000).default(DETAIL_CHILDREN),
+      maxNameLen: Joi.number().integer().min(8).max(4096).default(NAME),
       maxAttrValueLen: Joi.number().integer().min(64).max(1024 * 1024).default(8192),
+      maxNameChars: Joi.number().integer().min(256).max(1024 * 1024).default(NAME_CHARS),
+      maxAttrChars: Joi.number().integer().min(256).max(1024 * 1024).default(ATTR_CHARS),
+      maxReferences: Joi.number().integer().min(0).max(1024 * 1024).default(REFERENCES),
       maxTextChars: Joi.number().integer().min(64).max(1024 * 1024).default(16_384),
       maxUidLen: Joi.number().integer().min(1).max(4096).default(256),
     }).default(),

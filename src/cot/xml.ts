@@ -3,8 +3,10 @@
  * `strictEntities` (only the five XML entities and numeric references) and namespace resolution.
  * Any DOCTYPE is refused before anything after it is read, so no entity can be declared, let alone
  * expanded or fetched (XXE, billion laughs). The limits sax lacks are enforced here while parsing:
- * depth, element count, attributes per element, name and value lengths, total text, duplicate
- * attributes, characters outside XML 1.0 `Char`, exactly one root.
+ * depth, element count, attributes per element and in all, children of the root's `<detail>`, name
+ * and value lengths, total text, duplicate attributes, characters outside XML 1.0 `Char`, exactly
+ * one root. The text is fed in small chunks and the attributes sax holds for an unfinished tag are
+ * counted after each, so a refused document costs the work up to its limit, not its whole length.
  */
 import sax from 'sax';
 import type { CotLimits } from './cot.config.js';
@@ -52,14 +54,40 @@ export class XmlRejection extends Error {
 // XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]; lone surrogates fail too
 const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 const UTF8_NAMES = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
+/** Characters per sax write: small enough that one tag's pending attributes stay few, large enough that writes are cheap. */
+const CHUNK = 1024;
+
+/** sax's parser with the buffers it fills before it calls a handler (public fields, not in @types/sax). */
+type PendingParser = sax.SAXParser & {
+  attribList: [string, string][];
+  attribName: string;
+  attribValue: string;
+  tagName: string;
+  entity: string;
+  doctype: string | boolean;
+  textNode: string;
+  cdata: string;
+  comment: string;
+  procInstBody: string;
+  sgmlDecl: string;
+};
+
+/** Occurrences of `&` in `s`: each starts an entity or character reference, which sax decodes slowly. */
+function ampersands(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf('&'); i !== -1; i = s.indexOf('&', i + 1)) n++;
+  return n;
+}
 
 /** Throws XmlRejection; returns the root element. `text` is already decoded (UTF-8 checked by the caller). */
 export function parseXml(input: string, limits: CotLimits): XmlElement {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
-  // strictEntities exists in sax 1.6 but not in @types/sax
-  const options = { xmlns: true, strictEntities: true, position: true };
-  const parser = sax.parser(true, options as sax.SAXOptions);
-  const where = () => ({ line: parser.line + 1, column: parser.column + 1 });
+  // strictEntities exists in sax 1.6 but not in @types/sax; no position tracking, which cost a
+  // third of sax's time: a refusal says how far the text had been read instead of line and column
+  const options = { xmlns: true, strictEntities: true, position: false };
+  const parser = sax.parser(true, options as sax.SAXOptions) as PendingParser;
+  let read = 0;
+  const where = () => ({ chars_read: read });
   const fail = (kind: RejectionKind, message: string, ctx: Record<string, unknown> = {}): never => {
     throw new XmlRejection(kind, message, { ...ctx, ...where() });
   };
@@ -71,16 +99,24 @@ export function parseXml(input: string, limits: CotLimits): XmlElement {
   const stack: XmlElement[] = [];
   let root: XmlElement | null = null;
   let elements = 0;
+  let attributes = 0;
+  let detailChildren = 0;
+  let attrChars = 0;
+  let nameChars = 0;
+  let references = 0;
   let textChars = 0;
   let declSeen = false;
   let seenAnything = false;
   let attrNames = new Set<string>();
 
+  const tooManyNameChars = (): never => limit('maxNameChars', `more than ${limits.maxNameChars} characters in element and attribute names`);
+  const tooManyAttrChars = (): never => limit('maxAttrChars', `more than ${limits.maxAttrChars} characters in attribute values`);
+  const tooMuchText = (): never => limit('maxTextChars', `more than ${limits.maxTextChars} characters of text, comments and processing instructions`);
   const addText = (s: string, cdata: boolean) => {
     seenAnything = true;
     checkChars(s, 'text');
     textChars += s.length;
-    if (textChars > limits.maxTextChars) limit('maxTextChars', `more than ${limits.maxTextChars} characters of text`);
+    if (textChars > limits.maxTextChars) tooMuchText();
     const parent = stack.at(-1);
     if (!parent) return; // whitespace around the root (sax rejects anything else there)
     const last = parent.children.at(-1);
@@ -101,10 +137,12 @@ export function parseXml(input: string, limits: CotLimits): XmlElement {
         if (enc !== undefined && !UTF8_NAMES.has(enc.toLowerCase())) fail('encoding', `encoding '${enc}' is not supported: send UTF-8`, { encoding: enc });
       }
       seenAnything = true;
+      if ((textChars += pi.body.length) > limits.maxTextChars) tooMuchText();
     },
     oncomment: (c) => {
       checkChars(c, 'a comment');
       seenAnything = true;
+      if ((textChars += c.length) > limits.maxTextChars) tooMuchText();
     },
     onopentagstart: (tag) => {
       seenAnything = true;
@@ -112,15 +150,23 @@ export function parseXml(input: string, limits: CotLimits): XmlElement {
       if (++elements > limits.maxElements) limit('maxElements', `more than ${limits.maxElements} elements`);
       if (stack.length + 1 > limits.maxDepth) limit('maxDepth', `elements nested deeper than ${limits.maxDepth}`);
       if (tag.name.length > limits.maxNameLen) limit('maxNameLen', `an element name is longer than ${limits.maxNameLen} characters`);
+      if ((nameChars += tag.name.length) > limits.maxNameChars) tooManyNameChars();
+      const parent = stack.at(-1);
+      if (stack.length === 2 && parent!.local === 'detail' && parent!.uri === '' && ++detailChildren > limits.maxDetailChildren) {
+        limit('maxDetailChildren', `more than ${limits.maxDetailChildren} elements directly under <detail>`);
+      }
       attrNames = new Set();
     },
     onattribute: (a) => {
       // sax keeps the last of two equal attributes silently; XML forbids them
       if (attrNames.has(a.name)) fail('malformed', `XML is not well-formed: attribute '${a.name.slice(0, 64)}' appears twice`);
       attrNames.add(a.name);
+      if (++attributes > limits.maxAttributes) limit('maxAttributes', `more than ${limits.maxAttributes} attributes in the document`);
       if (attrNames.size > limits.maxAttrsPerElement) limit('maxAttrsPerElement', `more than ${limits.maxAttrsPerElement} attributes on one element`);
       if (a.name.length > limits.maxNameLen) limit('maxNameLen', `an attribute name is longer than ${limits.maxNameLen} characters`);
+      if ((nameChars += a.name.length) > limits.maxNameChars) tooManyNameChars();
       if (a.value.length > limits.maxAttrValueLen) limit('maxAttrValueLen', `an attribute value is longer than ${limits.maxAttrValueLen} characters`);
+      if ((attrChars += a.value.length) > limits.maxAttrChars) tooManyAttrChars();
       checkChars(a.value, `attribute '${a.name.slice(0, 64)}'`);
     },
     onopentag: (tag) => {
@@ -139,7 +185,42 @@ export function parseXml(input: string, limits: CotLimits): XmlElement {
   };
   Object.assign(parser, handlers);
 
-  parser.write(text).close();
+  /**
+   * The limits again, counting what sax holds but has not handed over yet. sax walks every
+   * character (about 0.1 µs each) and reports a name, a value, a comment or a tag's attributes only
+   * once it ends; it also checks each attribute of a tag against all the earlier ones (quadratic).
+   * Checked between chunks, a document over a limit is refused within one chunk of reaching it.
+   */
+  const checkPending = () => {
+    const p = parser;
+    if (p.doctype) fail('doctype', 'DOCTYPE is not allowed: document type declarations and entities are refused');
+    if (p.tagName.length > limits.maxNameLen) limit('maxNameLen', `an element name is longer than ${limits.maxNameLen} characters`);
+    if (p.attribName.length > limits.maxNameLen) limit('maxNameLen', `an attribute name is longer than ${limits.maxNameLen} characters`);
+    if (p.entity.length > limits.maxNameLen) limit('maxNameLen', `an entity or character reference is longer than ${limits.maxNameLen} characters`);
+    if (p.attribValue.length > limits.maxAttrValueLen) limit('maxAttrValueLen', `an attribute value is longer than ${limits.maxAttrValueLen} characters`);
+    const pending = p.attribList;
+    if (pending.length > limits.maxAttrsPerElement) limit('maxAttrsPerElement', `more than ${limits.maxAttrsPerElement} attributes on one element`);
+    if (attributes + pending.length > limits.maxAttributes) limit('maxAttributes', `more than ${limits.maxAttributes} attributes in the document`);
+    let values = attrChars + p.attribValue.length;
+    let names = nameChars + p.tagName.length + p.attribName.length;
+    for (const [n, v] of pending) {
+      names += n.length;
+      values += v.length;
+    }
+    if (values > limits.maxAttrChars) tooManyAttrChars();
+    if (names > limits.maxNameChars) tooManyNameChars();
+    if (textChars + p.textNode.length + p.cdata.length + p.comment.length + p.procInstBody.length + p.sgmlDecl.length > limits.maxTextChars) tooMuchText();
+  };
+  for (let at = 0; at < text.length; at += CHUNK) {
+    const chunk = text.slice(at, at + CHUNK);
+    read = at + chunk.length;
+    if ((references += ampersands(chunk)) > limits.maxReferences) {
+      limit('maxReferences', `more than ${limits.maxReferences} '&' characters (entity and character references, or literal in comments and CDATA)`);
+    }
+    parser.write(chunk);
+    checkPending();
+  }
+  parser.close();
   if (!root) fail('malformed', 'XML is not well-formed: no root element');
   return root!;
 }

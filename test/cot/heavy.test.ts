@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { withTestApp } from '../helpers/app.js';
 
 // Issue 17 item 1: in-bounds but heavy stored events must not make status/export block the loop.
+// Heavy in stored bytes (~39 KB exported) within the ingest limits on names, values and text.
 const heavy = (i: number): string => {
-  const attrs = Array.from({ length: 20 }, (_, k) => `a${k}=""`).join(' ');
-  const els = `<e ${attrs}/>`.repeat(388);
-  return `<event version="2.0" uid="heavy-${i}" type="a-u-A" how="m-g" time="2026-01-01T00:00:00Z" start="2026-01-01T00:00:00Z" stale="2027-01-01T00:05:00Z"><point lat="1" lon="1" hae="0" ce="1" le="1"/><detail>${els}</detail></event>`;
+  const els = Array.from({ length: 100 }, (_, k) => `<${`e${k}`.padEnd(64, 'x')} a="${'v'.repeat(160)}"/>`).join('');
+  return `<event version="2.0" uid="heavy-${i}" type="a-u-A" how="m-g" time="2026-01-01T00:00:00Z" start="2026-01-01T00:00:00Z" stale="2027-01-01T00:05:00Z"><point lat="1" lon="1" hae="0" ce="1" le="1"/><detail>${els}<remarks>${'r'.repeat(16_000)}</remarks></detail></event>`;
 };
 
 describe('CoT under heavy stored events (issue 17 items 1, 15)', () => {
