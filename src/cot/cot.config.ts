@@ -35,6 +35,10 @@ export interface CotConfig {
   maxStoredTracks: number;
   /** Total bytes of stored (exported) events; the least recently stored are evicted beyond it. */
   maxStoredBytes: number;
+  /** An ingested `time` or `start` may be at most this far ahead of the service's clock. */
+  maxFutureSkewS: number;
+  /** An ingested `stale` may be at most this far ahead of the service's clock. */
+  maxStaleAheadS: number;
   limits: CotLimits;
 }
 
@@ -57,6 +61,8 @@ export const cotConfig: FeatureConfig = {
       .min(64 * 1024)
       .max(1024 * 1024 * 1024)
       .default(4 * 1024 * 1024),
+    maxFutureSkewS: Joi.number().integer().min(0).max(86_400).default(60),
+    maxStaleAheadS: Joi.number().integer().min(60).max(10 * 366 * 86_400).default(366 * 86_400),
     limits: Joi.object({
       maxDepth: Joi.number().integer().min(3).max(256).default(16),
       maxElements: Joi.number().integer().min(3).max(100_000).default(ELEMENTS),

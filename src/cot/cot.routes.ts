@@ -56,7 +56,9 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
       write: true,
       summary:
         'Ingest one CoT XML event (application/xml, text/xml or application/cot+xml; UTF-8; at most the XML body limit). No DOCTYPE, ' +
-        'one root, depth/element/attribute limits; answers with the parsed event and its schema-shape validation; a valid event becomes a track',
+        'one root, depth/element/attribute limits; answers with the parsed event and its schema-shape validation; a valid event becomes a track. ' +
+        'Refused (422): an empty uid or one with control, bidi or zero-width characters; time or start more than cot.maxFutureSkewS (60 s) ahead of the clock, ' +
+        'stale more than cot.maxStaleAheadS (366 days) ahead; a uid first stored with another write token (cot_uid_owned)',
       tag: 'cot',
       body: 'text',
       bodyTypes: INGEST_TYPES,
@@ -67,7 +69,9 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
         const charset = (ctx.request.charset ?? '').toLowerCase();
         if (!UTF8_CHARSETS.has(charset)) throw Errors.unsupportedMediaType(ctx.get('content-type'), INGEST_TYPES.map((t) => `${t}; charset=utf-8`));
         ctx.set('Cache-Control', 'no-store');
-        return cot.ingest(body);
+        // the write guard names the token a write came with; no token (none configured) is null
+        const writer: unknown = ctx.state.writer;
+        return cot.ingest(body, typeof writer === 'string' ? writer : null);
       },
     }),
     defineRoute({

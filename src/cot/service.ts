@@ -19,6 +19,20 @@ import { API } from '../isomorphic/api.js';
 const REJECTION_TYPE = { malformed: 'xml_invalid', doctype: 'xml_doctype_forbidden', limit: 'xml_limit_exceeded' } as const;
 
 const bodyIssue = (type: string, msg: string, ctx: Record<string, unknown>): ValidationIssue => ({ type, loc: ['body'], msg, input: null, ctx });
+const uidIssue = (type: string, msg: string, input: string, ctx?: Record<string, unknown>): ValidationIssue => ({ type, loc: ['body', 'event', '@uid'], msg, input, ...(ctx ? { ctx } : {}) });
+
+/**
+ * Characters a uid may not hold: controls (C0, DEL, C1), format characters (bidi overrides and
+ * isolates, zero-width characters, the BOM) and line or paragraph separators. Each makes two uids
+ * that print alike, or reorders or breaks the text a log or an operator's screen shows.
+ */
+const UID_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/** `U+202E` for a character, for a message that must not carry the character itself. */
+const codePoint = (ch: string): string => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** Who sent an event: the write token's identity as the write guard names it, or null (no token). */
+export type Producer = string | null;
 
 function cotIssues(errors: CotIssue[]): ValidationIssue[] {
   return errors.map((e) => ({
@@ -129,8 +143,53 @@ export class CotService {
     return samples + this.store.valid;
   }
 
-  /** Parse, validate and store one event; throws AppError (415/422) without storing anything. */
-  ingest(body: string): Record<string, unknown> {
+  /** The uid is a name shown and matched as is: refused empty, or with characters that hide what it says. */
+  private checkUid(uid: string): void {
+    const { maxUidLen } = this.cfg.limits;
+    if (uid.length > maxUidLen) throw Errors.validation([bodyIssue('xml_limit_exceeded', `uid is longer than ${maxUidLen} characters`, { limit: 'maxUidLen', max: maxUidLen })]);
+    if (/^[ \t\n\r]*$/.test(uid)) throw Errors.validation([uidIssue('cot_uid_invalid', 'uid must not be empty or only whitespace', uid)]);
+    const bad = UID_FORBIDDEN.exec(uid);
+    if (bad) {
+      const cp = codePoint(bad[0]);
+      throw Errors.validation([
+        uidIssue('cot_uid_invalid', `uid must not contain control, format (bidi, zero-width) or separator characters: ${cp} at index ${bad.index}`, uid, { character: cp, index: bad.index }),
+      ]);
+    }
+    if (uid.startsWith(UID_PREFIX)) {
+      throw Errors.validation([uidIssue('cot_uid_reserved', `uids starting with '${UID_PREFIX}' name this service's own tracks`, uid)]);
+    }
+  }
+
+  /**
+   * `time` and `start` at most `maxFutureSkewS` ahead of the clock, `stale` at most `maxStaleAheadS`:
+   * the store keeps the newest `time` per uid, so one event dated far ahead would refuse every
+   * later real update of its uid. A time JavaScript cannot represent is refused too.
+   */
+  private checkTimes(a: Record<string, string>, nowMs: number): void {
+    const issues: ValidationIssue[] = [];
+    const bound = (name: string, aheadS: number, key: string) => {
+      const raw = a[name]!;
+      const ms = dateTimeMs(raw);
+      if (ms <= nowMs + aheadS * 1000) return;
+      const limitAt = new Date(nowMs + aheadS * 1000).toISOString();
+      const msg = Number.isNaN(ms)
+        ? `'${name}' is outside the range of dates the service can order`
+        : `'${name}' is ${Math.round((ms - nowMs) / 1000)} s ahead of the service's clock: at most ${aheadS} s (cot.${key}) is accepted, so no later than ${limitAt}`;
+      issues.push({ type: 'cot_time_out_of_range', loc: ['body', 'event', `@${name}`], msg, input: raw, ctx: { [key === 'maxFutureSkewS' ? 'max_future_skew_s' : 'max_stale_ahead_s']: aheadS, latest: limitAt } });
+    };
+    bound('time', this.cfg.maxFutureSkewS, 'maxFutureSkewS');
+    bound('start', this.cfg.maxFutureSkewS, 'maxFutureSkewS');
+    bound('stale', this.cfg.maxStaleAheadS, 'maxStaleAheadS');
+    if (issues.length) throw Errors.validation(issues);
+  }
+
+  /**
+   * Parse, validate and store one event; throws AppError (415/422) without storing anything.
+   * `producer` is the write token's identity (null without one): a uid first stored with a token
+   * is replaced only with that token; one stored without a token may be replaced by anyone, and
+   * a token that replaces it takes it over.
+   */
+  ingest(body: string, producer: Producer = null): Record<string, unknown> {
     let root: XmlElement;
     try {
       root = parseXml(body, this.cfg.limits);
@@ -145,13 +204,14 @@ export class CotService {
     const a = attrMap(root);
     // `start` after `stale` is a warning like every other staleness observation (README), not a refusal
     const uid = a.uid!;
-    const { maxUidLen } = this.cfg.limits;
-    if (uid.length > maxUidLen) throw Errors.validation([bodyIssue('xml_limit_exceeded', `uid is longer than ${maxUidLen} characters`, { limit: 'maxUidLen', max: maxUidLen })]);
-    if (uid.startsWith(UID_PREFIX)) {
-      throw Errors.validation([{ type: 'cot_uid_reserved', loc: ['body', 'event', '@uid'], msg: `uids starting with '${UID_PREFIX}' name this service's own tracks`, input: uid }]);
+    this.checkUid(uid);
+    this.checkTimes(a, nowMs);
+    const owner = this.store.get(uid)?.owner ?? null;
+    if (owner !== null && owner !== producer) {
+      throw Errors.validation([uidIssue('cot_uid_owned', `uid '${uid}' was stored with another write token: only that token may replace it`, uid)]);
     }
 
-    const result: StoreResult = this.store.put({ uid, timeMs: dateTimeMs(a.time!), event: root, storedAt: new Date(nowMs).toISOString(), ...this.cacheExport(root, nowMs) });
+    const result: StoreResult = this.store.put({ uid, timeMs: dateTimeMs(a.time!), owner: producer, event: root, storedAt: new Date(nowMs).toISOString(), ...this.cacheExport(root, nowMs) });
     const point = root.children.find((c) => isElement(c) && c.local === 'point') as XmlElement;
     const detail = root.children.find((c) => isElement(c) && c.local === 'detail') as XmlElement | undefined;
     const detailKids = detail?.children.filter(isElement) ?? [];

@@ -7,8 +7,10 @@ import type { XmlElement } from './xml.js';
 
 export interface StoredEvent {
   uid: string;
-  /** Epoch ms of `time` (NaN if JavaScript cannot represent it). */
+  /** Epoch ms of `time` (NaN if JavaScript cannot represent it; ingest refuses such a time). */
   timeMs: number;
+  /** The write token's identity it was stored with, or null (stored without a token: anyone may replace it). */
+  owner?: string | null;
   /** The parsed `<event>` element, kept whole so the export can round-trip it. */
   event: XmlElement;
   storedAt: string;
