@@ -9,13 +9,14 @@ class FakeResponse extends EventEmitter {
   writableLength = 0;
   destroyed = false;
   resets = 0;
-  socket = { setKeepAlive() {}, destroyed: false, resetAndDestroy: () => (this.resets++, this.destroy()) };
+  socket = { setKeepAlive() {}, destroyed: false, bytesWritten: 0, resetAndDestroy: () => (this.resets++, this.destroy()) };
   readsNothing = false;
   writeHead() {
     return this;
   }
   write(chunk: string) {
     this.written.push(chunk);
+    this.socket.bytesWritten += chunk.length;
     if (this.readsNothing) this.writableLength += chunk.length;
     return true;
   }
@@ -117,5 +118,38 @@ describe('SseHub', () => {
     const ahead = attach(hub, 3); // another replica already sent it 0..3
     for (let i = 1; i < 6; i++) hub.publish(i, 'verdict', () => ({ i }));
     expect(ahead.written.filter((w) => w.startsWith('id: ')).map((w) => w.split('\n')[0])).to.deep.equal(['id: 4', 'id: 5']);
+  });
+
+  it('drops a viewer whose kernel send queue passes the cap, even with nothing queued in the process', async () => {
+    const queues = new Map<unknown, number>();
+    const hub = hubWith({ sendBufferBytes: 1000, lagCheckMs: 50, sendQueue: async (sockets) => sockets.map((s) => queues.get(s) ?? 0) });
+    const stalled = attach(hub);
+    const reading = attach(hub);
+    for (let i = 0; i < 40; i++) hub.publish(i, 'verdict', () => ({ pad: 'x'.repeat(40) }));
+    // what the kernel took for the stalled viewer is still unacknowledged; the other's was read
+    queues.set(stalled.socket, stalled.socket.bytesWritten - 100);
+    const deadline = Date.now() + 5000;
+    while (!stalled.destroyed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(stalled.resets).to.equal(1);
+    expect(reading.destroyed).to.equal(false);
+    expect(hub.stats()).to.include({ viewers: 1, dropped: 1 });
+    reading.end();
+  });
+
+  it('replays at most replayMaxBytes per connection, then ends with event: catchup naming the last id sent', () => {
+    const hub = hubWith({ ringSize: 100, sendBufferBytes: 1e6, replayMaxBytes: 200 });
+    for (let i = 0; i < 20; i++) hub.publish(i, 'verdict', () => ({ pad: 'x'.repeat(20) }));
+    let ended = '';
+    const res = new FakeResponse();
+    res.end = ((chunk?: string) => {
+      ended = chunk ?? '';
+    }) as typeof res.end;
+    hub.attach(res as unknown as ServerResponse, 0, {});
+    const ids = res.written.filter((w) => w.startsWith('id: '));
+    expect(ids.join('').length).to.be.at.most(200);
+    expect(ids.length).to.be.greaterThan(1);
+    expect(ended).to.match(/^retry: \d+\nevent: catchup\ndata: /);
+    expect(JSON.parse(ended.split('data: ')[1]!)).to.include({ last_id: ids.length, newest_id: 19 });
+    expect(hub.stats()).to.include({ viewers: 0, catchups: 1 });
   });
 });
