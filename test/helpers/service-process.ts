@@ -1,5 +1,7 @@
 /** The real entry point (src/main.ts under tsx) as a child process on a free 127.0.0.1 port. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export interface ServiceProcess {
@@ -48,4 +50,16 @@ export async function runServiceToExit(env: Record<string, string>): Promise<{ c
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { code, stderr, stdout };
+}
+
+/** The service's main-thread CPU time in ms (Linux): its kernel and signing threads do not count. */
+export function mainThreadCpuMs(svc: ServiceProcess): number {
+  const pid = svc.child.pid!;
+  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+}
+
+/** SIGKILL, and wait for the exit. */
+export async function killService(svc: ServiceProcess): Promise<void> {
+  svc.child.kill('SIGKILL');
+  if (svc.child.exitCode === null && svc.child.signalCode === null) await once(svc.child, 'exit');
 }

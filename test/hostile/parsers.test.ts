@@ -1,12 +1,8 @@
-import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { countJsonMembers, MAX_JSON_MEMBERS } from '../../src/http/body.js';
-import { startService, type ServiceProcess } from '../helpers/service-process.js';
+import { killService, mainThreadCpuMs, startService, type ServiceProcess } from '../helpers/service-process.js';
 import { POST_BUDGET_MS, POST_SAMPLES, SAMPLE_FRAME } from '../../bench/post-samples.js';
 
-/** Main-thread CPU time of a process in ms (Linux): its worker threads do not count. */
-const mainThreadCpuMs = (pid: number): number => Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
 
 /** What one request inside every limit may cost the main thread, whatever it carries. */
 const BUDGET_MS = POST_BUDGET_MS;
@@ -20,20 +16,16 @@ describe('hostile: every parser on the request path costs the main thread little
   before(async () => {
     svc = await startService({ SVC_WRITE_RATE_PER_S: '100000', SVC_WRITE_BURST: '100000' });
   });
-  after(async () => {
-    svc.child.kill('SIGKILL');
-    if (svc.child.exitCode === null) await once(svc.child, 'exit');
-  });
+  after(() => killService(svc));
 
   /** The least main-thread CPU of three sends: a busy machine adds to a try, a costly parse costs every time. */
   async function cost(path: string, init: RequestInit = {}): Promise<{ status: number; body: string; ms: number }> {
-    const pid = svc.child.pid!;
     let best = { status: 0, body: '', ms: Infinity };
     for (let i = 0; i < 3; i++) {
-      const before = mainThreadCpuMs(pid);
+      const before = mainThreadCpuMs(svc);
       const res = await fetch(svc.base + path, init);
       const body = await res.text();
-      const ms = mainThreadCpuMs(pid) - before;
+      const ms = mainThreadCpuMs(svc) - before;
       if (ms < best.ms) best = { status: res.status, body, ms };
     }
     return best;
