@@ -7,7 +7,7 @@
  */
 import { sign, type KeyObject } from 'node:crypto';
 import { workerData } from 'node:worker_threads';
-import { pae, PAYLOAD_TYPE, receiptPayload, sha256 } from '../src/lib/receipt-bytes.js';
+import { pae, PAYLOAD_TYPE, RECEIPT_KIND, receiptPayload, receiptSubject, sha256 } from '../src/lib/receipt-bytes.js';
 import type { PackedReceipts, ReceiptTask, Task, TaskResult } from './tasks.js';
 
 // handed over once at pool start (KeyObjects clone across threads); never logged, never returned
@@ -21,10 +21,10 @@ export function signReceipts(items: ReceiptTask['items'], key: KeyObject): Packe
   const parts: Buffer[] = [];
   const out: PackedReceipts = { bytes: new Uint8Array(0), at: [], payloadLen: [], sigLen: [], errors: [] };
   let at = 0;
-  for (const { body, tsUtc } of items) {
+  for (const { body, tsUtc, frame } of items) {
     let payload: Buffer;
     try {
-      payload = receiptPayload(body, tsUtc);
+      payload = receiptPayload(body, tsUtc, RECEIPT_KIND, frame === undefined ? undefined : receiptSubject(frame));
     } catch (err) {
       out.at.push(at);
       out.payloadLen.push(-1);

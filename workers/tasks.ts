@@ -28,7 +28,8 @@ export interface SignTask {
  */
 export interface ReceiptTask {
   kind: 'receipts';
-  items: { body: ReceiptBody; tsUtc: string }[];
+  /** `frame`: the telemetry frame the receipt decides; the lane binds the receipt to it (receipt-bytes.ts). */
+  items: { body: ReceiptBody; tsUtc: string; frame?: { track_id: string } }[];
 }
 
 /**

@@ -41,6 +41,12 @@ export const RECEIPT_PAYLOAD = shape({
     lambda_floor: num().min(0).max(1),
   }),
   schema: oneOf('svc.receipt/v1'),
+  subject: shape({
+    frame_sha256: hex64().description('SHA-256 of the telemetry frame as posted, in RFC 8785 canonical JSON (keys sorted, no whitespace, ECMAScript number form)'),
+    track_id: str().description('the frame\u2019s track_id'),
+  })
+    .optional()
+    .description('what the verdict decided (an added member: receipts signed before it have none; readers of the other members need not know it)'),
   ts_utc: isoTime(),
 });
 

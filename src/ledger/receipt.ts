@@ -1,12 +1,13 @@
 /**
- * Receipts: the signed payload of interface 2.3 (made by src/lib/receipt-bytes.ts, kept as bytes)
- * and the DSSE envelope document built from a stored node.
+ * Receipts: the signed payload of interface 2.3 (made by src/lib/receipt-bytes.ts, kept as bytes),
+ * bound to its subject (the track and the digest of the frame it decides), and the DSSE envelope
+ * document built from a stored node.
  */
 import { DSSE_HONESTY, PAYLOAD_TYPE } from './dsse.js';
 import type { LedgerNode } from './ledger.js';
 
 // the payload bytes are made in src/lib (the signing lane makes them too)
-export { RECEIPT_KIND, RECEIPT_SCHEMA, receiptPayload, type ReceiptBody } from '../lib/receipt-bytes.js';
+export { RECEIPT_KIND, RECEIPT_SCHEMA, receiptPayload, receiptSubject, type ReceiptBody, type ReceiptSubject } from '../lib/receipt-bytes.js';
 
 export interface DsseDocument {
   payloadType: string;

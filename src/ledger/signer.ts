@@ -141,7 +141,7 @@ export class Signer {
     (paes) => ({ kind: 'sign', paes: packed(paes) }),
     (value) => (value as Uint8Array[]).map(asBuffer),
   );
-  private readonly receipts = new Lane<{ body: ReceiptBody; tsUtc: string }, SignedReceipt>(
+  private readonly receipts = new Lane<{ body: ReceiptBody; tsUtc: string; frame?: { track_id: string } }, SignedReceipt>(
     'receipts',
     this,
     (items) => ({ kind: 'receipts', items }),
@@ -162,9 +162,9 @@ export class Signer {
     return this.paes.add(pae);
   }
 
-  /** The receipt of `body` at `tsUtc`, serialised, hashed and signed in the lane. */
-  signReceipt(body: ReceiptBody, tsUtc: string): Promise<SignedReceipt> {
-    return this.receipts.add({ body, tsUtc });
+  /** The receipt of `body` at `tsUtc`, bound to `frame` when given, serialised, hashed and signed in the lane. */
+  signReceipt(body: ReceiptBody, tsUtc: string, frame?: { track_id: string }): Promise<SignedReceipt> {
+    return this.receipts.add(frame === undefined ? { body, tsUtc } : { body, tsUtc, frame });
   }
 
   /** @internal the lanes call this when they have work: one send per event-loop turn. */

@@ -22,6 +22,22 @@ export interface ReceiptBody {
   lambda_floor: number;
 }
 
+/**
+ * What a receipt is about: the track and the SHA-256 (hex) of its telemetry frame in canonical
+ * JSON (RFC 8785: keys sorted by UTF-16 code units, no whitespace, numbers in ECMAScript's
+ * shortest form). Two verdicts on different frames then never share payload bytes, so a signature
+ * cannot be moved from one to the other.
+ */
+export interface ReceiptSubject {
+  frame_sha256: string;
+  track_id: string;
+}
+
+/** The subject of a verdict on `frame` (the frame as validated: the posted JSON object, keys and values as sent). */
+export function receiptSubject(frame: { track_id: string }): ReceiptSubject {
+  return { frame_sha256: hash('sha256', canonicalJson(frame), 'hex'), track_id: frame.track_id };
+}
+
 export function pae(payloadType: string, body: Buffer): Buffer {
   const type = Buffer.from(payloadType, 'utf8');
   return Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `), type, Buffer.from(` ${body.length} `), body]);
@@ -32,8 +48,9 @@ export function sha256(data: Uint8Array): Buffer {
   return hash('sha256', data, 'buffer');
 }
 
-export function receiptPayload(body: ReceiptBody, tsUtc: string, kind = RECEIPT_KIND): Buffer {
-  const doc = { doctrine: RECEIPT_DOCTRINE, kind, payload: body, schema: RECEIPT_SCHEMA, ts_utc: tsUtc };
+/** `subject` is an added member of svc.receipt/v1: readers that do not know it see the same fields as before. */
+export function receiptPayload(body: ReceiptBody, tsUtc: string, kind = RECEIPT_KIND, subject?: ReceiptSubject): Buffer {
+  const doc = { doctrine: RECEIPT_DOCTRINE, kind, payload: body, schema: RECEIPT_SCHEMA, ...(subject ? { subject } : {}), ts_utc: tsUtc };
   // JSON.stringify would turn NaN into null: refuse to sign a receipt that is not what it claims
   const check = (v: unknown): void => {
     if (typeof v === 'number' && !Number.isFinite(v)) throw new Error('receipt holds a non-finite number');

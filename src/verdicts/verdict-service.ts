@@ -92,8 +92,9 @@ export class VerdictService {
     let receipts: SignedReceipt[];
     try {
       receipts = await Promise.all(
-        prepared.map(({ evaluation: e }) =>
-          this.signer.signReceipt({ breaches: e.breaches, decision: e.decision, geofence_inside: e.geofence.inside, lambda: e.lambda, lambda_floor: e.lambdaFloor }, tsUtc),
+        // the frame goes with the receipt: the lane binds it by digest, so no two frames share a payload
+        prepared.map(({ frame, evaluation: e }) =>
+          this.signer.signReceipt({ breaches: e.breaches, decision: e.decision, geofence_inside: e.geofence.inside, lambda: e.lambda, lambda_floor: e.lambdaFloor }, tsUtc, frame),
         ),
       );
     } catch (err) {

@@ -3,7 +3,7 @@ import { defineRoute, type RouteDef } from '../http/route.js';
 import { dsseDocument } from '../ledger/receipt.js';
 import { publicKeyUrl } from '../ledger/documents.js';
 import type { Ledger, LedgerNode } from '../ledger/ledger.js';
-import type { ReceiptBody } from '../ledger/receipt.js';
+import type { ReceiptBody, ReceiptSubject } from '../ledger/receipt.js';
 import { telemetryFrameSchema, type TelemetryFrame } from './telemetry.js';
 import type { Verdict, VerdictService } from './verdict-service.js';
 import { VERDICT } from './verdicts.responses.js';
@@ -54,15 +54,16 @@ export function verdictBody(v: Verdict, ledger: Ledger, keyUrl: string | null): 
 /**
  * The same public shape built from a ledger node alone: what a replica knows of a verdict another
  * replica signed (postgres mode), or of one older than its process. The decision, λ, the floor,
- * breaches and the geofence flag come from the signed payload; what is not signed (the frame, the
- * 13 axes, PAC-Bayes detail) is null, and `evaluation` says so.
+ * breaches, the geofence flag and the track (receipts bound to their subject) come from the signed
+ * payload; what is not signed (the frame itself, the 13 axes, PAC-Bayes detail) is null, and
+ * `evaluation` says so.
  */
 export function nodeVerdictBody(node: LedgerNode, ledger: Ledger, keyUrl: string | null): Record<string, unknown> {
-  const signed = JSON.parse(node.payload.toString('utf8')) as { payload: ReceiptBody };
+  const signed = JSON.parse(node.payload.toString('utf8')) as { payload: ReceiptBody; subject?: ReceiptSubject };
   const b = signed.payload;
   return {
     schema: 'svc.verdict/v1',
-    track_id: null,
+    track_id: signed.subject?.track_id ?? null,
     source: null,
     decision: b.decision,
     lambda: b.lambda,

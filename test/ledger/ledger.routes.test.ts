@@ -38,7 +38,7 @@ describe('ledger routes', () => {
     expect(doc.payload_b64).to.equal(doc.dsse.payload);
     expect(doc.dsse).to.include({ payloadType: 'application/vnd.svc.receipt+json', _dsse: 'DSSEv1', signed: true, keyid: doc.keyid });
     const payload = JSON.parse(Buffer.from(doc.payload_b64, 'base64').toString());
-    expect(Object.keys(payload)).to.deep.equal(['doctrine', 'kind', 'payload', 'schema', 'ts_utc']);
+    expect(Object.keys(payload)).to.deep.equal(['doctrine', 'kind', 'payload', 'schema', 'subject', 'ts_utc']);
     expect(Object.keys(payload.payload)).to.deep.equal(['breaches', 'decision', 'geofence_inside', 'lambda', 'lambda_floor']);
     expect(payload).to.include({ schema: 'svc.receipt/v1', kind: 'counter_uas_decision', doctrine: 'v11' });
     const pem = (await app().http.get('/api/svc/v1/edge/pubkey.pem')).text;
