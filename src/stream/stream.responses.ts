@@ -36,4 +36,4 @@ export const SCENE_AFTER_BATCH = SCENE.keys({
   appended: listOf(shape({ track_id: str(), decision: DECISION, lambda: num().min(0).max(1), ledger_index: int().min(0), node_digest: hex64() })),
 });
 
-export const SSE = text('Server-Sent Events: `retry:` once, then `event: verdict` with `id:` = ledger index and `data:` = the verdict body of POST /verdict (a node signed elsewhere: its signed fields, the rest null and `evaluation: FROM_SIGNED_RECEIPT`); `: ping` comments every 15 s');
+export const SSE = text('Server-Sent Events: `retry:` once, then `event: verdict` with `id:` = ledger index and `data:` = the verdict body of POST /verdict (a node signed elsewhere: its signed fields, the rest null and `evaluation: FROM_SIGNED_RECEIPT`); `: ping` comments every 15 s; a resume whose replay reaches its byte budget ends with `retry:` and `event: catchup` (`data: {reason, last_id, newest_id}`): reconnect with Last-Event-ID to continue');

@@ -6,6 +6,7 @@
  * follows `event: catchup` still gets every event exactly once.
  */
 import { expect } from 'chai';
+import { EventSource } from 'eventsource';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
@@ -248,6 +249,27 @@ describe('SSE memory: non-reading viewers and resume storms', function () {
       expect(reconnects).to.be.greaterThan(2);
       expect(ids.at(-1)).to.be.at.least(EVENTS);
       expect(ids).to.deep.equal(Array.from({ length: ids.length }, (_, k) => k + 1));
+    });
+
+    it('an EventSource resuming from Last-Event-ID 0 follows event: catchup on its own and misses nothing', async () => {
+      let opens = 0;
+      const ids: number[] = [];
+      const es = new EventSource(`${t.baseUrl}${STREAM}`, {
+        fetch: (input, init) => {
+          const headers = new Headers(init?.headers);
+          if (!headers.has('last-event-id')) headers.set('last-event-id', '0');
+          opens++;
+          return fetch(input, { ...init, headers });
+        },
+      });
+      es.addEventListener('verdict', (e) => ids.push(Number(e.lastEventId)));
+      try {
+        await until(() => ids.length >= EVENTS - 1, 25_000, `the replay of ${EVENTS - 1} events (${ids.length} after ${opens} connections)`, 50);
+      } finally {
+        es.close();
+      }
+      expect(ids.slice(0, EVENTS - 1)).to.deep.equal(Array.from({ length: EVENTS - 1 }, (_, k) => k + 1));
+      expect(opens).to.be.greaterThan(2);
     });
   });
 });
