@@ -79,34 +79,36 @@ describe('CoT ingest: main-thread CPU per request, bounded at the limits', () =>
   const bodyLimit = () => app().services.config.http.xmlLimitBytes;
 
   /**
-   * Median and largest thread CPU of `runs` posts of `make(i)`, after `warm` posts: the steady
-   * cost, once V8 has compiled the parser's paths (a first call in a process costs several times it).
+   * Mean thread CPU of `runs` posts of `make(i)`, after `warm` posts: the steady cost, once V8 has
+   * compiled the parser's paths (a first call in a process costs several times it). One reading
+   * over all the runs: the kernel adds a running thread's time to schedstat at each tick (4 ms
+   * here), so one request alone reads as 0, 4 or 8 ms.
    */
-  async function cost(make: (i: number) => string, expectStatus: number, runs = 9, warm = 20): Promise<{ median: number; max: number; text: string }> {
+  async function cost(make: (i: number) => string, expectStatus: number, runs = 20, warm = 20): Promise<{ mean: number; text: string }> {
     let text = '';
     for (let i = 0; i < warm; i++) expect((await post(app().baseUrl, Buffer.from(make(1000 + i)))).status).to.equal(expectStatus);
-    const times: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      const body = Buffer.from(make(i));
-      expect(body.length).to.be.at.most(bodyLimit());
-      const t0 = threadCpuMs();
+    const bodies = Array.from({ length: runs }, (_, i) => Buffer.from(make(i)));
+    for (const body of bodies) expect(body.length).to.be.at.most(bodyLimit());
+    const statuses: number[] = [];
+    const t0 = threadCpuMs();
+    for (const body of bodies) {
       const res = await post(app().baseUrl, body);
-      times.push(threadCpuMs() - t0);
-      expect(res.status, res.text.slice(0, 300)).to.equal(expectStatus);
+      statuses.push(res.status);
       text = res.text;
     }
-    times.sort((x, y) => x - y);
-    return { median: times[Math.floor(runs / 2)]!, max: times.at(-1)!, text };
+    const mean = (threadCpuMs() - t0) / runs;
+    expect(statuses.every((s) => s === expectStatus), text.slice(0, 300)).to.equal(true);
+    return { mean, text };
   }
 
   it(`an event at every limit, 64 KiB long, is stored for at most ${BUDGET_MS} ms of main-thread CPU`, async function () {
     this.timeout(60_000);
     const make = (i: number) => worstCaseEvent(`worst-${i}`, limits(), bodyLimit());
-    const { median, text } = await cost(make, 200);
+    const { mean, text } = await cost(make, 200);
     const body = JSON.parse(text) as { stored: boolean; detail_children: string[] };
     expect(body.stored).to.equal(true);
     expect(body.detail_children.length).to.equal(Math.min(limits().maxDetailChildren, Math.floor((limits().maxElements - 3) / 2)));
-    expect(median, `median main-thread CPU ${median.toFixed(2)} ms`).to.be.at.most(BUDGET_MS);
+    expect(mean, `mean main-thread CPU ${mean.toFixed(2)} ms`).to.be.at.most(BUDGET_MS);
   });
 
   it('bodies that were inside the old limits and cost 40-140 ms are refused early, each well within the budget', async function () {
@@ -128,11 +130,11 @@ describe('CoT ingest: main-thread CPU per request, bounded at the limits', () =>
       ['a 60 KiB comment', (i) => wrap(`comment-${i}`, `<!--${'c'.repeat(60_000)}-->`), 'maxTextChars'],
     ];
     for (const [what, make, limit] of cases) {
-      const { median, max, text } = await cost(make, 422, 5, 5);
+      const { mean, text } = await cost(make, 422, 10, 5);
       const issue = (JSON.parse(text) as { detail: { type: string; ctx: { limit: string } }[] }).detail[0]!;
       expect(issue.type, what).to.equal('xml_limit_exceeded');
       expect(issue.ctx.limit, what).to.equal(limit);
-      expect(median, `${what}: median ${median.toFixed(2)} ms, max ${max.toFixed(2)} ms`).to.be.at.most(BUDGET_MS / 2);
+      expect(mean, `${what}: mean ${mean.toFixed(2)} ms`).to.be.at.most(BUDGET_MS / 2);
     }
   });
 });
