@@ -70,7 +70,7 @@ export const guardConfig: FeatureConfig = {
     bodyTimeoutMs: Joi.number().integer().min(50).max(300_000).default(10_000),
     maxHeaderBytes: Joi.number().integer().min(MIN_HEADER_BYTES).max(1024 * 1024).default(64 * 1024),
     maxConnections: Joi.number().integer().min(1).max(1_000_000).default(4096),
-    maxConnectionsPerAddress: Joi.number().integer().min(1).max(1_000_000).default(256),
+    maxConnectionsPerAddress: Joi.number().integer().min(1).max(1_000_000).default(1024),
     writeTokens: Joi.string().allow('').max(65_536).default(''),
     writeRatePerS: Joi.number().min(0).max(1_000_000).default(0),
     writeBurst: Joi.number().integer().min(1).max(1_000_000).default(1024),

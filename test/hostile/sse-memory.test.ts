@@ -11,7 +11,6 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { connect, createServer, type Socket } from 'node:net';
-import { guardConfig } from '../../src/http/guard.config.js';
 import { ipBytes, procAddress, procSendQueueProbe } from '../../src/stream/tcp-queue.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { openSse } from '../helpers/sse.js';
@@ -34,11 +33,8 @@ async function until(cond: () => boolean, ms: number, what: string, everyMs = 20
   }
 }
 
-/** Connection caps as high as the test needs; the per-address cap only where the schema has it. */
-function connectionOverrides(): Record<string, unknown> {
-  const keys = (guardConfig.schema.describe() as { keys: Record<string, unknown> }).keys;
-  return { maxConnections: 10_000, ...('maxConnectionsPerAddress' in keys ? { maxConnectionsPerAddress: 10_000 } : {}) };
-}
+/** Connection caps as high as the test needs. */
+const connectionOverrides = (): Record<string, unknown> => ({ maxConnections: 10_000, maxConnectionsPerAddress: 10_000 });
 
 const frame = (k: number) => ({ track_id: `r${k}`, source: 'ADS-B', lat: 36.3 + (k % 50) * 1e-4, lon: -115.16, alt_m: 80, speed_mps: 10, rssi_dbm: -50, id_authenticated: true, n_observations: 500 });
 
