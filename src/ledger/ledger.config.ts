@@ -18,6 +18,12 @@ export interface LedgerConfig {
   dataDir: string;
   /** postgres mode: connection URL (required there). */
   databaseUrl: string | null;
+  /** postgres mode: the server cancels a statement (and a lock wait) after this, in ms. */
+  pgStatementTimeoutMs: number;
+  /** postgres mode: the client gives up on an answer after this, in ms (bounds a server that never answers). */
+  pgQueryTimeoutMs: number;
+  /** postgres mode: a new connection must be ready within this, in ms. */
+  pgConnectTimeoutMs: number;
   /** Nodes made durable by one O_DSYNC write (or one transaction) at most. */
   groupCommitMax: number;
   /** The longest an append waits for company before its batch is written, in ms. */
@@ -41,6 +47,10 @@ export const ledgerConfig: FeatureConfig = {
     mode: Joi.string().valid('memory', 'file', 'postgres').default('file'),
     dataDir: Joi.string().min(1).max(4096).default('data'),
     databaseUrl: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).allow(null).default(null),
+    pgStatementTimeoutMs: Joi.number().integer().min(100).max(600_000).default(2000),
+    // above the server's own timeout, so a live but slow server cancels first and says why
+    pgQueryTimeoutMs: Joi.number().integer().min(200).max(600_000).greater(Joi.ref('pgStatementTimeoutMs')).default(3000),
+    pgConnectTimeoutMs: Joi.number().integer().min(100).max(600_000).default(2000),
     groupCommitMax: Joi.number().integer().min(1).max(1024).default(64),
     groupCommitWaitMs: Joi.number().integer().min(0).max(50).default(0),
     commitQueueMax: Joi.number().integer().min(1).max(1_000_000).default(4096),
@@ -62,6 +72,9 @@ export const ledgerConfig: FeatureConfig = {
     SVC_LEDGER_MODE: 'mode',
     SVC_DATA_DIR: 'dataDir',
     SVC_DATABASE_URL: 'databaseUrl',
+    SVC_PG_STATEMENT_TIMEOUT_MS: 'pgStatementTimeoutMs',
+    SVC_PG_QUERY_TIMEOUT_MS: 'pgQueryTimeoutMs',
+    SVC_PG_CONNECT_TIMEOUT_MS: 'pgConnectTimeoutMs',
     SVC_LEDGER_GROUP_COMMIT_MAX: 'groupCommitMax',
     SVC_LEDGER_GROUP_COMMIT_WAIT_MS: 'groupCommitWaitMs',
   },

@@ -15,7 +15,16 @@ export interface StoreDeps {
 export const STORE_FACTORIES: Record<string, (cfg: LedgerConfig, deps: StoreDeps) => Promise<LedgerStore>> = {
   memory: () => Promise.resolve(new MemoryStore()),
   file: (cfg, deps) => Promise.resolve(FileStore.open({ dataDir: cfg.dataDir, retryAfterS: deps.retryAfterS, log: deps.log })),
-  postgres: (cfg, deps) => PostgresStore.open({ url: cfg.databaseUrl!, retryAfterS: deps.retryAfterS, replicaId: `${hostname()}:${process.pid}`, log: deps.log }),
+  postgres: (cfg, deps) =>
+    PostgresStore.open({
+      url: cfg.databaseUrl!,
+      retryAfterS: deps.retryAfterS,
+      replicaId: `${hostname()}:${process.pid}`,
+      statementTimeoutMs: cfg.pgStatementTimeoutMs,
+      queryTimeoutMs: cfg.pgQueryTimeoutMs,
+      connectTimeoutMs: cfg.pgConnectTimeoutMs,
+      log: deps.log,
+    }),
 };
 
 export async function openStore(cfg: LedgerConfig, deps: StoreDeps): Promise<LedgerStore> {

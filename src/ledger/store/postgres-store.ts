@@ -14,8 +14,15 @@
  * Database down: commits are refused with StoreUnavailableError (503 + Retry-After), status()
  * says UNAVAILABLE and counts reconnect attempts (capped doubling backoff), and appends resume by
  * themselves once a probe gets through.
+ *
+ * Database hung (a server that accepts bytes and never answers, as a stopped process does): the
+ * server-side statement_timeout cannot fire, so every query also has a client-side bound
+ * (query_timeout) and every connection attempt one of its own. A query past its bound counts as
+ * the database being down. A COMMIT past its bound has an unknown outcome: its batch stays on a
+ * list that is looked up, under the head-row lock, before appends are accepted again.
  */
 import { randomUUID } from 'node:crypto';
+import { Socket } from 'node:net';
 import pg from 'pg';
 import { pae, PAYLOAD_TYPE, sha256 } from '../dsse.js';
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../ledger.js';
@@ -28,8 +35,12 @@ export interface PostgresStoreOptions {
   /** Names this process in the rows it writes (host:pid by default). */
   replicaId: string;
   poolMax?: number;
-  /** statement_timeout and lock_timeout, in ms. */
+  /** statement_timeout and lock_timeout, in ms (server side). */
   statementTimeoutMs?: number;
+  /** The longest the client waits for any answer, in ms (query_timeout); above statementTimeoutMs. */
+  queryTimeoutMs?: number;
+  /** The longest a new connection may take, and a pooled one may be waited for, in ms. */
+  connectTimeoutMs?: number;
   /** The safety-net catch-up poll, in ms. */
   pollMs?: number;
   recoveryBaseMs?: number;
@@ -39,6 +50,15 @@ export interface PostgresStoreOptions {
 
 const COLUMNS = 'idx, prev, digest, pae_sha256, payload, sig, keyid, kind, ts_utc, simulated';
 const PAGE = 5000;
+/** At close, connections still not ended after this are cut: a hung server never acknowledges a goodbye. */
+const CLOSE_GRACE_MS = 500;
+
+/** A batch whose COMMIT was sent and never answered: durable or not, nobody knows yet. */
+interface Unresolved {
+  batchId: string;
+  tip: Tip;
+  n: number;
+}
 
 interface NodeRow {
   idx: string;
@@ -93,13 +113,18 @@ export class PostgresStore implements LedgerStore {
   private listenAttempts = 0;
   private poll: NodeJS.Timeout | null = null;
   private readonly leases = new Map<string, pg.Client>();
+  /** Every socket to the database, so close() can cut the ones a hung server holds open. */
+  private readonly sockets = new Set<Socket>();
+  /** Batches whose COMMIT went unanswered; appends stay refused until each is looked up. */
+  private readonly unresolved: Unresolved[] = [];
+  private readonly queryTimeoutMs: number;
 
   private constructor(private readonly opts: PostgresStoreOptions) {
-    const timeout = opts.statementTimeoutMs ?? 5000;
+    const timeout = opts.statementTimeoutMs ?? 2000;
+    this.queryTimeoutMs = opts.queryTimeoutMs ?? timeout + 1000;
     this.pool = new pg.Pool({
-      connectionString: opts.url,
+      ...this.clientConfig(),
       max: opts.poolMax ?? 4,
-      connectionTimeoutMillis: 3000,
       statement_timeout: timeout,
       lock_timeout: timeout,
       idle_in_transaction_session_timeout: timeout * 2,
@@ -107,6 +132,18 @@ export class PostgresStore implements LedgerStore {
     });
     // an idle client whose server went away emits here; without a listener the process dies
     this.pool.on('error', (err) => this.fail(err));
+  }
+
+  /** What every connection of this store shares: the URL, both client-side bounds, a tracked socket. */
+  private clientConfig(): pg.ClientConfig {
+    const sockets = this.sockets;
+    const openSocket = (): Socket => {
+      const socket = new Socket();
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+      return socket;
+    };
+    return { connectionString: this.opts.url, connectionTimeoutMillis: this.opts.connectTimeoutMs ?? 2000, query_timeout: this.queryTimeoutMs, stream: openSocket };
   }
 
   /** Connects and creates the schema (idempotent, under an advisory lock). */
@@ -216,33 +253,57 @@ export class PostgresStore implements LedgerStore {
     }
   }
 
-  /** After a commit whose answer was lost: the batch's rows if it is durable, else a refusal. */
+  /**
+   * After a commit whose answer was lost: the batch's rows if it is durable, a refusal if it is
+   * not. Still unknown at the deadline (the database does not answer): a refusal, and the batch
+   * stays on the list the recovery probe settles before appends resume.
+   */
   private async resolveAmbiguous(batchId: string, tip: Tip, n: number): Promise<LedgerNode[]> {
-    const deadline = Date.now() + 2 * (this.opts.statementTimeoutMs ?? 5000);
-    for (let wait = 100; Date.now() < deadline; wait = Math.min(wait * 2, 1000)) {
+    const pending: Unresolved = { batchId, tip, n };
+    this.unresolved.push(pending);
+    const deadline = Date.now() + 2 * this.queryTimeoutMs;
+    for (let wait = 100; Date.now() < deadline && !this.closed; wait = Math.min(wait * 2, 1000)) {
       await new Promise((r) => setTimeout(r, wait));
+      let nodes: LedgerNode[] | null;
       try {
-        const found = await this.pool.query<{ last: string | null }>('SELECT max(idx) AS last FROM ledger_node WHERE batch_id = $1', [batchId]);
-        const last = found.rows[0]?.last;
-        if (last === null || last === undefined) break; // not committed: nothing of the batch is stored
-        const client = await this.checkout();
-        try {
-          const nodes = await this.fetchChecked(client, tip, Number(last) + 1 - tip.size);
-          if (nodes.length < n) throw new ChainError('a committed batch came back incomplete');
-          this.opts.log?.info({ batch_id: batchId, last: Number(last) }, 'ledger commit outcome was unknown: found durable after reconnecting');
-          return nodes;
-        } finally {
-          client.release();
-        }
+        nodes = await this.settle(pending);
       } catch (err) {
         if (err instanceof ChainError) {
           this.corrupt(err.message);
           throw this.refusal();
         }
-        // still unreachable: try again until the deadline
+        continue; // still unreachable: try again until the deadline
       }
+      if (!nodes) throw new StoreUnavailableError('ledger commit outcome unknown (connection lost around COMMIT) and not found after reconnecting; nothing was appended', this.opts.retryAfterS);
+      return nodes;
     }
-    throw new StoreUnavailableError('ledger commit outcome unknown (connection lost around COMMIT) and not found after reconnecting; nothing was appended', this.opts.retryAfterS);
+    throw new StoreUnavailableError('ledger commit outcome unknown (the database stopped answering around COMMIT); the batch is looked up before appends resume and, if durable, joins the chain then', this.opts.retryAfterS);
+  }
+
+  /**
+   * Looks an unanswered batch up for good and takes it off the list: its nodes from its tip on
+   * (others' first) if durable, null if not. The head-row lock waits for the lost transaction to
+   * end either way, so "not found" cannot be followed by a late COMMIT.
+   */
+  private async settle(p: Unresolved): Promise<LedgerNode[] | null> {
+    const client = await this.checkout();
+    let broken = true;
+    let nodes: LedgerNode[] | null = null;
+    try {
+      await client.query('BEGIN; SELECT 1 FROM ledger_head WHERE id = 0 FOR UPDATE');
+      const found = await client.query<{ last: string | null }>('SELECT max(idx) AS last FROM ledger_node WHERE batch_id = $1', [p.batchId]);
+      const last = found.rows[0]?.last;
+      if (last !== null && last !== undefined) nodes = await this.fetchChecked(client, p.tip, Number(last) + 1 - p.tip.size);
+      await client.query('ROLLBACK');
+      broken = false;
+    } finally {
+      client.release(broken);
+    }
+    const at = this.unresolved.indexOf(p);
+    if (at >= 0) this.unresolved.splice(at, 1);
+    if (nodes && nodes.length < p.n) throw new ChainError('a committed batch came back incomplete');
+    this.opts.log?.info({ batch_id: p.batchId, durable: nodes !== null }, nodes ? 'ledger commit outcome was unknown: found durable after reconnecting' : 'ledger commit outcome was unknown: not committed, nothing was appended');
+    return nodes;
   }
 
   /**
@@ -281,7 +342,9 @@ export class PostgresStore implements LedgerStore {
   }
 
   async readFrom(from: number, limit: number): Promise<LedgerNode[]> {
-    if (this.state === 'CORRUPT' || this.closed) return [];
+    // unreachable: the probe catches up once it gets through, and a hung server would hold every
+    // caller of this (serialised with commits) for a query timeout each
+    if (this.state === 'CORRUPT' || this.state === 'UNAVAILABLE' || this.closed) return [];
     let rows: NodeRow[];
     try {
       rows = (await this.pool.query<NodeRow>(`SELECT ${COLUMNS} FROM ledger_node WHERE idx >= $1 ORDER BY idx LIMIT $2`, [from, limit])).rows;
@@ -321,7 +384,7 @@ export class PostgresStore implements LedgerStore {
    */
   async tryLead(name: string, onLost: () => void): Promise<boolean> {
     if (this.leases.has(name)) return true;
-    const client = new pg.Client({ connectionString: this.opts.url, connectionTimeoutMillis: 3000 });
+    const client = new pg.Client(this.clientConfig());
     client.on('error', () => {});
     try {
       await client.connect();
@@ -363,8 +426,12 @@ export class PostgresStore implements LedgerStore {
     this.reason = 'closed';
     const listen = this.listenClient;
     this.listenClient = null;
-    await Promise.all([listen?.end().catch(() => {}), ...[...this.leases.keys()].map((k) => this.resign(k))]);
-    await this.pool.end().catch(() => {});
+    const ended = Promise.all([listen?.end().catch(() => {}), ...[...this.leases.keys()].map((k) => this.resign(k)), this.pool.end().catch(() => {})]);
+    if (await settledWithin(ended, CLOSE_GRACE_MS)) return;
+    // a hung server never acknowledges the goodbye: cut what is left (in-flight queries fail at once)
+    this.opts.log?.warn({ sockets: this.sockets.size }, 'ledger database did not acknowledge the close: connections cut');
+    for (const socket of this.sockets) socket.destroy();
+    await settledWithin(ended, CLOSE_GRACE_MS);
   }
 
   private ready(): void {
@@ -413,11 +480,18 @@ export class PostgresStore implements LedgerStore {
     this.attempts++;
     try {
       await this.pool.query('SELECT 1');
+      // nothing is acknowledged after a batch whose outcome is unknown until that outcome is known
+      for (const p of [...this.unresolved]) await this.settle(p);
     } catch (err) {
+      if (err instanceof ChainError) {
+        this.corrupt(err.message);
+        return;
+      }
       this.lastError = (err as Error).message;
       this.scheduleProbe();
       return;
     }
+    if (this.closed || this.state !== 'UNAVAILABLE') return;
     this.ready();
     this.opts.log?.info({ attempts: this.attempts }, 'ledger database reachable again: appends resume');
     this.notify(-1); // catch up with whatever other replicas appended meanwhile
@@ -439,7 +513,7 @@ export class PostgresStore implements LedgerStore {
   /** A dedicated LISTEN connection outside the pool, re-established with a capped backoff. */
   private async listen(): Promise<void> {
     if (this.closed || this.listenClient) return;
-    const client = new pg.Client({ connectionString: this.opts.url, connectionTimeoutMillis: 3000 });
+    const client = new pg.Client(this.clientConfig());
     this.listenClient = client;
     let lost = false;
     const onLost = (err?: Error): void => {
@@ -466,6 +540,19 @@ export class PostgresStore implements LedgerStore {
       onLost(err as Error);
     }
   }
+}
+
+/** Whether `p` settles within `ms` (the timer holds nothing open). */
+function settledWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+    const settled = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    void p.then(settled, settled);
+  });
 }
 
 /** The URL without its password, for messages. */
