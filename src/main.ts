@@ -1,15 +1,18 @@
 /**
  * Process entry: load and validate config, build the app, listen, and shut down gracefully on
- * SIGTERM/SIGINT (stop accepting, let in-flight requests finish, close the pool, exit under 5 s).
+ * SIGTERM/SIGINT: stop accepting, let in-flight requests finish (cut at server.shutdownTimeoutMs),
+ * stop the worker threads, close the features; the process is gone by the timeout plus
+ * SHUTDOWN_MARGIN_MS whatever still holds it.
  */
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/load.js';
-import { createHttpServer } from './http/server.js';
+import { createHttpServer, drainHttpServer } from './http/server.js';
 import { KeyError } from './ledger/keys.js';
 import { LockHeldError } from './ledger/store/file-store.js';
 import { createLogger } from './observability/logger.js';
 import { allocatorAdvice, allocatorFacts } from './platform/allocator.js';
 import { heapLimitAdvice, heapLimitMb } from './platform/heap-limit.js';
+import { SHUTDOWN_MARGIN_MS } from './shutdown.js';
 
 async function main(): Promise<void> {
   let config;
@@ -64,32 +67,48 @@ async function main(): Promise<void> {
   const shutdown = (signal: string): void => {
     if (stopping) return;
     stopping = true;
+    const started = performance.now();
+    const since = (): number => Math.round(performance.now() - started);
+    let phase = 'connections';
     log.info({ signal }, 'shutting down');
     // the flight stops first, then every stream ends with `event: shutdown`: no stream is left to
     // be cut at the timeout, so a shutdown with viewers takes as long as its in-flight requests
     built.drain();
     // hard stop if in-flight work does not finish in time
-    const timer = setTimeout(() => {
+    const cut = setTimeout(() => {
       log.warn('shutdown timeout: closing remaining connections');
       server.closeAllConnections();
     }, config.server.shutdownTimeoutMs);
-    timer.unref();
-    // keep-alive sockets become idle as their last response ends: close them as they do
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
-    server.close(() => {
-      clearInterval(sweep);
-      built.close().then(
+    cut.unref();
+    // the last resort: whatever still holds the process (a hung database, a stuck thread) is left behind
+    const deadline = setTimeout(() => {
+      log.warn({ phase, ms: since() }, 'shutdown deadline: exiting with work still open');
+      process.exit();
+    }, config.server.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS);
+    deadline.unref();
+    const timings: Record<string, number> = {};
+    drainHttpServer(server)
+      .then(async () => {
+        clearTimeout(cut);
+        timings.connectionsMs = since();
+        // every answer is out: a thread still busy (warming up, or past a deadline) has nobody to answer
+        phase = 'worker threads';
+        await built.services.pool.destroy();
+        timings.threadsMs = since();
+        phase = 'features';
+        await built.close();
+      })
+      .then(
         () => {
-          clearTimeout(timer);
-          log.info('stopped');
+          clearTimeout(deadline);
+          log.info({ ...timings, ms: since() }, 'stopped');
         },
         (err: unknown) => {
-          log.error({ err }, 'error while closing');
+          clearTimeout(deadline);
+          log.error({ err, phase }, 'error while closing');
           process.exitCode = 1;
         },
       );
-    });
-    server.closeIdleConnections();
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

@@ -5,7 +5,7 @@
  * (design section 2), written on the socket: Node's own are empty-bodied.
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import { Errors, type AppError } from './errors.js';
 import type { GuardConfig } from './guard.config.js';
 import { addressKey, ClientAddresses } from './client-address.js';
@@ -84,13 +84,15 @@ export function createHttpServer(handle: (req: IncomingMessage, res: ServerRespo
       maxHeaderSize: guard.maxHeaderBytes,
     },
     (req, res) => {
-      // while shutting down, every answer says the connection ends with it (no ECONNRESET on a reuse)
-      if (opts.stopping?.()) res.setHeader('Connection', 'close');
+      // while shutting down, every answer says the connection ends with it (no ECONNRESET on a reuse);
+      // Node writes the header itself, so an error answer that clears the headers keeps it
+      if (opts.stopping?.()) res.shouldKeepAlive = false;
       // Koa's handler settles every request itself; the returned promise carries nothing to await
       void handle(req, res);
     },
   );
   server.keepAliveTimeout = opts.keepAliveTimeoutMs;
+  trackForDrain(server);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => onClientError(guard, err, socket));
   // the caps are enforced by hand so that a refused socket gets a real answer, not a silent close
   const refused = rawResponse(Errors.capacity('Too many connections', 1));
@@ -120,4 +122,77 @@ export function createHttpServer(handle: (req: IncomingMessage, res: ServerRespo
     socket.setKeepAlive(true);
   });
   return server;
+}
+
+/** During a drain a kept-alive socket is closed only after this long without a byte or an answer:
+ * a client reusing it sooner is answered (with `Connection: close`) instead of cut mid-request. */
+export const DRAIN_IDLE_MS = 1000;
+const DRAIN_SWEEP_MS = 50;
+
+interface Tracked {
+  /** Answers under way on the socket. */
+  busy: number;
+  idleSince: number;
+  bytesRead: number;
+  ending: boolean;
+}
+
+interface DrainState {
+  sockets: Map<Socket, Tracked>;
+  answers: Set<ServerResponse>;
+}
+
+const drainStates = new WeakMap<Server, DrainState>();
+
+function trackForDrain(server: Server): void {
+  const state: DrainState = { sockets: new Map(), answers: new Set() };
+  drainStates.set(server, state);
+  server.on('connection', (socket: Socket) => {
+    state.sockets.set(socket, { busy: 0, idleSince: performance.now(), bytesRead: 0, ending: false });
+    socket.once('close', () => state.sockets.delete(socket));
+  });
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const t = state.sockets.get(req.socket);
+    if (t) t.busy++;
+    state.answers.add(res);
+    res.once('close', () => {
+      state.answers.delete(res);
+      if (!t) return;
+      t.busy--;
+      t.idleSince = performance.now();
+      t.bytesRead = req.socket.bytesRead;
+    });
+  });
+}
+
+/**
+ * Graceful close: stops accepting, makes every answer not yet started end its connection, and ends
+ * kept-alive sockets (FIN, never a reset) once idle for DRAIN_IDLE_MS. Resolves when every
+ * connection has closed; `server.closeAllConnections()` cuts what is left. Not `server.close()`:
+ * Node's destroys idle sockets at once, resetting a request that is just arriving on one.
+ */
+export function drainHttpServer(server: Server): Promise<void> {
+  const state = drainStates.get(server);
+  const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+  if (!state) return closed;
+  for (const res of state.answers) if (!res.headersSent) res.shouldKeepAlive = false;
+  const sweep = setInterval(() => {
+    const now = performance.now();
+    for (const [socket, t] of state.sockets) {
+      if (t.busy > 0 || t.ending) continue;
+      // bytes since the last look: a request is arriving on it
+      if (socket.bytesRead !== t.bytesRead) {
+        t.bytesRead = socket.bytesRead;
+        t.idleSince = now;
+        continue;
+      }
+      if (now - t.idleSince < DRAIN_IDLE_MS) continue;
+      t.ending = true;
+      socket.end();
+      const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+      linger.unref();
+      socket.once('close', () => clearTimeout(linger));
+    }
+  }, DRAIN_SWEEP_MS);
+  return closed.finally(() => clearInterval(sweep));
 }
