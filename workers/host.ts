@@ -7,6 +7,7 @@ import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { threadId as workerThreadId, workerData } from 'node:worker_threads';
 import { runKernelTask } from './run-kernel.js';
+import { prepareCot } from '../src/lib/cot/prepare.js';
 import type { Task, TaskResult } from './tasks.js';
 import { warmKernels, type WarmReport } from './warm.js';
 
@@ -67,6 +68,11 @@ export default function handle(task: Task): TaskResult<unknown> {
         return key !== undefined && verify('sha256', it.pae, key, it.sig);
       });
       return { ok: true, value: ok, stats: { runMs: performance.now() - started } };
+    }
+    case 'cot': {
+      const started = performance.now();
+      const value = prepareCot(task);
+      return { ok: true, value, stats: { runMs: performance.now() - started } };
     }
     case 'probe':
       return { ok: true, value: { pid: process.pid, at: performance.now(), nice: nice(), threadId: workerThreadId, tid, warm: warmed }, stats: { runMs: 0 } };

@@ -3,6 +3,7 @@
  * cross the thread boundary as exceptions (their class and fields would be lost).
  */
 import type { ReceiptBody } from '../src/lib/receipt-bytes.js';
+import type { CotPrepareInput } from '../src/lib/cot/prepare.js';
 
 export interface KernelTask {
   kind: 'kernel';
@@ -53,7 +54,12 @@ export interface VerifyTask {
   items: { pae: Uint8Array; sig: Uint8Array; keyid: string }[];
 }
 
-export type Task = KernelTask | SignTask | ReceiptTask | VerifyTask | ProbeTask;
+/** The costly half of a CoT ingest (src/cot/prepare.ts): parse, validate, serialise the export. */
+export interface CotTask extends CotPrepareInput {
+  kind: 'cot';
+}
+
+export type Task = KernelTask | SignTask | ReceiptTask | VerifyTask | ProbeTask | CotTask;
 
 export interface TaskStats {
   /** Wall time of the run inside the worker, in milliseconds. */

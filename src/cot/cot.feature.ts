@@ -7,6 +7,7 @@ import { definePlugin } from '../platform/plugin.js';
 import type { Services } from '../platform/services.js';
 import { cotRoutes } from './cot.routes.js';
 import { CotService } from './service.js';
+import type { PreparedCot } from '../lib/cot/prepare.js';
 import { SAMPLE_MARITIME, TrackRegistry } from './tracks.js';
 
 export const cotPlugin = definePlugin({
@@ -16,7 +17,8 @@ export const cotPlugin = definePlugin({
     const cfg = s.config.cot;
     const tracks = new TrackRegistry();
     tracks.register('sample-maritime', () => SAMPLE_MARITIME);
-    const service = new CotService(tracks, cfg);
+    // parsing, validation and serialisation of an ingested body run in a kernel thread
+    const service = new CotService(tracks, cfg, Date.now, async (input) => (await s.pool.run<PreparedCot>({ kind: 'cot', ...input })).value);
     return {
       routes: cotRoutes(service, s.config.http.xmlLimitBytes, cfg.limits.maxUidLen, () => s.routeTable()),
       provides: {

@@ -51,7 +51,7 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
     defineRoute<unknown, unknown, string>({
       method: 'POST',
       path: '/cot/ingest',
-      uses: ['cot'],
+      uses: ['cot', 'worker-pool'],
       mutates: ['cot'],
       write: true,
       summary:
@@ -63,7 +63,8 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
       body: 'text',
       bodyTypes: INGEST_TYPES,
       bodyLimitBytes: xmlLimitBytes,
-      errors: [413, 415],
+      // the parse runs in a kernel thread, admitted (or shed) like a kernel
+      errors: [413, 415, 503, 504],
       response: INGEST,
       handler({ body, ctx }) {
         const charset = (ctx.request.charset ?? '').toLowerCase();

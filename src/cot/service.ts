@@ -7,12 +7,13 @@
 import { Errors, type ValidationIssue } from '../http/errors.js';
 import type { CotConfig } from './cot.config.js';
 import { randomBytes } from 'node:crypto';
-import { ingestedEvent, serialiseEvent, serialiseFragment, stampedEvent, trackEvent, UID_PREFIX, XML_DECLARATION, type ExportEntry } from './export.js';
+import { ingestedEvent, serialiseEvent, serialiseFragment, trackEvent, UID_PREFIX, XML_DECLARATION, type ExportEntry } from './export.js';
+import { prepareCot, type CotPrepareInput, type PreparedCot } from '../lib/cot/prepare.js';
 import { IngestStore, type StoredEvent, type StoreResult } from './store.js';
 import type { Track, TrackRegistry } from './tracks.js';
-import { validateCot, type CotIssue, type CotValidation } from './validate.js';
-import { isElement, parseXml, XmlRejection, XMLNS_URI, type XmlElement } from './xml.js';
-import { dateTimeMs } from './xsd-lexical.js';
+import { validateCot, type CotIssue } from '../lib/cot/validate.js';
+import { isElement, parseXml, XMLNS_URI, type XmlElement } from '../lib/cot/xml.js';
+import { dateTimeMs } from '../lib/cot/xsd-lexical.js';
 import { API } from '../isomorphic/api.js';
 
 
@@ -59,10 +60,15 @@ function nodeJson(el: XmlElement): Record<string, unknown> {
 export class CotService {
   readonly store: IngestStore;
 
+  /**
+   * `prepare` runs the parse, validation and serialisation of an ingested body (prepare.ts): in a
+   * kernel thread when the feature wires the pool, in this thread otherwise.
+   */
   constructor(
     private readonly tracks: TrackRegistry,
     private readonly cfg: Readonly<CotConfig>,
     private readonly now: () => number = Date.now,
+    private readonly prepare: (input: CotPrepareInput) => Promise<PreparedCot> = async (input) => prepareCot(input),
   ) {
     this.store = new IngestStore(cfg.maxStoredTracks, cfg.maxStoredBytes);
   }
@@ -101,22 +107,6 @@ export class CotService {
     if (track) return XML_DECLARATION + this.sampleEvent(track, nowMs);
     const stored = this.store.get(id);
     return stored ? XML_DECLARATION + this.storedFragment(stored, new Date(nowMs).toISOString(), nowMs) : null;
-  }
-
-  /**
-   * Serialises an ingested event once, split around the export stamp, and checks the exported tree
-   * once: the tree xmlbuilder2 serialises, validated as it stands rather than parsed back, since a
-   * second parse doubled the cost of an event at the limits.
-   */
-  private cacheExport(root: XmlElement, nowMs: number): { exported: NonNullable<StoredEvent['exported']>; bytes: number } {
-    const stamped = stampedEvent(root, this.marker);
-    const fragment = serialiseFragment(stamped);
-    const at = fragment.indexOf(this.marker);
-    const head = fragment.slice(0, at);
-    const tail = fragment.slice(at + this.marker.length);
-    const stamp = new Date(nowMs).toISOString();
-    const valid = validateCot(stamped, nowMs).valid;
-    return { exported: { head, tail, valid }, bytes: Buffer.byteLength(head) + Buffer.byteLength(tail) + stamp.length };
   }
 
   /** Built once per request, so the single and multi exports are byte-identical for one clock. */
@@ -189,18 +179,15 @@ export class CotService {
    * is replaced only with that token; one stored without a token may be replaced by anyone, and
    * a token that replaces it takes it over.
    */
-  ingest(body: string, producer: Producer = null): Record<string, unknown> {
-    let root: XmlElement;
-    try {
-      root = parseXml(body, this.cfg.limits);
-    } catch (err) {
-      if (!(err instanceof XmlRejection)) throw err;
-      if (err.kind === 'encoding') throw Errors.unsupportedMediaType(`XML encoding ${String(err.ctx.encoding)}`, ['UTF-8']);
-      throw Errors.validation([bodyIssue(REJECTION_TYPE[err.kind], err.message, err.ctx)]);
-    }
+  async ingest(body: string, producer: Producer = null): Promise<Record<string, unknown>> {
     const nowMs = this.now();
-    const validation: CotValidation = validateCot(root, nowMs);
-    if (!validation.valid) throw Errors.validation(cotIssues(validation.errors));
+    const prepared = await this.prepare({ body, limits: this.cfg.limits, nowMs, marker: this.marker });
+    if (!prepared.ok) {
+      if (prepared.kind === 'encoding') throw Errors.unsupportedMediaType(`XML encoding ${String(prepared.ctx.encoding)}`, ['UTF-8']);
+      throw Errors.validation([bodyIssue(REJECTION_TYPE[prepared.kind], prepared.message, prepared.ctx)]);
+    }
+    const { root, validation, exported } = prepared;
+    if (!validation.valid || !exported) throw Errors.validation(cotIssues(validation.errors));
     const a = attrMap(root);
     // `start` after `stale` is a warning like every other staleness observation (README), not a refusal
     const uid = a.uid!;
@@ -211,7 +198,8 @@ export class CotService {
       throw Errors.validation([uidIssue('cot_uid_owned', `uid '${uid}' was stored with another write token: only that token may replace it`, uid)]);
     }
 
-    const result: StoreResult = this.store.put({ uid, timeMs: dateTimeMs(a.time!), owner: producer, event: root, storedAt: new Date(nowMs).toISOString(), ...this.cacheExport(root, nowMs) });
+    const bytes = Buffer.byteLength(exported.head) + Buffer.byteLength(exported.tail) + new Date(nowMs).toISOString().length;
+    const result: StoreResult = this.store.put({ uid, timeMs: dateTimeMs(a.time!), owner: producer, event: root, storedAt: new Date(nowMs).toISOString(), exported, bytes });
     const point = root.children.find((c) => isElement(c) && c.local === 'point') as XmlElement;
     const detail = root.children.find((c) => isElement(c) && c.local === 'detail') as XmlElement | undefined;
     const detailKids = detail?.children.filter(isElement) ?? [];

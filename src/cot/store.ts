@@ -3,7 +3,7 @@
  * replaces earlier ones; an older or equal one is acknowledged but not stored. Beyond the cap the
  * least recently stored uid is evicted (tracks age out; refusing new ones would freeze the picture).
  */
-import type { XmlElement } from './xml.js';
+import type { XmlElement } from '../lib/cot/xml.js';
 
 export interface StoredEvent {
   uid: string;

@@ -102,6 +102,7 @@ export function bundleWorker(entryPath: string): string {
   const tool = `esbuild ${esbuild.version} ${JSON.stringify(options)}`;
   const reused = reusable(indexFile, tool);
   if (reused) return reused;
+  const startedMs = Date.now();
   const result = esbuild.buildSync({ ...options, entryPoints: [entryPath], write: false, metafile: true, logLevel: 'silent' });
   const out = result.outputFiles[0]!.contents;
   mkdirSync(dir, { recursive: true });
@@ -112,7 +113,10 @@ export function bundleWorker(entryPath: string): string {
     inputs[path] = sha256(readFileSync(path));
   }
   writeAtomically(file, out);
-  writeAtomically(indexFile, JSON.stringify({ bundle: file, tool, inputs } satisfies BundleIndex));
+  // an input edited while esbuild ran may not be what it read: its digest would vouch for a stale
+  // bundle, so such a bundle is used once and not indexed for reuse
+  const editedMeanwhile = Object.keys(inputs).some((path) => statSync(path).mtimeMs > startedMs);
+  if (!editedMeanwhile) writeAtomically(indexFile, JSON.stringify({ bundle: file, tool, inputs } satisfies BundleIndex));
   prune(dir, stem, file);
   return file;
 }

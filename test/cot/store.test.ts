@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { IngestStore } from '../../src/cot/store.js';
-import type { XmlElement } from '../../src/cot/xml.js';
+import type { XmlElement } from '../../src/lib/cot/xml.js';
 
 const EL: XmlElement = { name: 'event', prefix: '', local: 'event', uri: '', attrs: [], children: [] };
 const ev = (uid: string, timeMs: number) => ({ uid, timeMs, event: EL, storedAt: '' });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { CotLimits } from '../../src/cot/cot.config.js';
-import { validateCot } from '../../src/cot/validate.js';
-import { parseXml } from '../../src/cot/xml.js';
+import { validateCot } from '../../src/lib/cot/validate.js';
+import { parseXml } from '../../src/lib/cot/xml.js';
 import { COT_SAMPLES, xsdValid } from '../helpers/cot-oracle.js';
 
 const LIMITS: CotLimits = { maxDepth: 16, maxElements: 512, maxAttrsPerElement: 64, maxAttributes: 4096, maxDetailChildren: 512, maxNameLen: 128, maxAttrValueLen: 8192, maxNameChars: 65536, maxAttrChars: 65536, maxReferences: 65536, maxTextChars: 16384, maxUidLen: 256 };

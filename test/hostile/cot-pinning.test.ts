@@ -118,9 +118,9 @@ describe('CoT uid ownership with write tokens', () => {
 
 describe('CoT uid ownership, the rule itself (CotService)', () => {
   const cfg = testConfig().cot;
-  const refusal = (f: () => unknown): string => {
+  const refusal = async (f: () => Promise<unknown>): Promise<string> => {
     try {
-      f();
+      await f();
     } catch (err) {
       expect(err).to.be.instanceOf(AppError);
       return ((err as AppError).detail as Issue[])[0]!.type;
@@ -128,19 +128,19 @@ describe('CoT uid ownership, the rule itself (CotService)', () => {
     return 'accepted';
   };
 
-  it('anonymous tracks are anyone\'s until a token replaces one; then only that token', () => {
+  it('anonymous tracks are anyone\'s until a token replaces one; then only that token', async () => {
     const cot = new CotService(new TrackRegistry(), cfg);
     const t0 = Date.now() - 10_000;
-    expect(cot.ingest(event('shared', t0), null)).to.include({ store_result: 'new' });
+    expect(await cot.ingest(event('shared', t0), null)).to.include({ store_result: 'new' });
     // no token, no ownership: another anonymous producer replaces it (writes without tokens configured)
-    expect(cot.ingest(event('shared', t0 + 1000), null)).to.include({ store_result: 'replaced_older' });
+    expect(await cot.ingest(event('shared', t0 + 1000), null)).to.include({ store_result: 'replaced_older' });
     // a token takes over an anonymous track
-    expect(cot.ingest(event('shared', t0 + 2000), 'token:a')).to.include({ store_result: 'replaced_older' });
-    expect(refusal(() => cot.ingest(event('shared', t0 + 3000), null))).to.equal('cot_uid_owned');
-    expect(refusal(() => cot.ingest(event('shared', t0 + 3000), 'token:b'))).to.equal('cot_uid_owned');
-    expect(cot.ingest(event('shared', t0 + 3000), 'token:a')).to.include({ store_result: 'replaced_older' });
+    expect(await cot.ingest(event('shared', t0 + 2000), 'token:a')).to.include({ store_result: 'replaced_older' });
+    expect(await refusal(() => cot.ingest(event('shared', t0 + 3000), null))).to.equal('cot_uid_owned');
+    expect(await refusal(() => cot.ingest(event('shared', t0 + 3000), 'token:b'))).to.equal('cot_uid_owned');
+    expect(await cot.ingest(event('shared', t0 + 3000), 'token:a')).to.include({ store_result: 'replaced_older' });
     // an event that is not newer leaves the owner as it was
-    expect(cot.ingest(event('shared', t0), 'token:a')).to.include({ store_result: 'not_newer_than_stored' });
+    expect(await cot.ingest(event('shared', t0), 'token:a')).to.include({ store_result: 'not_newer_than_stored' });
     expect(cot.store.get('shared')!.owner).to.equal('token:a');
   });
 });

@@ -9,7 +9,29 @@
  * counted after each, so a refused document costs the work up to its limit, not its whole length.
  */
 import sax from 'sax';
-import type { CotLimits } from './cot.config.js';
+
+/** What one document may hold; beyond any of them it is refused as it is read. */
+export interface CotLimits {
+  /** Element nesting, root = 1 (real events are 3–4 deep). */
+  maxDepth: number;
+  maxElements: number;
+  maxAttrsPerElement: number;
+  /** Attributes of the whole document: parse, validation and export cost grow with each one. */
+  maxAttributes: number;
+  /** Elements directly under the root's `<detail>` (real events carry fewer than ten). */
+  maxDetailChildren: number;
+  maxNameLen: number;
+  maxAttrValueLen: number;
+  /** Characters of the element and attribute names of one document's start tags. */
+  maxNameChars: number;
+  /** Characters of all attribute values of one document. */
+  maxAttrChars: number;
+  /** `&` characters of one document: entity and character references cost sax ten times a plain character. */
+  maxReferences: number;
+  /** Text, CDATA, comments and processing instructions of one document (remarks are the only long text in real events). */
+  maxTextChars: number;
+  maxUidLen: number;
+}
 
 export interface XmlAttr {
   name: string;
