@@ -261,7 +261,8 @@ export class PostgresStore implements LedgerStore {
   private async resolveAmbiguous(batchId: string, tip: Tip, n: number): Promise<LedgerNode[]> {
     const pending: Unresolved = { batchId, tip, n };
     this.unresolved.push(pending);
-    const deadline = Date.now() + 2 * this.queryTimeoutMs;
+    // one more query timeout at most: appends queued behind this one wait for it
+    const deadline = Date.now() + this.queryTimeoutMs;
     for (let wait = 100; Date.now() < deadline && !this.closed; wait = Math.min(wait * 2, 1000)) {
       await new Promise((r) => setTimeout(r, wait));
       let nodes: LedgerNode[] | null;
