@@ -87,6 +87,8 @@ export class PostgresSharedRefresh implements SharedRefresh {
       max: 2,
       connectionTimeoutMillis: 2000,
       statement_timeout: 5000,
+      // a stopped server never fires its own statement_timeout: the client stops waiting too
+      query_timeout: 7000,
       // the lock's transaction is idle while the upstream answers: let it live that long, no longer
       idle_in_transaction_session_timeout: opts.fetchBudgetMs + 5000,
       application_name: `svc-adsb ${opts.replicaId}`.slice(0, 63),
