@@ -17,20 +17,31 @@ export interface SseReader {
   close(): void;
 }
 
+/** A feeder for chunks of an event stream: each call returns the blocks completed so far (without their blank line). */
+export function sseBlocks(): (chunk: string) => string[] {
+  let buffer = '';
+  return (chunk) => {
+    buffer += chunk;
+    const out: string[] = [];
+    let cut: number;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      out.push(buffer.slice(0, cut));
+      buffer = buffer.slice(cut + 2);
+    }
+    return out;
+  };
+}
+
 export function openSse(url: string, headers: Record<string, string> = {}): Promise<SseReader> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
       const events: SseEvent[] = [];
       const comments: string[] = [];
-      let buffer = '';
+      const blocks = sseBlocks();
       const waiters: (() => void)[] = [];
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
+        for (const block of blocks(chunk)) {
           let id: string | null = null;
           let event = 'message';
           const data: string[] = [];

@@ -13,7 +13,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { connect, createServer, type Socket } from 'node:net';
 import { ipBytes, procAddress, procSendQueueProbe } from '../../src/stream/tcp-queue.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { openSse } from '../helpers/sse.js';
+import { openSse, sseBlocks } from '../helpers/sse.js';
 
 const STREAM = '/api/svc/v1/stream/verdicts';
 const PAGE = 4096;
@@ -49,14 +49,10 @@ function readReplay(t: TestApp, lastEventId: string, localAddress = '127.0.0.1',
   return new Promise((resolve, reject) => {
     const req = request(`${t.baseUrl}${STREAM}`, { localAddress, headers: { accept: 'text/event-stream', 'last-event-id': lastEventId } }, (res: IncomingMessage) => {
       const out: Replay = { status: res.statusCode!, bytes: 0, events: [] };
-      let buffer = '';
+      const blocks = sseBlocks();
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
+        for (const block of blocks(chunk)) {
           const e: Replay['events'][number] = { id: null, event: 'message', data: '' };
           for (const line of block.split('\n')) {
             if (line.startsWith('id: ')) e.id = Number(line.slice(4));
