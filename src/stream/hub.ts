@@ -59,6 +59,19 @@ interface StoredEvent {
   wire: () => string;
 }
 
+/** Viewers written to in one turn of the event loop. */
+const FANOUT_SLICE = 128;
+
+interface Fanout {
+  wire: string;
+  id: number | undefined;
+  targets: ServerResponse[];
+  next: number;
+  started: number;
+  /** Observed as a fan-out (events; not pings or notices). */
+  timed: boolean;
+}
+
 export interface HubStats {
   viewers: number;
   events: number;
@@ -79,9 +92,12 @@ export class SseHub {
   private dropped = 0;
   private catchups = 0;
   private lastEventAt: string | null = null;
+  /** Fan-outs not yet written to every viewer, oldest first (each viewer gets events in order). */
+  private readonly fanouts: Fanout[] = [];
+  private draining = false;
   /** Called when the first viewer arrives and when the last one leaves. */
   onActive: (active: boolean) => void = () => {};
-  /** Main-thread time one event took to reach every viewer's socket buffer. */
+  /** Time from publishing an event to its write to the last viewer (its slices and the loop between them). */
   onFanout: (seconds: number, viewers: number) => void = () => {};
 
   constructor(private readonly opts: HubOptions) {
@@ -280,24 +296,47 @@ export class SseHub {
     this.events++;
     this.lastEventAt = new Date().toISOString();
     if (this.viewers.size === 0) return;
-    const started = performance.now();
-    this.send(serialise(), id);
-    this.onFanout((performance.now() - started) / 1000, this.viewers.size);
+    this.send(serialise(), id, true);
   }
 
-  /** `id`: an event, skipped for viewers that already have it (resumed past it); none for pings. */
-  private send(wire: string, id?: number): void {
-    for (const [res, v] of this.viewers) {
-      if (id !== undefined) {
-        if (id <= v.sent) continue;
-        v.sent = id;
-      }
-      if (res.writableLength > this.opts.sendBufferBytes) {
-        this.drop(res);
-        continue;
-      }
-      res.write(wire);
+  /**
+   * Writes `wire` to every viewer, FANOUT_SLICE viewers per turn of the event loop: each write
+   * costs its socket a corked writev after the turn (~30 µs), and 1,000 viewers in one turn held
+   * the loop 30-50 ms. Slices of one event, and events, go out in order, so each viewer still
+   * receives events in order. `id`: an event, skipped for viewers that already have it (resumed
+   * past it); none for pings.
+   */
+  private send(wire: string, id?: number, timed = false): void {
+    this.fanouts.push({ wire, id, targets: [...this.viewers.keys()], next: 0, started: performance.now(), timed });
+    if (!this.draining) this.drain();
+  }
+
+  private drain(): void {
+    this.draining = true;
+    let budget = FANOUT_SLICE;
+    while (this.fanouts.length && budget > 0) {
+      const f = this.fanouts[0]!;
+      for (; f.next < f.targets.length && budget > 0; f.next++, budget--) this.write(f.targets[f.next]!, f.wire, f.id);
+      if (f.next < f.targets.length) break;
+      this.fanouts.shift();
+      if (f.timed) this.onFanout((performance.now() - f.started) / 1000, f.targets.length);
     }
+    if (this.fanouts.length) setImmediate(() => this.drain());
+    else this.draining = false;
+  }
+
+  private write(res: ServerResponse, wire: string, id: number | undefined): void {
+    const v = this.viewers.get(res);
+    if (v === undefined) return; // left (or dropped) since the event was published
+    if (id !== undefined) {
+      if (id <= v.sent) return;
+      v.sent = id;
+    }
+    if (res.writableLength > this.opts.sendBufferBytes) {
+      this.drop(res);
+      return;
+    }
+    res.write(wire);
   }
 
   /** Sends `event` to every viewer (e.g. a pause notice); not kept for resumes. */

@@ -261,8 +261,8 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
   );
   const fanout = new Histogram({
     name: 'svc_sse_fanout_seconds',
-    help: 'Main-thread time to write one event to every SSE viewer',
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
+    help: 'Time from publishing one event to its write to the last SSE viewer (a slice of viewers per event-loop turn)',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
     registers: [s.metrics.registry],
   });
   new Gauge({ name: 'svc_sse_viewers', help: 'Connected SSE viewers', registers: [s.metrics.registry], collect() { this.set(hub.stats().viewers); } });

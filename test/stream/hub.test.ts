@@ -48,6 +48,22 @@ describe('SseHub', () => {
     expect(fast.written.filter((w) => w.startsWith('id: ')).length).to.equal(5);
   });
 
+  it('fans an event out to many viewers a slice per turn of the loop, each viewer in event order', async () => {
+    const hub = hubWith({ maxViewers: 1000 });
+    const viewers = Array.from({ length: 1000 }, () => attach(hub));
+    const ids = (r: FakeResponse) => r.written.filter((w) => w.startsWith('id: ')).map((w) => w.split('\n')[0]);
+    hub.publish(1, 'verdict', () => ({ n: 1 }));
+    hub.publish(2, 'verdict', () => ({ n: 2 }));
+    // the first turn wrote to some viewers only: the loop is free for other requests meanwhile
+    const reached = viewers.filter((v) => ids(v).length > 0).length;
+    expect(reached).to.be.above(0).and.below(1000);
+    // a viewer that leaves meanwhile is not written to
+    viewers[999]!.end();
+    while (viewers.slice(0, 999).some((v) => ids(v).length < 2)) await new Promise((r) => setImmediate(r));
+    for (const v of viewers.slice(0, 999)) expect(ids(v)).to.deep.equal(['id: 1', 'id: 2']);
+    expect(ids(viewers[999]!)).to.deep.equal([]);
+  });
+
   it('replays only events after Last-Event-ID, and says reset when they are no longer buffered', () => {
     const hub = hubWith();
     attach(hub);
