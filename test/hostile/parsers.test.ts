@@ -31,21 +31,23 @@ describe('hostile: every parser on the request path costs the main thread little
     return best;
   }
 
-  const cases: [string, string, RequestInit, number][] = [
+  // a status, or the statuses a correct service may give
+  const cases: [string, string, RequestInit, number | number[]][] = [
     ['If-None-Match of 15,000 entity-tags', '/api/svc/v1/fleet/vessels', { headers: { 'if-none-match': '"x",'.repeat(15_000) } }, 200],
     ['Accept of 3,700 media ranges', '/jackin', { headers: { accept: 'text/html;q=0.5,'.repeat(3_700) } }, 200],
     ['Cookie of 12,000 pairs', '/api/svc/v1/health', { headers: { cookie: 'a=b; '.repeat(12_000) } }, 200],
     ['a 60 KB traceparent', '/api/svc/v1/health', { headers: { traceparent: `00-${'a'.repeat(60_000)}` } }, 200],
-    ['2,000 headers', '/api/svc/v1/health', { headers: Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`x-h${i}`, 'v'])) }, 200],
+    // Node 20's parser takes them (the first 1,000 are kept); Node 24's refuses so many: a JSON 431
+    ['2,000 headers', '/api/svc/v1/health', { headers: Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`x-h${i}`, 'v'])) }, [200, 431]],
     ['a Content-Type of 9,000 parameters', '/api/svc/v1/verdict', { ...json(frame), headers: { 'content-type': `application/json${'; a=b'.repeat(9_000)}` } }, 200],
     ['a kernel `request` of 2,800 keys (the head limit)', `/api/svc/v1/fgbrain/manifest?request=${encodeURIComponent(JSON.stringify(keys(2_800)))}`, {}, 422],
     ['a khipu DAG `request` of 2,800 keys', `/api/svc/khipu/dag?request=${encodeURIComponent(JSON.stringify(keys(2_800)))}`, {}, 422],
-    ...POST_SAMPLES.map((p): [string, string, RequestInit, number] => [`POST ${p.name}`, p.path, { method: 'POST', headers: { 'content-type': p.contentType }, body: p.body }, p.status]),
+    ...POST_SAMPLES.map((p): [string, string, RequestInit, number | number[]] => [`POST ${p.name}`, p.path, { method: 'POST', headers: { 'content-type': p.contentType }, body: p.body }, p.status]),
   ];
   for (const [name, path, init, status] of cases) {
-    it(`${name}: ${status}, under ${BUDGET_MS} ms of main-thread CPU`, async () => {
+    it(`${name}: ${[status].flat().join(" or ")}, under ${BUDGET_MS} ms of main-thread CPU`, async () => {
       const r = await cost(path, init);
-      expect(r.status, r.body.slice(0, 300)).to.equal(status);
+      expect(r.status, r.body.slice(0, 300)).to.be.oneOf(typeof status === 'number' ? [status] : status);
       expect(r.ms).to.be.below(BUDGET_MS);
     });
   }

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { killService, mainThreadCpuMs, startService, type ServiceProcess } from '../helpers/service-process.js';
 import { countQueryParams, MAX_QUERY_PARAMS, parseQuery } from '../../src/http/query.js';
 
@@ -66,6 +67,25 @@ describe('hostile: query strings are parsed in linear time with a bounded parame
     expect((JSON.parse(res.body) as { detail: { type: string }[] }).detail[0]!.type).to.equal('extra_forbidden');
     const over = await get(base, `/api/svc/v1/fleet/vessels?${at}&one=more`);
     expect((JSON.parse(over.body) as { detail: { type: string }[] }).detail[0]!.type).to.equal('too_many_parameters');
+  });
+
+  // a request line is ASCII (Node refuses raw non-ASCII in a URL with 400): queries of ASCII, with
+  // every byte escape and malformed ones
+  it('decodes every name and value as URLSearchParams does (generated queries)', () => {
+    const piece = fc.stringMatching(/^[a-zA-Z0-9%+=&._~!$'()*,;:@/?-]{0,12}$/);
+    const byteEscape = fc.integer({ min: 0, max: 255 }).map((b) => `%${b.toString(16).padStart(2, '0')}`);
+    const qs = fc.array(fc.oneof(piece, byteEscape, fc.constantFrom('%', '%zz', '%E2%82', '%ED%A0%80', '+', '=', '&')), { maxLength: 20 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(qs, (q) => {
+        const expected: Record<string, string | string[]> = {};
+        for (const [k, v] of new URLSearchParams(q)) {
+          const held = expected[k];
+          expected[k] = held === undefined ? v : typeof held === 'string' ? [held, v] : [...held, v];
+        }
+        expect({ ...parseQuery(q, Infinity) }).to.deep.equal(expected);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('parses like URLSearchParams: repeated keys in order, empty pieces skipped, no prototype', () => {
