@@ -3,7 +3,7 @@
  * nearly nothing and must not invite an instant retry:
  * - the answer is serialised once per distinct (code, detail, Retry-After) and reused;
  * - `Retry-After` grows with the shed rate: one second more per `retryStepPerS` sheds in the last
- *   second, up to `retryAfterMaxS` (rate limits keep their exact wait);
+ *   second, up to `retryAfterMaxS`, never below what the error said (rate limits keep their exact wait);
  * - a client that comes back before the Retry-After it was given and is shed again gets its answer
  *   only after the rest of that wait, at most `holdMaxMs`: a client that retries at once then
  *   costs a timer per hold instead of a loop of answers on the main thread.
@@ -60,7 +60,8 @@ export class ShedGovernor {
     this.roll(now);
     this.inWindow++;
     const given = Number(err.headers['Retry-After'] ?? 1);
-    const retryAfterS = err.code === 'RATE_LIMITED' ? given : Math.min(this.policy.retryAfterMaxS, Math.max(given, given + Math.floor(this.rate(now) / this.policy.retryStepPerS)));
+    // never below what the error said; only the growth is capped
+    const retryAfterS = err.code === 'RATE_LIMITED' ? given : Math.max(given, Math.min(this.policy.retryAfterMaxS, given + Math.floor(this.rate(now) / this.policy.retryStepPerS)));
     const due = this.notBefore.get(client);
     const holdMs = due !== undefined && due > now ? Math.min(due - now, this.policy.holdMaxMs) : 0;
     this.notBefore.delete(client); // re-inserted last: the map's order is least recently shed first

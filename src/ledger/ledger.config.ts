@@ -36,6 +36,10 @@ export interface LedgerConfig {
   signingKeyFile: string | null;
   /** Receipts signed in one worker round trip at most. */
   signBatchMax: number;
+  /** A new signed checkpoint at most this often while the log grows. */
+  checkpointIntervalMs: number;
+  /** The checkpoints' origin and key name; null: `<public host or drone-intel-svc>/khipu/<keyid16>`. */
+  checkpointOrigin: string | null;
   noFlyZones: NoFlyZone[];
 }
 
@@ -57,6 +61,8 @@ export const ledgerConfig: FeatureConfig = {
     maxNodes: Joi.number().integer().min(1).max(10_000_000).default(100_000),
     signingKeyFile: Joi.string().allow(null).default(null),
     signBatchMax: Joi.number().integer().min(1).max(4096).default(64),
+    checkpointIntervalMs: Joi.number().integer().min(10).max(3_600_000).default(1000),
+    checkpointOrigin: Joi.string().pattern(/^[^\s+]{1,255}$/u).allow(null).default(null),
     noFlyZones: Joi.array()
       .items(Joi.object({ id: Joi.string().pattern(/^[a-z0-9-]{1,64}$/).required(), name: Joi.string().max(128).required(), polygon: Joi.array().items(latLon).min(3).max(1000).required() }))
       .max(100)
@@ -71,6 +77,8 @@ export const ledgerConfig: FeatureConfig = {
     SVC_SIGNING_KEY_FILE: 'signingKeyFile',
     SVC_LEDGER_MODE: 'mode',
     SVC_DATA_DIR: 'dataDir',
+    SVC_CHECKPOINT_INTERVAL_MS: 'checkpointIntervalMs',
+    SVC_CHECKPOINT_ORIGIN: 'checkpointOrigin',
     SVC_DATABASE_URL: 'databaseUrl',
     SVC_PG_STATEMENT_TIMEOUT_MS: 'pgStatementTimeoutMs',
     SVC_PG_QUERY_TIMEOUT_MS: 'pgQueryTimeoutMs',

@@ -13,6 +13,7 @@ import { Ledger } from './ledger.js';
 import { ledgerMetrics } from './ledger.metrics.js';
 import { ledgerRoutes } from './ledger.routes.js';
 import { Signer } from './signer.js';
+import { checkpointFile, checkpointOrigin, Checkpoints } from './checkpoint.js';
 import { Keyring } from './keyring.js';
 import { signatureVerifier } from './replay.js';
 import { FileStore } from './store/file-store.js';
@@ -75,6 +76,12 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
     retryAfterS: s.config.pool.retryAfterS,
     onCommit: observe.onCommit,
   });
+  const checkpoints = new Checkpoints(ledger, key, signer, {
+    origin: cfg.checkpointOrigin ?? checkpointOrigin(key.keyid, s.config.server.publicBaseUrl),
+    intervalMs: cfg.checkpointIntervalMs,
+    file: store.mode === 'file' ? checkpointFile(cfg.dataDir) : null,
+  });
+  await checkpoints.load();
   const state: LedgerState = { ledger, key, keyring, store, replay, selfTest: await selfTest(s, signer, key) };
   if (!state.selfTest.ok) s.log.error({ reason: state.selfTest.reason }, 'signing self-test failed: ledger not ready');
 
@@ -115,7 +122,7 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
   });
 
   return {
-    routes: ledgerRoutes(state, s.config.server.publicBaseUrl),
+    routes: ledgerRoutes(state, s.config.server.publicBaseUrl, checkpoints),
     provides: { ledger, writer, store, signer, key, state, status },
     async close() {
       await writer.drain();

@@ -127,6 +127,7 @@ export const PUBKEY = shape({
   jwk: JWK,
   ephemeral: bool(),
   created_at: isoTime(),
+  checkpoint: shape({ origin: str(), vkeys: shape({ ed25519: str(), ecdsa: str() }) }).description('the signed checkpoints (GET /ledger/checkpoint): their origin, which is also the key name, and the C2SP signed-note verifier keys'),
   keys: listOf(shape({ keyid: hex64(), status: oneOf('current', 'retired'), public_key_pem: str(), public_key_url: str(), jwk: JWK })).description('the keyring: retired keys stay published'),
 });
 

@@ -8,9 +8,10 @@ import { exportDocument, publicKeyUrl, readinessDocument, type LedgerState } fro
 import { dagParams, khipuDag } from './khipu-dag.js';
 import { verifyBodySchema, verifyEnvelope } from './verify.js';
 import { text } from '../http/response-schema.js';
+import type { Checkpoints } from './checkpoint.js';
 import { DAG, EXPORT, PUBKEY, READINESS, VERIFICATION } from './ledger.responses.js';
 
-export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): RouteDef[] {
+export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null, checkpoints: Checkpoints): RouteDef[] {
   const { ledger, key } = state;
   return [
     defineRoute({
@@ -67,6 +68,8 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
           jwk: key.jwk,
           ephemeral: key.ephemeral,
           created_at: key.createdAt,
+          // the signed checkpoints' origin and verifier keys (C2SP signed-note vkeys)
+          checkpoint: { origin: checkpoints.origin, vkeys: { ed25519: checkpoints.vkeys.ed25519, ecdsa: checkpoints.vkeys.ecdsa } },
           // the keyring: retired keys stay published so every receipt ever issued still verifies
           keys: state.keyring.list().map((k) => ({
             keyid: k.keyid,
@@ -76,6 +79,27 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null): 
             jwk: k.jwk,
           })),
         };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/ledger/checkpoint',
+      uses: ['ledger', 'signer'],
+      summary: 'The newest signed checkpoint of the ledger (C2SP tlog-checkpoint as a signed note: origin, size, RFC 6962 root; Ed25519 and ECDSA P-256 signatures)',
+      description:
+        'Re-signed when the log has grown and ledger.checkpointIntervalMs has passed, so it may lag the newest node by that long. ' +
+        'Verify it with the vkeys of GET /edge/pubkey (checkpoint.vkeys): the Ed25519 one with Go\'s golang.org/x/mod/sumdb/note, the ECDSA one with transparency-dev/formats note. ' +
+        '503 when the ledger does not extend the checkpoint signed before (restored from an older state): a log never signs two inconsistent checkpoints.',
+      tag: 'ledger',
+      produces: 'text/plain',
+      response: text('A C2SP signed note: "<origin>\\n<size>\\n<base64 root>\\n", a blank line, then one "— <origin> <base64(key id ‖ signature)>" line per signature'),
+      errors: [503],
+      async handler({ ctx }) {
+        const note = await checkpoints.current();
+        ctx.type = 'text/plain; charset=utf-8';
+        // C2SP tlog-tiles: a checkpoint is not cached beyond a few seconds
+        ctx.set('Cache-Control', 'public, max-age=2');
+        return note;
       },
     }),
     defineRoute({

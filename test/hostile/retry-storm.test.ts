@@ -43,6 +43,8 @@ describe('hostile: shed answers are cheap and back off clients that retry at onc
       let capped = '';
       for (let i = 0; i < 10_000; i++) capped = storm.answer(Errors.queueFull(2), `d${i}`, 1_000).err.headers['Retry-After']!;
       expect(capped).to.equal('30');
+      // a longer wait than the cap, said by the error itself, is kept
+      expect(storm.answer(Errors.capacity('Ledger store unavailable', 60), 'z', 1_000).err.headers['Retry-After']).to.equal('60');
     });
 
     it('keeps a rate limit exact: its wait is what the client must wait', () => {

@@ -1,0 +1,154 @@
+/**
+ * Signed checkpoints of the ledger (C2SP tlog-checkpoint as a signed note): origin, size and RFC
+ * 6962 root, signed with the ledger's ECDSA P-256 key (type 0x02, in the signing lane) and with an
+ * Ed25519 key (type 0x01), which Go's `x/mod/sumdb/note` and other stock verifiers accept.
+ *
+ * The Ed25519 key is derived from the ledger key (HKDF-SHA256 over its private scalar, with a
+ * label of its own), so it is as persistent as that key and the same on every replica that shares
+ * the key file, and it changes only when an operator rotates the ledger key (the origin names the
+ * key, so a rotation starts a new log identity). A checkpoint is re-signed when the log has grown
+ * and `ledger.checkpointIntervalMs` has passed; in file mode each is written durably to
+ * `<dataDir>/checkpoint` before it is served, and a ledger found at start not to extend the one
+ * written there (a restore from an older backup) gets no checkpoint at all: a log must never sign
+ * two inconsistent ones.
+ */
+import { hkdfSync } from 'node:crypto';
+import { open, readFile, rename } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { AppError } from '../http/errors.js';
+import { checkpointText, ecdsaKeyId, ed25519FromSeed, ed25519KeyId, ed25519NoteSignature, ed25519Raw, signedNote, verifierKey, ECDSA_TYPE, ED25519_TYPE } from '../lib/signed-note.js';
+import type { SigningKey } from './keys.js';
+import type { Ledger } from './ledger.js';
+import type { Signer } from './signer.js';
+import { createPublicKey, type KeyObject } from 'node:crypto';
+
+const HKDF_SALT = Buffer.from('svc.khipu.checkpoint.ed25519.v1', 'utf8');
+
+/** The checkpoint key, derived from the ledger key: 32 bytes of HKDF-SHA256 as the Ed25519 seed. */
+export function checkpointEd25519Key(key: SigningKey): KeyObject {
+  const d = Buffer.from(key.privateKey.export({ format: 'jwk' }).d!, 'base64url');
+  return ed25519FromSeed(Buffer.from(hkdfSync('sha256', d, HKDF_SALT, Buffer.from(key.keyid, 'hex'), 32)));
+}
+
+/** `<host>/khipu/<first 16 hex of the keyid>`: the host of the public base URL, else the service's name. */
+export function checkpointOrigin(keyid: string, publicBaseUrl: string | null): string {
+  const host = publicBaseUrl ? new URL(publicBaseUrl).host : 'drone-intel-svc';
+  return `${host}/khipu/${keyid.slice(0, 16)}`;
+}
+
+export interface CheckpointOptions {
+  origin: string;
+  intervalMs: number;
+  /** File mode: where the newest signed checkpoint is kept (null: not persisted). */
+  file: string | null;
+}
+
+interface Signed {
+  size: number;
+  note: string;
+}
+
+export class Checkpoints {
+  readonly origin: string;
+  /** Verifier keys: Ed25519 (sumdb/note) first, then ECDSA (transparency-dev). */
+  readonly vkeys: { ed25519: string; ecdsa: string };
+  private readonly ed25519: KeyObject;
+  private latest: Signed | null = null;
+  private signedAt = 0;
+  private signing: Promise<Signed> | null = null;
+  /** Why no checkpoint may be signed (the ledger does not extend the one signed before), or null. */
+  private refusal: string | null = null;
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly key: SigningKey,
+    private readonly signer: Signer,
+    private readonly opts: CheckpointOptions,
+  ) {
+    this.origin = opts.origin;
+    this.ed25519 = checkpointEd25519Key(key);
+    const edPub = ed25519Raw(createPublicKey(this.ed25519));
+    const spki = key.publicKey.export({ format: 'der', type: 'spki' });
+    this.vkeys = {
+      ed25519: verifierKey(this.origin, ed25519KeyId(this.origin, edPub), ED25519_TYPE, edPub),
+      ecdsa: verifierKey(this.origin, ecdsaKeyId(spki), ECDSA_TYPE, spki),
+    };
+  }
+
+  /** Reads the checkpoint written before (file mode) and checks that the ledger extends it. */
+  async load(): Promise<void> {
+    if (!this.opts.file) return;
+    let note: string;
+    try {
+      note = await readFile(this.opts.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    const [origin, sizeText, rootB64] = note.split('\n');
+    // a checkpoint of another origin is another log (the key was rotated): nothing to extend
+    if (origin !== this.origin) return;
+    const size = Number(sizeText);
+    if (!Number.isSafeInteger(size) || size < 0) {
+      this.refusal = 'the checkpoint written before cannot be read';
+      return;
+    }
+    if (size > this.ledger.size || this.ledger.root(size).toString('base64') !== rootB64) {
+      this.refusal = `the ledger does not extend the checkpoint signed before (size ${size}): it was restored from an older state or altered`;
+      return;
+    }
+    this.latest = { size, note };
+  }
+
+  /** The newest signed checkpoint, signing one when the log grew and the interval has passed. */
+  async current(): Promise<string> {
+    if (this.refusal) throw new AppError('CAPACITY', 503, `No checkpoint: ${this.refusal}`, { 'Retry-After': '60' });
+    const size = this.ledger.size;
+    const fresh = this.latest !== null && (this.latest.size === size || performance.now() - this.signedAt < this.opts.intervalMs);
+    if (fresh) return this.latest!.note;
+    this.signing ??= this.sign(size).finally(() => (this.signing = null));
+    return (await this.signing).note;
+  }
+
+  private async sign(size: number): Promise<Signed> {
+    const text = checkpointText(this.origin, size, this.ledger.root(size));
+    const ecdsa = await this.signer.sign(Buffer.from(text, 'utf8'));
+    const spki = this.key.publicKey.export({ format: 'der', type: 'spki' });
+    const note = signedNote(text, [ed25519NoteSignature(this.origin, this.ed25519, text), { name: this.origin, keyId: ecdsaKeyId(spki), signature: ecdsa }]);
+    // persisted before it is published: a crash never leaves a served checkpoint unrecorded
+    if (this.opts.file) {
+      try {
+        await writeDurably(this.opts.file, note);
+      } catch (err) {
+        throw new AppError('CAPACITY', 503, 'No checkpoint: it could not be written durably, retry later', { 'Retry-After': '5' }, { cause: err });
+      }
+    }
+    const signed = { size, note };
+    if (!this.latest || size >= this.latest.size) {
+      this.latest = signed;
+      this.signedAt = performance.now();
+    }
+    return signed;
+  }
+}
+
+/** Written to a temporary file, synced, renamed over the old one, and the directory synced. */
+async function writeDurably(file: string, text: string): Promise<void> {
+  const tmp = `${file}.tmp`;
+  const fh = await open(tmp, 'w', 0o644);
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, file);
+  const dir = await open(dirname(file), 'r');
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
+}
+
+export const checkpointFile = (dataDir: string): string => join(dataDir, 'checkpoint');
