@@ -63,3 +63,17 @@ export async function killService(svc: ServiceProcess): Promise<void> {
   svc.child.kill('SIGKILL');
   if (svc.child.exitCode === null && svc.child.signalCode === null) await once(svc.child, 'exit');
 }
+
+/**
+ * Resolves once the service's main thread has gone quiet (under `idleMs` of CPU in a 200 ms
+ * window): start-up work done in slices after the port opens must not count in a measurement.
+ */
+export async function settled(svc: ServiceProcess, idleMs = 2, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const before = mainThreadCpuMs(svc);
+    await new Promise((r) => setTimeout(r, 200));
+    if (mainThreadCpuMs(svc) - before < idleMs) return;
+    if (Date.now() > deadline) throw new Error(`the service's main thread did not go quiet within ${timeoutMs} ms`);
+  }
+}

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { countJsonMembers, MAX_JSON_MEMBERS } from '../../src/http/body.js';
-import { killService, mainThreadCpuMs, startService, type ServiceProcess } from '../helpers/service-process.js';
+import { killService, mainThreadCpuMs, settled, startService, type ServiceProcess } from '../helpers/service-process.js';
 import { POST_BUDGET_MS, POST_SAMPLES, SAMPLE_FRAME } from '../../bench/post-samples.js';
 
 
@@ -15,6 +15,7 @@ describe('hostile: every parser on the request path costs the main thread little
   let svc: ServiceProcess;
   before(async () => {
     svc = await startService({ SVC_WRITE_RATE_PER_S: '100000', SVC_WRITE_BURST: '100000' });
+    await settled(svc);
   });
   after(() => killService(svc));
 

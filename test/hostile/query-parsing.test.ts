@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { killService, mainThreadCpuMs, startService, type ServiceProcess } from '../helpers/service-process.js';
+import { killService, mainThreadCpuMs, settled, startService, type ServiceProcess } from '../helpers/service-process.js';
 import { countQueryParams, MAX_QUERY_PARAMS, parseQuery } from '../../src/http/query.js';
 
 
@@ -27,6 +27,7 @@ describe('hostile: query strings are parsed in linear time with a bounded parame
   before(async () => {
     svc = await startService();
     base = svc.base;
+    await settled(svc);
   });
   after(() => killService(svc));
 
