@@ -202,3 +202,28 @@ export async function createDatabase(db: TestDatabase, name: string): Promise<st
   u.pathname = `/${name}`;
   return u.toString();
 }
+
+/** A verdict frame of a load: 97 tracks, positions within a few metres. */
+export const loadFrame = (k: number) => ({ track_id: `t${k % 97}`, source: 'ADS-B', lat: 36.5 + (k % 50) * 1e-4, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 });
+
+export interface VerdictAnswer {
+  status: number;
+  retryAfter: string | null;
+  index?: number;
+  payload?: string;
+  /** Date.now() at the send, and how long the answer took. */
+  sentAt: number;
+  ms: number;
+}
+
+/** POST /verdict of `loadFrame(k)`; status 0 when the connection died (a killed or stopped process). */
+export async function postVerdict(base: string, k: number): Promise<VerdictAnswer> {
+  const sentAt = Date.now();
+  try {
+    const res = await fetch(`${base}/api/svc/v1/verdict`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(loadFrame(k)) });
+    const body = (await res.json()) as { ledger?: { index: number }; receipt?: { payload_b64: string } };
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), index: body.ledger?.index, payload: body.receipt?.payload_b64, sentAt, ms: Date.now() - sentAt };
+  } catch {
+    return { status: 0, retryAfter: null, sentAt, ms: Date.now() - sentAt };
+  }
+}

@@ -17,7 +17,7 @@ import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../.
 import { PostgresStore } from '../../src/ledger/store/postgres-store.js';
 import { StoreUnavailableError } from '../../src/ledger/store/store.js';
 import { SHUTDOWN_MARGIN_MS } from '../../src/shutdown.js';
-import { createDatabase, usePostgres, type TestDatabase } from '../helpers/postgres.js';
+import { createDatabase, postVerdict, usePostgres, type TestDatabase, type VerdictAnswer as Answer } from '../helpers/postgres.js';
 import { startService, type ServiceProcess } from '../helpers/service-process.js';
 
 async function until<T>(what: string, ms: number, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, last?: () => string): Promise<T> {
@@ -143,28 +143,6 @@ function input(k: number): AppendInput {
 }
 
 const tipOf = (nodes: LedgerNode[]) => ({ size: nodes.length, head: nodes.at(-1)?.nodeDigest ?? ZERO_DIGEST });
-
-const frame = (k: number) => ({ track_id: `t${k % 97}`, source: 'ADS-B', lat: 36.5 + (k % 50) * 1e-4, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 });
-
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  index?: number;
-  payload?: string;
-  sentAt: number;
-  ms: number;
-}
-
-async function postVerdict(base: string, k: number): Promise<Answer> {
-  const sentAt = Date.now();
-  try {
-    const res = await fetch(`${base}/api/svc/v1/verdict`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(frame(k)) });
-    const body = (await res.json()) as { ledger?: { index: number }; receipt?: { payload_b64: string } };
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), index: body.ledger?.index, payload: body.receipt?.payload_b64, sentAt, ms: Date.now() - sentAt };
-  } catch {
-    return { status: 0, retryAfter: null, sentAt, ms: Date.now() - sentAt };
-  }
-}
 
 interface Readiness {
   status: number;

@@ -18,7 +18,7 @@ import { pae, PAYLOAD_TYPE, sha256 } from '../../src/ledger/dsse.js';
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../../src/ledger/ledger.js';
 import { PostgresStore } from '../../src/ledger/store/postgres-store.js';
 import { StoreUnavailableError } from '../../src/ledger/store/store.js';
-import { createDatabase, usePostgres, type TestDatabase } from '../helpers/postgres.js';
+import { createDatabase, postVerdict, usePostgres, type TestDatabase, type VerdictAnswer as Answer } from '../helpers/postgres.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 
@@ -160,25 +160,6 @@ async function stopReplica(r: Replica | undefined, signal: NodeJS.Signals = 'SIG
   const exited = new Promise((resolve) => r.child.once('exit', resolve));
   r.child.kill(signal);
   await exited;
-}
-
-const frame = (k: number) => ({ track_id: `t${k % 97}`, source: 'ADS-B', lat: 36.5 + (k % 50) * 1e-4, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 });
-
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  index?: number;
-  payload?: string;
-}
-
-async function postVerdict(base: string, k: number): Promise<Answer> {
-  try {
-    const res = await fetch(`${base}/api/svc/v1/verdict`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(frame(k)) });
-    const body = (await res.json()) as { ledger?: { index: number }; receipt?: { payload_b64: string } };
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), index: body.ledger?.index, payload: body.receipt?.payload_b64 };
-  } catch {
-    return { status: 0, retryAfter: null }; // the connection died (a killed process)
-  }
 }
 
 async function readiness(base: string): Promise<{ status: number; body: { adapter_state: string; integrity: { nodes: number; root: string | null }; recovery: { attempts: number } } }> {
