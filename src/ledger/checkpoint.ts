@@ -12,7 +12,7 @@
  * written there (a restore from an older backup) gets no checkpoint at all: a log must never sign
  * two inconsistent ones.
  */
-import { hkdfSync } from 'node:crypto';
+import { createPublicKey, hkdfSync, type KeyObject } from 'node:crypto';
 import { open, readFile, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AppError } from '../http/errors.js';
@@ -20,7 +20,6 @@ import { checkpointText, ecdsaKeyId, ed25519FromSeed, ed25519KeyId, ed25519NoteS
 import type { SigningKey } from './keys.js';
 import type { Ledger } from './ledger.js';
 import type { Signer } from './signer.js';
-import { createPublicKey, type KeyObject } from 'node:crypto';
 
 const HKDF_SALT = Buffer.from('svc.khipu.checkpoint.ed25519.v1', 'utf8');
 
@@ -53,6 +52,7 @@ export class Checkpoints {
   /** Verifier keys: Ed25519 (sumdb/note) first, then ECDSA (transparency-dev). */
   readonly vkeys: { ed25519: string; ecdsa: string };
   private readonly ed25519: KeyObject;
+  private readonly ecdsaKeyId: Buffer;
   private latest: Signed | null = null;
   private signedAt = 0;
   private signing: Promise<Signed> | null = null;
@@ -61,7 +61,7 @@ export class Checkpoints {
 
   constructor(
     private readonly ledger: Ledger,
-    private readonly key: SigningKey,
+    key: SigningKey,
     private readonly signer: Signer,
     private readonly opts: CheckpointOptions,
   ) {
@@ -69,9 +69,10 @@ export class Checkpoints {
     this.ed25519 = checkpointEd25519Key(key);
     const edPub = ed25519Raw(createPublicKey(this.ed25519));
     const spki = key.publicKey.export({ format: 'der', type: 'spki' });
+    this.ecdsaKeyId = ecdsaKeyId(spki);
     this.vkeys = {
       ed25519: verifierKey(this.origin, ed25519KeyId(this.origin, edPub), ED25519_TYPE, edPub),
-      ecdsa: verifierKey(this.origin, ecdsaKeyId(spki), ECDSA_TYPE, spki),
+      ecdsa: verifierKey(this.origin, this.ecdsaKeyId, ECDSA_TYPE, spki),
     };
   }
 
@@ -113,8 +114,7 @@ export class Checkpoints {
   private async sign(size: number): Promise<Signed> {
     const text = checkpointText(this.origin, size, this.ledger.root(size));
     const ecdsa = await this.signer.sign(Buffer.from(text, 'utf8'));
-    const spki = this.key.publicKey.export({ format: 'der', type: 'spki' });
-    const note = signedNote(text, [ed25519NoteSignature(this.origin, this.ed25519, text), { name: this.origin, keyId: ecdsaKeyId(spki), signature: ecdsa }]);
+    const note = signedNote(text, [ed25519NoteSignature(this.origin, this.ed25519, text), { name: this.origin, keyId: this.ecdsaKeyId, signature: ecdsa }]);
     // persisted before it is published: a crash never leaves a served checkpoint unrecorded
     if (this.opts.file) {
       try {
