@@ -12,11 +12,11 @@
  * written there (a restore from an older backup) gets no checkpoint at all: a log must never sign
  * two inconsistent ones.
  */
-import { createPublicKey, hkdfSync, type KeyObject } from 'node:crypto';
+import { createPublicKey, hkdfSync, verify, type KeyObject } from 'node:crypto';
 import { open, readFile, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AppError } from '../http/errors.js';
-import { checkpointText, ecdsaKeyId, ed25519FromSeed, ed25519KeyId, ed25519NoteSignature, ed25519Raw, signedNote, verifierKey, ECDSA_TYPE, ED25519_TYPE } from '../lib/signed-note.js';
+import { checkpointText, ecdsaKeyId, parseNote, ed25519FromSeed, ed25519KeyId, ed25519NoteSignature, ed25519Raw, signedNote, verifierKey, ECDSA_TYPE, ED25519_TYPE } from '../lib/signed-note.js';
 import type { SigningKey } from './keys.js';
 import type { Ledger } from './ledger.js';
 import type { Signer } from './signer.js';
@@ -40,9 +40,12 @@ export interface CheckpointOptions {
   intervalMs: number;
   /** File mode: where the newest signed checkpoint is kept (null: not persisted). */
   file: string | null;
+  /** Makes everything a checkpoint covers durable (the tiles it names), before it is persisted. */
+  beforePersist?: () => Promise<void>;
+  log?: { warn(obj: object, msg: string): void };
 }
 
-interface Signed {
+export interface Signed {
   size: number;
   note: string;
 }
@@ -53,6 +56,10 @@ export class Checkpoints {
   readonly vkeys: { ed25519: string; ecdsa: string };
   private readonly ed25519: KeyObject;
   private readonly ecdsaKeyId: Buffer;
+  private readonly ed25519KeyId: Buffer;
+  private timer: NodeJS.Timeout | null = null;
+  /** Requests waiting for a checkpoint of at least `size` nodes. */
+  private waiters: { size: number; resolve(s: Signed): void }[] = [];
   private latest: Signed | null = null;
   private signedAt = 0;
   private signing: Promise<Signed> | null = null;
@@ -70,10 +77,34 @@ export class Checkpoints {
     const edPub = ed25519Raw(createPublicKey(this.ed25519));
     const spki = key.publicKey.export({ format: 'der', type: 'spki' });
     this.ecdsaKeyId = ecdsaKeyId(spki);
+    this.ed25519KeyId = ed25519KeyId(this.origin, edPub);
     this.vkeys = {
-      ed25519: verifierKey(this.origin, ed25519KeyId(this.origin, edPub), ED25519_TYPE, edPub),
+      ed25519: verifierKey(this.origin, this.ed25519KeyId, ED25519_TYPE, edPub),
       ecdsa: verifierKey(this.origin, this.ecdsaKeyId, ECDSA_TYPE, spki),
     };
+  }
+
+  /**
+   * The size and root of the checkpoint persisted before, when its Ed25519 signature verifies
+   * (the start-up anchor: the tiles were durable up to it); null when there is none of this origin.
+   */
+  async anchor(): Promise<{ size: number; root: Buffer } | null> {
+    if (!this.opts.file) return null;
+    let note: string;
+    try {
+      note = await readFile(this.opts.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    const parsed = parseNote(note);
+    const [origin, sizeText, rootB64] = parsed?.text.split('\n') ?? [];
+    if (!parsed || origin !== this.origin) return null;
+    const edPub = createPublicKey(this.ed25519);
+    const signed = parsed.signatures.some((sig) => sig.name === this.origin && Buffer.from(sig.keyId).equals(this.ed25519KeyId) && verify(null, Buffer.from(parsed.text, 'utf8'), edPub, sig.signature));
+    const size = Number(sizeText);
+    if (!signed || !Number.isSafeInteger(size) || size < 0 || !/^[A-Za-z0-9+/]{43}=$/.test(rootB64 ?? '')) return null;
+    return { size, root: Buffer.from(rootB64!, 'base64') };
   }
 
   /** Reads the checkpoint written before (file mode) and checks that the ledger extends it. */
@@ -101,6 +132,54 @@ export class Checkpoints {
     this.latest = { size, note };
   }
 
+  /**
+   * The log grew: a checkpoint covering it is signed within the interval even when nobody asks,
+   * so the tail a restart has to check stays bounded by the interval.
+   */
+  grew(): void {
+    if (this.timer || this.refusal) return;
+    const wait = Math.max(0, this.opts.intervalMs - (performance.now() - this.signedAt));
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.current().then(
+        // a timer may fire a hair early, and the log may have grown meanwhile: until it is covered
+        () => (this.latest?.size ?? 0) < this.ledger.size && this.grew(),
+        (err: unknown) => this.opts.log?.warn({ err: (err as Error).message }, 'checkpoint not signed; retried when the log grows'),
+      );
+    }, wait);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.refusal ??= 'the service is stopping';
+  }
+
+  /** The newest checkpoint signed so far, without signing one (null before the first). */
+  get newest(): Signed | null {
+    return this.latest;
+  }
+
+  /**
+   * The first checkpoint of at least `size` nodes: the newest one when it covers them, else the
+   * next one signed (the log's growth schedules it within the interval); 503 past `waitMs`.
+   */
+  async covering(size: number, waitMs: number): Promise<Signed> {
+    await this.current();
+    if (this.latest && this.latest.size >= size) return this.latest;
+    this.grew();
+    return new Promise((resolve, reject) => {
+      const waiter = { size, resolve: (s: Signed) => (clearTimeout(timer), resolve(s)) };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new AppError('CAPACITY', 503, `No checkpoint covers ${size} nodes yet; retry shortly`, { 'Retry-After': String(Math.max(1, Math.ceil(this.opts.intervalMs / 1000))) }));
+      }, waitMs);
+      timer.unref();
+      this.waiters.push(waiter);
+    });
+  }
+
   /** The newest signed checkpoint, signing one when the log grew and the interval has passed. */
   async current(): Promise<string> {
     if (this.refusal) throw new AppError('CAPACITY', 503, `No checkpoint: ${this.refusal}`, { 'Retry-After': '60' });
@@ -118,6 +197,7 @@ export class Checkpoints {
     // persisted before it is published: a crash never leaves a served checkpoint unrecorded
     if (this.opts.file) {
       try {
+        await this.opts.beforePersist?.();
         await writeDurably(this.opts.file, note);
       } catch (err) {
         throw new AppError('CAPACITY', 503, 'No checkpoint: it could not be written durably, retry later', { 'Retry-After': '5' }, { cause: err });
@@ -128,6 +208,9 @@ export class Checkpoints {
       this.latest = signed;
       this.signedAt = performance.now();
     }
+    const ready = this.waiters.filter((w) => w.size <= size);
+    this.waiters = this.waiters.filter((w) => w.size > size);
+    for (const w of ready) w.resolve(signed);
     return signed;
   }
 }

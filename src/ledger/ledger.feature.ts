@@ -50,7 +50,9 @@ export function ledgerPlugin(key: SigningKey, store: LedgerStore): Plugin<'ledge
 
 async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Promise<Built<'ledger'>> {
   const cfg = s.config.ledger;
-  const ledger = new Ledger(cfg.maxNodes);
+  // where disk is the limit (file mode) there is no cap; in process memory there is one
+  const storage = store.storage?.() ?? null;
+  const ledger = new Ledger(storage ? Infinity : cfg.maxNodes, storage ?? undefined);
   const observe = ledgerMetrics(s.metrics.registry, ledger, store);
   const signer = new Signer(s.pool, cfg.signBatchMax, { inFlight: s.config.pool.signThreads, onBatch: observe.onBatch });
   // the keyring: every key that ever signed into this ledger stays published
@@ -67,7 +69,22 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
   const unsaved = key.unsaved;
   if (unsaved && store instanceof FileStore) store.requireWritten('the signing key', () => saveSigningKey(key), unsaved.error);
   await store.recordKey(key.keyid, key.spkiPem);
-  const replay: ReplayReport = await store.replay({ apply: (n) => ledger.applyNode(n, false, true), verifySignatures: signatureVerifier(s.pool, keyring) });
+  const checkpoints = new Checkpoints(ledger, key, signer, {
+    origin: cfg.checkpointOrigin ?? checkpointOrigin(key.keyid, s.config.server.publicBaseUrl),
+    intervalMs: cfg.checkpointIntervalMs,
+    file: store.mode === 'file' ? checkpointFile(cfg.dataDir) : null,
+    beforePersist: async () => {
+      await Promise.all([ledger.sync(), store.syncDerived?.()]);
+    },
+    log: s.log,
+  });
+  const replay: ReplayReport = await store.replay({
+    apply: (n) => ledger.applyNode(n, false, true),
+    verifySignatures: signatureVerifier(s.pool, keyring),
+    anchor: storage ? await checkpoints.anchor() : null,
+    resume: (size) => ledger.resume(size),
+    head: () => ledger.head,
+  });
   if (store.mode !== 'memory') s.log.info({ mode: store.mode, nodes: replay.nodes, ms: Math.round(replay.ms), trimmed: replay.trimmed, corrupt_at: replay.corruptAt }, 'ledger replayed');
   const writer = new LedgerWriter(ledger, store, {
     groupMax: cfg.groupCommitMax,
@@ -76,12 +93,10 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
     retryAfterS: s.config.pool.retryAfterS,
     onCommit: observe.onCommit,
   });
-  const checkpoints = new Checkpoints(ledger, key, signer, {
-    origin: cfg.checkpointOrigin ?? checkpointOrigin(key.keyid, s.config.server.publicBaseUrl),
-    intervalMs: cfg.checkpointIntervalMs,
-    file: store.mode === 'file' ? checkpointFile(cfg.dataDir) : null,
-  });
   await checkpoints.load();
+  ledger.onAppend(() => checkpoints.grew());
+  // a log opened without a checkpoint of its own (new, upgraded, or after a key rotation) gets one now
+  if (ledger.size) checkpoints.grew();
   const state: LedgerState = { ledger, key, keyring, store, replay, selfTest: await selfTest(s, signer, key) };
   if (!state.selfTest.ok) s.log.error({ reason: state.selfTest.reason }, 'signing self-test failed: ledger not ready');
 
@@ -90,7 +105,8 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
     maxNodes: cfg.maxNodes,
     root: () => (ledger.size ? ledger.root().toString('hex') : null),
     verifyIntegrity: () => {
-      const r = ledger.verifyIntegrity(true);
+      // incremental: the nodes there at start were checked by the replay and are re-checked by fsck
+      const r = ledger.verifyIntegrity();
       return { ...r, root: ledger.size ? r.root : null };
     },
     keyid: key.keyid,
@@ -125,8 +141,10 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
     routes: ledgerRoutes(state, s.config.server.publicBaseUrl, checkpoints),
     provides: { ledger, writer, store, signer, key, state, status },
     async close() {
+      checkpoints.stop();
       await writer.drain();
       await store.close();
+      ledger.close();
     },
   };
 }

@@ -23,8 +23,6 @@ export class NodeTable {
   /** ts_utc as epoch ms; the rare timestamp that does not round-trip exactly is kept as text. */
   private readonly tsMs: number[] = [];
   private readonly tsText = new Map<number, string>();
-  /** pae_sha256 lookup: 30 bits of the digest → index (or indices on a collision). */
-  private readonly byPae = new Map<number, number | number[]>();
 
   get length(): number {
     return this.digests.length;
@@ -43,12 +41,6 @@ export class NodeTable {
     const ms = Date.parse(n.tsUtc);
     this.tsMs.push(ms);
     if (!Number.isFinite(ms) || new Date(ms).toISOString() !== n.tsUtc) this.tsText.set(i, n.tsUtc);
-    const key = paeKey(n.paeSha256);
-    const prev = this.byPae.get(key);
-    // identical receipts (same frame, same millisecond) share a key: their list grows in place
-    if (prev === undefined) this.byPae.set(key, i);
-    else if (Array.isArray(prev)) prev.push(i);
-    else this.byPae.set(key, [prev, i]);
   }
 
   digest(i: number): Buffer {
@@ -74,16 +66,4 @@ export class NodeTable {
       simulated: (flags & 1) === 1,
     };
   }
-
-  /** The newest index whose pae_sha256 is `pae`, or undefined. */
-  indexOfPae(pae: Buffer): number | undefined {
-    const hit = this.byPae.get(paeKey(pae));
-    const candidates = hit === undefined ? [] : Array.isArray(hit) ? hit : [hit];
-    for (let k = candidates.length - 1; k >= 0; k--) if (this.paes.get(candidates[k]!).equals(pae)) return candidates[k];
-    return undefined;
-  }
-}
-
-function paeKey(pae: Uint8Array): number {
-  return (pae[0]! << 22) | (pae[1]! << 14) | (pae[2]! << 6) | (pae[3]! >>> 2);
 }

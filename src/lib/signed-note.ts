@@ -79,3 +79,18 @@ export function checkpointText(origin: string, size: number, root: Uint8Array): 
   if (origin === '' || origin.includes('\n')) throw new Error('a checkpoint origin is one non-empty line');
   return `${origin}\n${size}\n${Buffer.from(root).toString('base64')}\n`;
 }
+
+/** Splits a signed note into its text and signature lines; null when it is not one. */
+export function parseNote(note: string): { text: string; signatures: NoteSignature[] } | null {
+  const split = note.lastIndexOf('\n\n');
+  if (split < 0 || !note.endsWith('\n')) return null;
+  const signatures: NoteSignature[] = [];
+  for (const line of note.slice(split + 2, -1).split('\n')) {
+    const m = /^\u2014 (\S+) ([A-Za-z0-9+/]+={0,2})$/u.exec(line);
+    if (!m) return null;
+    const bytes = Buffer.from(m[2]!, 'base64');
+    if (bytes.length < 5) return null;
+    signatures.push({ name: m[1]!, keyId: bytes.subarray(0, 4), signature: bytes.subarray(4) });
+  }
+  return { text: note.slice(0, split + 1), signatures };
+}

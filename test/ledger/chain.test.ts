@@ -2,7 +2,7 @@
 // listeners, lookups, and each of the integrity probe's findings (each is a different mutant class).
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { Ledger, LedgerFullError, nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../../src/ledger/ledger.js';
+import { Ledger, LedgerFullError, memoryStorage, nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode, type LedgerStorage } from '../../src/ledger/ledger.js';
 import { sha256 } from '../../src/ledger/dsse.js';
 import { consistencyProof as refConsistency, inclusionProof as refInclusion, leafHash, rootFromLeafHashes } from '../../src/lib/merkle.js';
 import { referenceChain } from '../helpers/ledger-reference.js';
@@ -228,21 +228,25 @@ describe('ledger chain (Ledger)', () => {
   });
 
   it('verifyIntegrity reports a Merkle leaf that differs from its digest, and a first node sequenced at another index', () => {
-    const ledger = new Ledger(5);
+    // nodes planted in the storage directly, past the ledger's own checks
+    const plant = (storage: LedgerStorage, node: LedgerNode, leaf: Buffer): void => {
+      storage.records.remember(node);
+      storage.tiles.entries.append(Buffer.concat([Buffer.from([0, 32]), node.nodeDigest]));
+      storage.tiles.level(0).append(leaf);
+      storage.paes.append(node.paeSha256);
+    };
+    const storage = memoryStorage();
+    const ledger = new Ledger(5, storage);
     const nodes = sequenced(Array.from({ length: 3 }, (_, k) => input(k)));
-    // the merkle log is private: reach it to plant a leaf that is not the hash of its digest
-    const merkle = (ledger as unknown as { merkle: { append(d: Uint8Array): void } }).merkle;
     ledger.applyNode(nodes[0]!);
     ledger.applyNode(nodes[1]!);
-    // node 2's leaf replaced: push node 2 to the table directly and a wrong leaf to the log
-    (ledger as unknown as { nodes: { push(n: LedgerNode): void } }).nodes.push(nodes[2]!);
-    merkle.append(Buffer.alloc(32, 9));
+    plant(storage, nodes[2]!, Buffer.alloc(32, 9));
     expect(ledger.verifyIntegrity(true)).to.deep.include({ verified: false, nodes: 3, reason: 'node 2: Merkle leaf differs from its digest' });
     // a first node whose digest was computed for index 1
-    const bad = new Ledger(5);
+    const badStorage = memoryStorage();
+    const bad = new Ledger(5, badStorage);
     const shifted = sequenced([input(0), input(1)]);
-    (bad as unknown as { nodes: { push(n: LedgerNode): void } }).nodes.push(shifted[1]!);
-    (bad as unknown as { merkle: { append(d: Uint8Array): void } }).merkle.append(shifted[1]!.nodeDigest);
+    plant(badStorage, shifted[1]!, leafHash(shifted[1]!.nodeDigest));
     expect(bad.verifyIntegrity(true).reason).to.equal('node 0: digest does not recompute');
   });
 

@@ -4,8 +4,9 @@
  * key taken from the published vkey, the ECDSA one with openssl.
  */
 import { expect } from 'chai';
+import { until } from '../helpers/until.js';
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -123,17 +124,21 @@ describe('signed checkpoints: GET /api/svc/v1/ledger/checkpoint', function () {
       });
     });
 
-    it('is not re-signed within the interval; a later one covers the grown log', async () => {
+    it('is not re-signed within the interval; one covering the grown log follows by itself', async () => {
       const first = (await t.http.get('/api/svc/v1/ledger/checkpoint')).text;
       await postVerdicts(t, 100, 3);
       expect((await t.http.get('/api/svc/v1/ledger/checkpoint')).text).to.equal(first);
       const quick = await buildTestApp({ ledger: { checkpointIntervalMs: 10 } });
+      const signedSize = async (n: number) => {
+        const note = parseNote((await quick.http.get('/api/svc/v1/ledger/checkpoint')).text);
+        return note.size === n && note;
+      };
       try {
         await postVerdicts(quick, 0, 2);
-        const a = parseNote((await quick.http.get('/api/svc/v1/ledger/checkpoint')).text);
+        const a = await until('a checkpoint of 2 nodes', () => signedSize(2));
         await postVerdicts(quick, 2, 3);
-        await new Promise((r) => setTimeout(r, 20));
-        const b = parseNote((await quick.http.get('/api/svc/v1/ledger/checkpoint')).text);
+        // the growth alone gets it signed within the interval
+        const b = await until('a checkpoint of 5 nodes', () => signedSize(5));
         expect([a.size, b.size]).to.deep.equal([2, 5]);
         const ledger = quick.provided.ledger.ledger as Ledger;
         // the earlier tree is a prefix of the later one: RFC 6962 consistency, here by recomputation
@@ -155,6 +160,9 @@ describe('signed checkpoints: GET /api/svc/v1/ledger/checkpoint', function () {
       let served: string;
       try {
         await postVerdicts(t, 0, 3);
+        // signed by itself once the interval passed, and on disk before anyone reads it
+        const onDisk = await until('a checkpoint of 3 nodes on disk', () => existsSync(join(dir, 'checkpoint')) && parseNote(readFileSync(join(dir, 'checkpoint'), 'utf8')).size === 3);
+        expect(onDisk).to.equal(true);
         served = (await t.http.get('/api/svc/v1/ledger/checkpoint').expect(200)).text;
         expect(readFileSync(join(dir, 'checkpoint'), 'utf8')).to.equal(served);
       } finally {
@@ -164,8 +172,7 @@ describe('signed checkpoints: GET /api/svc/v1/ledger/checkpoint', function () {
       try {
         expect((await t.http.get('/api/svc/v1/ledger/checkpoint').expect(200)).text).to.equal(served);
         await postVerdicts(t, 3, 2);
-        await new Promise((r) => setTimeout(r, 20));
-        expect(parseNote((await t.http.get('/api/svc/v1/ledger/checkpoint')).text).size).to.equal(5);
+        await until('a checkpoint of 5 nodes', async () => parseNote((await t.http.get('/api/svc/v1/ledger/checkpoint')).text).size === 5);
       } finally {
         await t.close();
       }

@@ -1,7 +1,7 @@
 // NodeTable (src/ledger/node-table.ts): nodes packed into columns and rebuilt by get, field for
 // field (prev is the zero digest at 0 and the previous node's digest after); the index guard;
 // tsUtc kept as text exactly when it does not round-trip through Date; the kind/keyid/simulated
-// bit packing with many distinct strings; indexOfPae over the 30-bit key and its collision lists.
+// bit packing with many distinct strings.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { NodeTable } from '../../src/ledger/node-table.js';
@@ -37,17 +37,8 @@ function expected(nodes: LedgerNode[], i: number): Record<string, unknown> | und
   return plain({ ...nodes[i]!, index: i, prev: i === 0 ? Buffer.alloc(32) : nodes[i - 1]!.nodeDigest });
 }
 
-/** A pae whose first four bytes are b0..b3 and whose tail is SHA-256(tag) (28 bytes). */
-function paeWith(b0: number, b1: number, b2: number, b3: number, tag: string): Buffer {
-  return Buffer.concat([Buffer.from([b0, b1, b2, b3]), sha(tag).subarray(0, 28)]);
-}
-
-/** The 30-bit key worked out independently: the first 30 bits of the digest, big-endian. */
-const keyOf = (p: Buffer): number => Math.floor(p.readUInt32BE(0) / 4);
-
-/** White-box views of the private maps (the key function and the text path are not otherwise observable). */
-const internals = (t: NodeTable): { tsText: Map<number, string>; byPae: Map<number, number | number[]> } =>
-  t as unknown as { tsText: Map<number, string>; byPae: Map<number, number | number[]> };
+/** A white-box view of the text path (not otherwise observable). */
+const internals = (t: NodeTable): { tsText: Map<number, string> } => t as unknown as { tsText: Map<number, string> };
 
 describe('ledger node table (NodeTable)', () => {
   it('get rebuilds every field of every node; prev is zero at 0 and the previous digest after', () => {
@@ -136,62 +127,5 @@ describe('ledger node table (NodeTable)', () => {
     expect(wrong).to.deep.equal([]);
     expect([got[300]!.kind, got[300]!.keyid, got[300]!.simulated]).to.deep.equal(['late-kind', 'key-5', true]);
     expect([got[301]!.kind, got[301]!.keyid, got[301]!.simulated]).to.deep.equal(['decision', 'late-key', false]);
-  });
-
-  it('indexOfPae: absent, present, the newest of repeats, and 30-bit key collisions each finding their own', () => {
-    const table = new NodeTable();
-    expect(table.indexOfPae(sha('anything'))).to.equal(undefined);
-    // B, A, C share the first 30 bits (byte 3 differs only in its last 2 bits) and differ later
-    const B = paeWith(0xde, 0xad, 0xbe, 0xed, 'B');
-    const A = paeWith(0xde, 0xad, 0xbe, 0xec, 'A');
-    const X = paeWith(0x01, 0x02, 0x03, 0x04, 'X');
-    const C = paeWith(0xde, 0xad, 0xbe, 0xee, 'C');
-    const paes = [B, A, X, C, A];
-    paes.forEach((p, i) => table.push(node(i, { paeSha256: p })));
-    expect(table.indexOfPae(B)).to.equal(0);
-    expect(table.indexOfPae(A)).to.equal(4); // the newest of the two
-    expect(table.indexOfPae(X)).to.equal(2);
-    expect(table.indexOfPae(C)).to.equal(3);
-    // a copy (not the stored view) is found by content
-    expect(table.indexOfPae(Buffer.from(C))).to.equal(3);
-    // the same key, not stored: last 2 bits of byte 3 differ, or only the last byte differs
-    expect(table.indexOfPae(paeWith(0xde, 0xad, 0xbe, 0xef, 'D'))).to.equal(undefined);
-    const nearA = Buffer.from(A);
-    nearA[31] = nearA[31]! ^ 1;
-    expect(table.indexOfPae(nearA)).to.equal(undefined);
-    // another key entirely: bit 2 of byte 3, or byte 0, differs
-    expect(table.indexOfPae(paeWith(0xde, 0xad, 0xbe, 0xe8, 'A'))).to.equal(undefined);
-    expect(table.indexOfPae(paeWith(0x5e, 0xad, 0xbe, 0xec, 'A'))).to.equal(undefined);
-    expect(table.indexOfPae(sha('never pushed'))).to.equal(undefined);
-    // a later same-key push joins the list; every member is still found
-    const E = paeWith(0xde, 0xad, 0xbe, 0xef, 'E');
-    table.push(node(5, { paeSha256: E }));
-    expect([B, A, X, C, E].map((p) => table.indexOfPae(p))).to.deep.equal([0, 4, 2, 3, 5]);
-  });
-
-  it('the pae key is the first 30 bits of the digest; colliding indices are listed oldest first (white-box)', () => {
-    const table = new NodeTable();
-    const B = paeWith(0xde, 0xad, 0xbe, 0xed, 'B');
-    const A = paeWith(0xde, 0xad, 0xbe, 0xec, 'A');
-    const X = paeWith(0x01, 0x02, 0x03, 0x04, 'X');
-    const C = paeWith(0xde, 0xad, 0xbe, 0xee, 'C');
-    const top = paeWith(0xff, 0xff, 0xff, 0xff, 'top'); // the largest key, 2^30 − 1
-    const low = paeWith(0x00, 0x00, 0x00, 0x07, 'low'); // key 1
-    const mid = paeWith(0x80, 0x41, 0x23, 0x9b, 'mid'); // every byte's bits count
-    [B, A, X, C, A, top, low, mid].forEach((p, i) => table.push(node(i, { paeSha256: p })));
-    const byPae = internals(table).byPae;
-    expect([keyOf(top), keyOf(low), keyOf(B)]).to.deep.equal([2 ** 30 - 1, 1, 0xdeadbeed >>> 2]);
-    expect(new Map([...byPae].sort(([a], [b]) => a - b))).to.deep.equal(
-      new Map(
-        [
-          [keyOf(B), [0, 1, 3, 4]],
-          [keyOf(X), 2],
-          [keyOf(top), 5],
-          [keyOf(low), 6],
-          [keyOf(mid), 7],
-        ].sort(([a], [b]) => (a as number) - (b as number)) as [number, number | number[]][],
-      ),
-    );
-    expect([top, low, mid, X, B, A, C].map((p) => table.indexOfPae(p))).to.deep.equal([5, 6, 7, 2, 0, 4, 3]);
   });
 });

@@ -6,7 +6,7 @@
  *   file     — an append-only JSON Lines log in the data directory, one O_DSYNC write per batch
  *   postgres — one chain in one table shared by every replica
  */
-import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../ledger.js';
+import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode, type LedgerStorage } from '../ledger.js';
 
 export type LedgerMode = 'memory' | 'file' | 'postgres';
 export type PersistenceScope = 'PROCESS_MEMORY' | 'LOCAL_FILE' | 'POSTGRES';
@@ -34,6 +34,12 @@ export interface ReplayOptions {
   apply(node: LedgerNode): void;
   /** The first node whose signature does not verify with its key from the keyring, or null. */
   verifySignatures(nodes: readonly LedgerNode[]): Promise<{ index: number; reason: string } | null>;
+  /** The size and root of the last checkpoint persisted before, if any (stores with derived tiles). */
+  anchor?: { size: number; root: Buffer } | null;
+  /** Opens the ledger's stored tiles at `size` and returns their root (throws when they cannot hold it). */
+  resume?(size: number): Buffer;
+  /** The ledger's head after resume(). */
+  head?(): Buffer;
 }
 
 export interface AdapterStatus {
@@ -68,6 +74,10 @@ export interface LedgerStore {
   /** Publishes a public key in the keyring (idempotent). Private keys are never stored here. */
   recordKey(keyid: string, spkiPem: string): Promise<void>;
   status(): AdapterStatus;
+  /** Where the ledger keeps its tiles and reads receipts (absent: all in process memory). */
+  storage?(): LedgerStorage;
+  /** Makes the store's own derived data durable (before a checkpoint is persisted). */
+  syncDerived?(): Promise<void>;
   close(): Promise<void>;
   /**
    * Leadership among replicas sharing this store (postgres: a session advisory lock on a dedicated

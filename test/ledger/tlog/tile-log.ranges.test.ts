@@ -1,20 +1,25 @@
-// MerkleLog beyond root and proofs: every range hash against the recursive definition, the cached
-// levels it keeps (level k holds the complete 2^k-leaf subtrees), the right-edge memo while the log
-// grows, the empty tree, and the argument checks of the proofs.
+// TileLog beyond root and proofs: every range hash against the recursive definition, the
+// right-edge memo while the log grows, the empty tree, and the argument checks of the proofs.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { MerkleLog } from '../../src/ledger/merkle-log.js';
-import { inclusionProof, leafHash, rootFromLeafHashes } from '../../src/lib/merkle.js';
+import { MemoryColumn, type Column } from '../../../src/ledger/tlog/column.js';
+import { ENTRY_RECORD, TileLog } from '../../../src/ledger/tlog/tile-log.js';
+import { inclusionProof, leafHash, rootFromLeafHashes } from '../../../src/lib/merkle.js';
+
+function newLog(): TileLog {
+  const levels: Column[] = [];
+  return new TileLog({ level: (l) => (levels[l] ??= new MemoryColumn(32)), entries: new MemoryColumn(ENTRY_RECORD) });
+}
 
 const data = (k: number) => createHash('sha256').update(`leaf ${k}`).digest();
 const hex = (b: Buffer) => b.toString('hex');
 
-describe('ledger MerkleLog', () => {
+describe('TileLog ranges and proofs', () => {
   it('rangeHash(lo, hi) equals MTH of the leaves [lo, hi) for every range of a 13-leaf log', () => {
-    const log = new MerkleLog();
+    const log = newLog();
     const leaves: Buffer[] = [];
     for (let k = 0; k < 13; k++) {
-      log.append(data(k));
+      log.append([data(k)]);
       leaves.push(leafHash(data(k)));
     }
     for (let lo = 0; lo <= 13; lo++) for (let hi = lo; hi <= 13; hi++) expect(hex(log.rangeHash(lo, hi)), `[${lo}, ${hi})`).to.equal(hex(rootFromLeafHashes(leaves.slice(lo, hi))));
@@ -23,10 +28,10 @@ describe('ledger MerkleLog', () => {
   });
 
   it('proofs and right-edge ranges at the current size stay right while the log grows between them (the edge memo is per size)', () => {
-    const log = new MerkleLog();
+    const log = newLog();
     const leaves: Buffer[] = [];
     for (let k = 0; k < 40; k++) {
-      log.append(data(k));
+      log.append([data(k)]);
       leaves.push(leafHash(data(k)));
       const n = leaves.length;
       // every proof against the current size, twice (the second from the memo), and an earlier size
@@ -38,28 +43,12 @@ describe('ledger MerkleLog', () => {
     }
   });
 
-  it('caches complete subtrees level by level: level k holds ⌊n/2^k⌋ hashes, each the MTH of its 2^k leaves', () => {
-    const log = new MerkleLog();
-    const leaves: Buffer[] = [];
-    const levels = (log as unknown as { levels: { length: number; get(i: number): Buffer }[] }).levels;
-    for (let n = 1; n <= 21; n++) {
-      log.append(data(n));
-      leaves.push(leafHash(data(n)));
-      const depth = Math.floor(Math.log2(n)) + 1;
-      expect(levels.length, `levels at n = ${n}`).to.equal(depth);
-      for (let k = 0; k < depth; k++) {
-        expect(levels[k]!.length).to.equal(Math.floor(n / 2 ** k));
-        for (let j = 0; j < levels[k]!.length; j++) expect(hex(levels[k]!.get(j))).to.equal(hex(rootFromLeafHashes(leaves.slice(j * 2 ** k, (j + 1) * 2 ** k))));
-      }
-    }
-  });
-
   it('the empty tree hashes to SHA-256 of nothing; roots of earlier sizes stay available; the current root is recomputed after an append', () => {
-    const log = new MerkleLog();
+    const log = newLog();
     expect(hex(log.root())).to.equal('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
     const leaves: Buffer[] = [];
     for (let k = 0; k < 6; k++) {
-      log.append(data(k));
+      log.append([data(k)]);
       leaves.push(leafHash(data(k)));
       expect(hex(log.root())).to.equal(hex(rootFromLeafHashes(leaves)));
     }
@@ -68,8 +57,8 @@ describe('ledger MerkleLog', () => {
   });
 
   it('proofs refuse leaves and sizes outside the tree', () => {
-    const log = new MerkleLog();
-    for (let k = 0; k < 5; k++) log.append(data(k));
+    const log = newLog();
+    for (let k = 0; k < 5; k++) log.append([data(k)]);
     expect(() => log.inclusionProof(-1)).to.throw(RangeError, 'leaf -1 outside tree of size 5');
     expect(() => log.inclusionProof(5)).to.throw(RangeError, 'leaf 5 outside tree of size 5');
     expect(() => log.inclusionProof(2, 2)).to.throw(RangeError, 'leaf 2 outside tree of size 2');

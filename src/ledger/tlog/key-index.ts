@@ -1,0 +1,223 @@
+/**
+ * Finds ledger nodes by a 32-byte key (the PAE digest a receipt verification looks up, the node
+ * digest a DAG request names by prefix) without a per-node structure in memory. Keys are indexed
+ * in chunks of 65,536 nodes: the chunk being filled in a Map, every full chunk as a sorted run of
+ * uint64 `key[0..6] ‖ uint16 offset` (512 KiB, in a file or in memory) plus one fence per 256 items
+ * kept in memory, so a lookup reads one 2 KiB block per run (0.6 ms at 10 million nodes, measured
+ * by the ledger-scale bench) and memory grows by 2 KiB per 65,536 nodes. Candidates are confirmed
+ * against the key column, so the 48-bit prefix never gives a false match.
+ */
+import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { closeSync, fsync, openSync, readSync } from 'node:fs';
+
+export const RUN_SPAN = 65_536;
+const BLOCK = 256;
+const FENCES = RUN_SPAN / BLOCK;
+
+interface Run {
+  /** First key of each 256-item block. */
+  fences: BigUint64Array;
+  read(block: number): BigUint64Array;
+}
+
+function key48(key: Uint8Array): bigint {
+  return (BigInt(key[0]!) << 40n) | (BigInt(key[1]!) << 32n) | BigInt(((key[2]! << 24) | (key[3]! << 16) | (key[4]! << 8) | key[5]!) >>> 0);
+}
+
+export class KeyIndex {
+  private readonly runs: Run[] = [];
+  /** The chunk being filled: first 4 key bytes → indices. */
+  private tail = new Map<number, number | number[]>();
+  private count = 0;
+  /** Run files written since the last sync. */
+  private unsynced: string[] = [];
+
+  /**
+   * @param dir  where run files go (null: runs stay in memory)
+   * @param keyAt the full key of node `i` (from a column), to confirm candidates and build runs
+   */
+  constructor(
+    private readonly name: string,
+    private readonly dir: string | null,
+    private readonly keyAt: (i: number) => Buffer,
+    private readonly keysAt: (from: number, n: number) => Buffer,
+  ) {
+    if (dir) mkdirSync(dir, { recursive: true });
+  }
+
+  get length(): number {
+    return this.count;
+  }
+
+  /** Opens at `size` nodes: stored runs are kept (missing or torn ones rebuilt), the open chunk re-read. */
+  resume(size: number): void {
+    this.runs.length = 0;
+    this.tail = new Map();
+    const full = Math.floor(size / RUN_SPAN);
+    for (let c = 0; c < full; c++) {
+      const file = this.dir ? this.runFile(c) : null;
+      if (file && existsSync(file) && statSync(file).size === RUN_SPAN * 8) this.runs.push(this.fileRun(file));
+      else this.runs.push(this.build(c));
+    }
+    this.count = full * RUN_SPAN;
+    if (size > this.count) {
+      const keys = this.keysAt(this.count, size - this.count);
+      for (let i = 0; this.count < size; i++) this.addTail(keys.subarray(i * 32, i * 32 + 32), this.count++);
+    }
+  }
+
+  /** Indexes node `index` (= length) under `key`. */
+  add(key: Uint8Array, index: number): void {
+    if (index !== this.count) throw new Error(`key index ${this.name}: node ${index} added at ${this.count}`);
+    this.addTail(key, index);
+    this.count++;
+    if (this.count % RUN_SPAN === 0) {
+      this.runs.push(this.build(this.count / RUN_SPAN - 1));
+      this.tail = new Map();
+    }
+  }
+
+  private addTail(key: Uint8Array, index: number): void {
+    const k = ((key[0]! << 24) | (key[1]! << 16) | (key[2]! << 8) | key[3]!) >>> 0;
+    const prev = this.tail.get(k);
+    if (prev === undefined) this.tail.set(k, index);
+    else if (Array.isArray(prev)) prev.push(index);
+    else this.tail.set(k, [prev, index]);
+  }
+
+  /** The newest node whose key is `key`. */
+  newest(key: Buffer): number | undefined {
+    const hits = this.candidates(key, key48(key), key48(key)).filter((i) => this.keyAt(i).equals(key));
+    return hits.length ? Math.max(...hits) : undefined;
+  }
+
+  /** Up to `limit` nodes whose key starts with the hex `prefix` (0–64 hex digits), oldest first. */
+  withPrefix(prefix: string, limit: number): number[] {
+    const bytes = Buffer.from(prefix.slice(0, 12).padEnd(12, '0'), 'hex');
+    const lo = key48(bytes);
+    const hi = prefix.length >= 12 ? lo : lo + (1n << BigInt(48 - 4 * prefix.length)) - 1n;
+    const out: number[] = [];
+    // runs cover ascending index ranges and the tail comes last: stop as soon as `limit` are found
+    for (let c = 0; c <= this.runs.length && out.length < limit; c++) {
+      const found = c < this.runs.length ? this.inRun(this.runs[c]!, c, lo, hi) : this.inTail(lo, hi);
+      for (const i of found.sort((a, b) => a - b)) {
+        if (out.length >= limit) break;
+        if (this.keyAt(i).toString('hex').startsWith(prefix)) out.push(i);
+      }
+    }
+    return out;
+  }
+
+  /** Indices whose 48-bit key lies in [lo, hi]. */
+  private candidates(key: Buffer, lo: bigint, hi: bigint): number[] {
+    const out: number[] = [];
+    this.runs.forEach((run, c) => out.push(...this.inRun(run, c, lo, hi)));
+    if (lo === hi) {
+      const hit = this.tail.get(key.readUInt32BE(0));
+      if (hit !== undefined) out.push(...(Array.isArray(hit) ? hit : [hit]));
+    } else out.push(...this.inTail(lo, hi));
+    return out;
+  }
+
+  private inRun(run: Run, c: number, lo: bigint, hi: bigint): number[] {
+    const out: number[] = [];
+    // the last block whose first key is below lo may still hold lo
+    let b = 0;
+    let e = run.fences.length;
+    while (b < e) {
+      const m = (b + e) >> 1;
+      if (run.fences[m]! >> 16n < lo) b = m + 1;
+      else e = m;
+    }
+    for (let block = Math.max(0, b - 1); block < FENCES; block++) {
+      if (run.fences[block]! >> 16n > hi) break;
+      for (const v of run.read(block)) {
+        const k = v >> 16n;
+        if (k > hi) break;
+        if (k >= lo) out.push(c * RUN_SPAN + Number(v & 0xffffn));
+      }
+    }
+    return out;
+  }
+
+  private inTail(lo: bigint, hi: bigint): number[] {
+    const out: number[] = [];
+    for (const [k, v] of this.tail) {
+      const top = BigInt(k) << 16n;
+      if (top + 0xffffn >= lo && top <= hi) out.push(...(Array.isArray(v) ? v : [v]));
+    }
+    return out;
+  }
+
+  /** Sorts chunk `c` into a run (and writes it when the index lives on disk). */
+  private build(c: number): Run {
+    const keys = this.keysAt(c * RUN_SPAN, RUN_SPAN);
+    const items = new BigUint64Array(RUN_SPAN);
+    for (let i = 0; i < RUN_SPAN; i++) items[i] = (key48(keys.subarray(i * 32, i * 32 + 6)) << 16n) | BigInt(i);
+    items.sort();
+    if (!this.dir) return memoryRun(items);
+    const file = this.runFile(c);
+    const bytes = Buffer.from(items.buffer, items.byteOffset, items.byteLength);
+    writeFileSync(`${file}.tmp`, bytes);
+    renameSync(`${file}.tmp`, file);
+    this.unsynced.push(file);
+    return memoryRunFences(items, file);
+  }
+
+  private runFile(c: number): string {
+    return join(this.dir!, `${this.name}-${String(c).padStart(6, '0')}.run`);
+  }
+
+  private fileRun(file: string): Run {
+    const fd = openSync(file, 'r');
+    const fences = new BigUint64Array(FENCES);
+    const one = Buffer.alloc(8);
+    for (let b = 0; b < FENCES; b++) {
+      readSync(fd, one, 0, 8, b * BLOCK * 8);
+      fences[b] = one.readBigUInt64LE(0);
+    }
+    return { fences, read: (block) => readBlock(fd, block) };
+  }
+
+  /** Run files written since the last call made durable (before a checkpoint is persisted). */
+  async sync(): Promise<void> {
+    const files = this.unsynced;
+    this.unsynced = [];
+    await Promise.all(
+      files.map(
+        (f) =>
+          new Promise<void>((resolve, reject) => {
+            const fd = openSync(f, 'r');
+            fsync(fd, (err) => {
+              closeSync(fd);
+              if (err) reject(err);
+              else resolve();
+            });
+          }),
+      ),
+    );
+  }
+}
+
+function memoryRun(items: BigUint64Array): Run {
+  const fences = new BigUint64Array(FENCES);
+  for (let b = 0; b < FENCES; b++) fences[b] = items[b * BLOCK]!;
+  return { fences, read: (block) => items.subarray(block * BLOCK, (block + 1) * BLOCK) };
+}
+
+/** A run just written: fences from memory, blocks read back from the file (the items are not kept). */
+function memoryRunFences(items: BigUint64Array, file: string): Run {
+  const fences = new BigUint64Array(FENCES);
+  for (let b = 0; b < FENCES; b++) fences[b] = items[b * BLOCK]!;
+  const fd = openSync(file, 'r');
+  return { fences, read: (block) => readBlock(fd, block) };
+}
+
+function readBlock(fd: number, block: number): BigUint64Array {
+  // a buffer of its own: a typed view of 64-bit items needs an aligned offset
+  const buf = Buffer.allocUnsafeSlow(BLOCK * 8);
+  readSync(fd, buf, 0, buf.length, block * BLOCK * 8);
+  return new BigUint64Array(buf.buffer, buf.byteOffset, BLOCK);
+}
+
