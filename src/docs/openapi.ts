@@ -3,6 +3,7 @@ import type { RouteDef } from '../http/route.js';
 import { API_VERSION } from '../core/doctrine.js';
 import { toJsonSchema, type JsonSchema } from './joi-to-json-schema.js';
 import { inSlices } from '../core/slices.js';
+import { specPath } from '../introspection/route-inventory.js';
 
 const VALIDATION_ERROR: JsonSchema = {
   type: 'object',
@@ -53,10 +54,6 @@ export const INFO_DESCRIPTION = [
   '',
   '**Query values.** Integers are plain decimals (`5`, not `5.0` or `5e0`), numbers finite decimals, booleans one of true/false/1/0/yes/no/on/off/t/f/y/n; every numeric parameter is bounded and out of range is 422, never clamped.',
 ].join('\n');
-
-function openApiPath(path: string): string {
-  return path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
-}
 
 /**
  * `<method>_<path as identifier>`; a trailing slash is its own path (`/jackin/` beside `/jackin`),
@@ -115,7 +112,7 @@ export async function buildOpenApiInSlices(routes: readonly RouteDef[]): Promise
 }
 
 function addOperation(paths: Paths, ids: Set<string>, r: RouteDef): void {
-  const p = openApiPath(r.path);
+  const p = specPath(r.path);
   const content = responseContent(r);
   const responses: Record<string, JsonSchema> = { 200: { description: 'OK', content } };
   for (const status of r.responseAlsoOn ?? []) responses[status] = { description: `${STATUS_TEXT[status] ?? 'Error'}: the same body`, content };

@@ -12,7 +12,8 @@ import type { ComponentId } from './components.js';
 
 /** `/api/svc/v1/readiness/{section_id}/live`: a @koa/router path in the spec's notation. */
 export function specPath(path: string): string {
-  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  // a wildcard (`*tile`, which spans segments) is named like any other parameter
+  return path.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
 }
 
 /** `GET /api/svc/v1/readiness/{section_id}/live`: used in inventories. */

@@ -9,11 +9,13 @@ import { dagParams, khipuDag } from './khipu-dag.js';
 import { verifyBodySchema, verifyEnvelope } from './verify.js';
 import { text } from '../http/response-schema.js';
 import type { Checkpoints } from './checkpoint.js';
+import { tlogRoutes } from './tlog.routes.js';
 import { DAG, EXPORT, PUBKEY, READINESS, VERIFICATION } from './ledger.responses.js';
 
 export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null, checkpoints: Checkpoints): RouteDef[] {
   const { ledger, key } = state;
   return [
+    ...tlogRoutes(ledger, checkpoints, state.store.mode !== 'memory'),
     defineRoute({
       method: 'GET',
       path: '/receipt/export',

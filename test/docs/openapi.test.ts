@@ -8,7 +8,7 @@ describe('OpenAPI and /docs', () => {
     const { body } = await app().http.get('/openapi.json');
     expect(body.openapi).to.equal('3.1.0');
     for (const r of app().routes) {
-      const p = r.path.replace(/:([A-Za-z_]\w*)/g, '{$1}');
+      const p = r.path.replace(/[:*]([A-Za-z_]\w*)/g, '{$1}');
       expect(body.paths[p], p).to.have.property(r.method.toLowerCase());
     }
     const params = body.paths['/api/svc/v1/ssm/scan'].get.parameters;
