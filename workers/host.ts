@@ -2,13 +2,13 @@
  * The only Piscina entry. Dispatches a task by kind; kernels are pure and synchronous, so the
  * handler never leaves a floating promise behind (lost silently under atomics:'sync').
  */
-import { createPublicKey, verify } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { threadId as workerThreadId, workerData } from 'node:worker_threads';
 import { runKernelTask } from './run-kernel.js';
 import { prepareCot } from '../src/lib/cot/prepare.js';
 import type { Task, TaskResult } from './tasks.js';
+import { verifyItems } from './verify-host.js';
 import { warmKernels, type WarmReport } from './warm.js';
 
 const data = (workerData ?? {}) as { niceIncrement?: number; warmup?: boolean; warmupPasses?: number };
@@ -62,11 +62,7 @@ export default function handle(task: Task): TaskResult<unknown> {
       return { ok: false, error: { code: 'BAD_TASK', msg: 'signing runs in the signing lane' }, stats: { runMs: 0 } };
     case 'verify': {
       const started = performance.now();
-      const keys = new Map(Object.entries(task.keys).map(([id, der]) => [id, createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' })]));
-      const ok = task.items.map((it) => {
-        const key = keys.get(it.keyid);
-        return key !== undefined && verify('sha256', it.pae, key, it.sig);
-      });
+      const ok = verifyItems(task);
       return { ok: true, value: ok, stats: { runMs: performance.now() - started } };
     }
     case 'cot': {
