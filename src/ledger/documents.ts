@@ -73,7 +73,7 @@ export function readinessDocument({ ledger, key, store, replay, selfTest }: Ledg
     adapter_state: adapter.state,
     integrity: { state: integrity.verified ? 'VERIFIED' : 'FAILED', verified: integrity.verified, nodes: integrity.nodes, root: integrity.root },
     replay: durable
-      ? { state: replay.corruptAt ? 'STOPPED_AT_DAMAGE' : 'COMPLETE', nodes: replay.nodes, ms: Math.round(replay.ms), first_bad_index: replay.corruptAt?.index ?? null }
+      ? { state: replay.corruptAt ? 'STOPPED_AT_DAMAGE' : 'COMPLETE', nodes: replay.nodes, ms: Math.round(replay.ms), first_bad_index: replay.corruptAt?.index ?? null, from_checkpoint: replay.fromCheckpoint ?? 0 }
       : { state: 'NOT_APPLICABLE', nodes: 0 },
     recovery: { attempts: adapter.recovery.attempts, retry_after_s: adapter.recovery.retry_after_s, ...(replay.trimmed ? { trimmed_bytes: replay.trimmed.bytes, trimmed_reason: replay.trimmed.reason } : {}) },
     reason,

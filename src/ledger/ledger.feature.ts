@@ -22,6 +22,8 @@ import { LedgerWriter } from './writer.js';
 
 export interface LedgerCore {
   ledger: Ledger;
+  /** Signed checkpoints of the ledger (C2SP), and which of them covers a node. */
+  checkpoints: Checkpoints;
   writer: LedgerWriter;
   store: LedgerStore;
   signer: Signer;
@@ -85,7 +87,7 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
     resume: (size) => ledger.resume(size),
     head: () => ledger.head,
   });
-  if (store.mode !== 'memory') s.log.info({ mode: store.mode, nodes: replay.nodes, ms: Math.round(replay.ms), trimmed: replay.trimmed, corrupt_at: replay.corruptAt }, 'ledger replayed');
+  if (store.mode !== 'memory') s.log.info({ mode: store.mode, nodes: replay.nodes, from_checkpoint: replay.fromCheckpoint ?? 0, ms: Math.round(replay.ms), trimmed: replay.trimmed, corrupt_at: replay.corruptAt }, 'ledger replayed');
   const writer = new LedgerWriter(ledger, store, {
     groupMax: cfg.groupCommitMax,
     waitMs: cfg.groupCommitWaitMs,
@@ -139,7 +141,7 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
 
   return {
     routes: ledgerRoutes(state, s.config.server.publicBaseUrl, checkpoints),
-    provides: { ledger, writer, store, signer, key, state, status },
+    provides: { ledger, checkpoints, writer, store, signer, key, state, status },
     async close() {
       checkpoints.stop();
       await writer.drain();

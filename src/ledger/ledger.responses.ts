@@ -69,6 +69,7 @@ export const READINESS = shape({
     nodes: int().min(0),
     ms: int().min(0).optional().description('durable modes'),
     first_bad_index: nullable(int().min(0)).optional().description('durable modes'),
+    from_checkpoint: int().min(0).optional().description('durable modes: nodes opened at the last persisted checkpoint (the root of their tiles checked against it); only the nodes after them were read and checked at start'),
   }),
   recovery: shape({
     attempts: int().min(0),

@@ -91,7 +91,10 @@ export class Ledger {
   private verifiedUpTo = 0;
   private headDigest: Buffer = ZERO_DIGEST;
 
-  /** `maxNodes`: the cap of a ledger held in memory; Infinity where disk is the limit. */
+  /**
+   * `maxNodes`: the cap of a ledger held in memory; Infinity where disk is the limit. A ledger over
+   * stored columns is opened with resume() (the store's replay does it); a new one starts empty.
+   */
   constructor(
     readonly maxNodes: number,
     private readonly storage: LedgerStorage = memoryStorage(),
@@ -100,7 +103,6 @@ export class Ledger {
     const paes = storage.paes;
     this.paeIndex = new KeyIndex('pae', storage.indexDir, (i) => paes.read(i, 1), (from, n) => paes.read(from, n));
     this.digestIndex = new KeyIndex('digest', storage.indexDir, (i) => this.tiles.entry(i), (from, n) => digestsOf(this.tiles.entryRecords(from, n)));
-    this.resume(0);
   }
 
   /**
@@ -275,6 +277,8 @@ export class Ledger {
 
   close(): void {
     this.storage.records.close();
+    this.paeIndex.close();
+    this.digestIndex.close();
     this.storage.close?.();
   }
 }

@@ -141,7 +141,7 @@ describe('ledger documents (readiness, export, key URL, offline steps)', () => {
         adapter_configured: true,
         adapter_state: 'READY',
         integrity: { state: 'VERIFIED', verified: true, nodes: 3, root: ledger.root().toString('hex') },
-        replay: { state: 'COMPLETE', nodes: 3, ms: 13, first_bad_index: null },
+        replay: { state: 'COMPLETE', nodes: 3, ms: 13, first_bad_index: null, from_checkpoint: 0 },
         recovery: { attempts: 0, retry_after_s: 0 },
         reason: 'file ledger: file reason READY',
       });
@@ -161,7 +161,7 @@ describe('ledger documents (readiness, export, key URL, offline steps)', () => {
       const doc = readinessDocument(stateOf({ store }));
       expect(doc).to.deep.include({ durability_state: 'DEGRADED', ready: false, production_ready: false, production_readiness_basis: 'NOT_READY', adapter_state: 'UNAVAILABLE', startup_state: 'READY', reason: 'STORE_UNAVAILABLE: connection refused' });
       expect(doc.recovery).to.deep.equal({ attempts: 4, retry_after_s: 7 });
-      expect(doc.replay).to.deep.equal({ state: 'COMPLETE', nodes: 3, ms: 13, first_bad_index: null });
+      expect(doc.replay).to.deep.equal({ state: 'COMPLETE', nodes: 3, ms: 13, first_bad_index: null, from_checkpoint: 0 });
       for (const st of ['LOCKED', 'REPLAYING'] as const) {
         expect(readinessDocument(stateOf({ store: fakeStore('file', st) })), st).to.deep.include({ ready: false, adapter_state: st, reason: `STORE_${st}: file reason ${st}` });
       }

@@ -211,11 +211,7 @@ export class FileStore implements LedgerStore {
 
   /** Opened with the derived files, not at open(): opening only takes the lock. */
   private get ends(): FileColumn {
-    if (!this.endsColumn) {
-      mkdirSync(join(this.tlogDir, 'tile'), { recursive: true });
-      this.endsColumn = new FileColumn(join(this.tlogDir, 'record-ends'), 8);
-    }
-    return this.endsColumn;
+    return (this.endsColumn ??= new FileColumn(join(this.tlogDir, 'record-ends'), 8));
   }
 
   /**
@@ -345,7 +341,13 @@ export class FileStore implements LedgerStore {
     const anchor = opts.anchor && opts.anchor.size > 0 && !corruptAt ? opts.anchor : null;
     if (anchor) {
       const problem = await this.openAt(fh, anchor, fileSize, opts);
-      if (problem === 'lost') return this.finishCorrupt(this.lostAt(fileSize, anchor.size), started, null);
+      if (problem === 'lost') {
+        // the nodes still wholly in the file are served, from derived files synced before the checkpoint
+        const lost = this.lostAt(fileSize, anchor.size);
+        this.ends.truncate(lost.index);
+        opts.resume?.(lost.index);
+        return this.finishCorrupt(lost, started, null);
+      }
       if (problem) {
         this.opts.log?.warn({ reason: problem, checkpoint_size: anchor.size }, 'ledger file: derived files do not match the checkpoint; rebuilding them from the records');
       } else {
@@ -378,7 +380,7 @@ export class FileStore implements LedgerStore {
       this.pending.push({ what: 'the newline of the last line', run: () => this.appendNewline() });
     }
     await this.settle();
-    return { nodes, trimmed, corruptAt: null, ms: performance.now() - started };
+    return { nodes, trimmed, corruptAt: null, ms: performance.now() - started, fromCheckpoint: from };
   }
 
   /** The records file ends before the nodes a checkpoint counted: the first one not wholly there. */
@@ -410,6 +412,8 @@ export class FileStore implements LedgerStore {
     if (this.ends.length < anchor.size) return `record offsets cover ${this.ends.length} nodes, the checkpoint ${anchor.size}`;
     this.ends.truncate(anchor.size);
     const lastEnd = Number(this.ends.read(anchor.size - 1, 1).readBigUInt64BE(0));
+    // a last line that lost only its newline is judged by the full read, which keeps it if it verifies
+    if (lastEnd === fileSize + 1) return 'the last line the checkpoint counts has lost its newline';
     if (lastEnd > fileSize) return 'lost';
     const byte = Buffer.alloc(1);
     await fh.read(byte, 0, 1, lastEnd - 1);

@@ -28,6 +28,8 @@ export interface ReplayReport {
   /** First damaged index when the stored log is not a valid chain; the prefix before it is served. */
   corruptAt: { index: number; reason: string } | null;
   ms: number;
+  /** Nodes opened at the last persisted checkpoint (their tiles' root checked against it, not re-read). */
+  fromCheckpoint?: number;
 }
 
 export interface ReplayOptions {

@@ -5,7 +5,8 @@
  * costs microseconds, less than a trip through libuv's pool, and nothing per item is held in the
  * heap. Items past the last synced checkpoint may be cut (they are re-derived from the records).
  */
-import { closeSync, constants, fdatasync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 export interface Column {
   readonly width: number;
@@ -78,7 +79,8 @@ export class MemoryColumn implements Column {
 const FLUSH_AT = 256 * 1024;
 
 export class FileColumn implements Column {
-  private readonly fd: number;
+  /** Opened when the file exists or at the first write: a column nobody wrote costs no file (and no disk). */
+  private fd: number | null = null;
   /** Items in the file. */
   private flushed: number;
   /** Items appended since, not yet written (a full disk keeps them here until a write succeeds). */
@@ -91,10 +93,22 @@ export class FileColumn implements Column {
     readonly path: string,
     readonly width: number,
   ) {
-    this.fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
-    const bytes = fstatSync(this.fd).size;
+    try {
+      this.fd = openSync(path, constants.O_RDWR);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    const bytes = this.fd === null ? 0 : fstatSync(this.fd).size;
     this.flushed = Math.floor(bytes / width);
-    if (bytes % width) ftruncateSync(this.fd, this.flushed * width);
+    if (bytes % width) ftruncateSync(this.fd!, this.flushed * width);
+  }
+
+  private file(): number {
+    if (this.fd === null) {
+      mkdirSync(dirname(this.path), { recursive: true });
+      this.fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o644);
+    }
+    return this.fd;
   }
 
   get length(): number {
@@ -107,7 +121,7 @@ export class FileColumn implements Column {
     const inFile = Math.max(0, Math.min(n, this.flushed - from));
     let got = 0;
     while (got < inFile * this.width) {
-      const r = readSync(this.fd, out, got, inFile * this.width - got, from * this.width + got);
+      const r = readSync(this.fd!, out, got, inFile * this.width - got, from * this.width + got);
       if (r === 0) throw new Error(`${this.path}: short read at item ${from}`);
       got += r;
     }
@@ -137,17 +151,19 @@ export class FileColumn implements Column {
   }
 
   private flush(): void {
+    if (this.pendLen === 0) return;
     let off = 0;
     const at = this.flushed * this.width;
     try {
-      while (off < this.pendLen) off += writeSync(this.fd, this.pend, off, this.pendLen - off, at + off);
+      const fd = this.file();
+      while (off < this.pendLen) off += writeSync(fd, this.pend, off, this.pendLen - off, at + off);
     } catch (err) {
       // whole items that made it stay written; the rest waits for the next try
       const items = Math.floor(off / this.width);
       this.pend.copy(this.pend, 0, items * this.width, this.pendLen);
       this.pendLen -= items * this.width;
       this.flushed += items;
-      ftruncateSync(this.fd, this.flushed * this.width);
+      if (this.fd !== null) ftruncateSync(this.fd, this.flushed * this.width);
       throw err;
     }
     this.flushed += this.pendLen / this.width;
@@ -161,7 +177,7 @@ export class FileColumn implements Column {
       return;
     }
     this.pendLen = 0;
-    ftruncateSync(this.fd, n * this.width);
+    ftruncateSync(this.fd!, n * this.width);
     this.flushed = n;
   }
 
@@ -172,13 +188,15 @@ export class FileColumn implements Column {
     } catch (err) {
       return Promise.reject(err as Error);
     }
-    return new Promise((resolve, reject) => fdatasync(this.fd, (err) => (err ? reject(err) : resolve())));
+    const fd = this.fd;
+    if (fd === null) return Promise.resolve();
+    return new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.tryFlush();
-    closeSync(this.fd);
+    if (this.fd !== null) closeSync(this.fd);
   }
 }

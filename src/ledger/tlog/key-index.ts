@@ -32,6 +32,9 @@ export class KeyIndex {
   private count = 0;
   /** Run files written since the last sync. */
   private unsynced: string[] = [];
+  /** Runs a full disk kept from being written. */
+  private unwritten: { c: number; run: Run; items: BigUint64Array }[] = [];
+  private readonly fds: number[] = [];
 
   /**
    * @param dir  where run files go (null: runs stay in memory)
@@ -42,9 +45,7 @@ export class KeyIndex {
     private readonly dir: string | null,
     private readonly keyAt: (i: number) => Buffer,
     private readonly keysAt: (from: number, n: number) => Buffer,
-  ) {
-    if (dir) mkdirSync(dir, { recursive: true });
-  }
+  ) {}
 
   get length(): number {
     return this.count;
@@ -157,20 +158,39 @@ export class KeyIndex {
     for (let i = 0; i < RUN_SPAN; i++) items[i] = (key48(keys.subarray(i * 32, i * 32 + 6)) << 16n) | BigInt(i);
     items.sort();
     if (!this.dir) return memoryRun(items);
+    const run = memoryRun(items);
+    try {
+      this.write(c, run, items);
+    } catch {
+      // a full disk: the run stays in memory and is written by the next sync (before a checkpoint)
+      this.unwritten.push({ c, run, items });
+    }
+    return run;
+  }
+
+  /** Writes run `c` and points it at its file (its items are then read back from the page cache). */
+  private write(c: number, run: Run, items: BigUint64Array): void {
     const file = this.runFile(c);
-    const bytes = Buffer.from(items.buffer, items.byteOffset, items.byteLength);
-    writeFileSync(`${file}.tmp`, bytes);
+    mkdirSync(this.dir!, { recursive: true });
+    writeFileSync(`${file}.tmp`, Buffer.from(items.buffer, items.byteOffset, items.byteLength));
     renameSync(`${file}.tmp`, file);
     this.unsynced.push(file);
-    return memoryRunFences(items, file);
+    const fd = openSync(file, 'r');
+    this.fds.push(fd);
+    run.read = (block) => readBlock(fd, block);
   }
 
   private runFile(c: number): string {
     return join(this.dir!, `${this.name}-${String(c).padStart(6, '0')}.run`);
   }
 
+  close(): void {
+    for (const fd of this.fds.splice(0)) closeSync(fd);
+  }
+
   private fileRun(file: string): Run {
     const fd = openSync(file, 'r');
+    this.fds.push(fd);
     const fences = new BigUint64Array(FENCES);
     const one = Buffer.alloc(8);
     for (let b = 0; b < FENCES; b++) {
@@ -182,6 +202,11 @@ export class KeyIndex {
 
   /** Run files written since the last call made durable (before a checkpoint is persisted). */
   async sync(): Promise<void> {
+    while (this.unwritten.length) {
+      const { c, run, items } = this.unwritten[0]!;
+      this.write(c, run, items);
+      this.unwritten.shift();
+    }
     const files = this.unsynced;
     this.unsynced = [];
     await Promise.all(
@@ -204,14 +229,6 @@ function memoryRun(items: BigUint64Array): Run {
   const fences = new BigUint64Array(FENCES);
   for (let b = 0; b < FENCES; b++) fences[b] = items[b * BLOCK]!;
   return { fences, read: (block) => items.subarray(block * BLOCK, (block + 1) * BLOCK) };
-}
-
-/** A run just written: fences from memory, blocks read back from the file (the items are not kept). */
-function memoryRunFences(items: BigUint64Array, file: string): Run {
-  const fences = new BigUint64Array(FENCES);
-  for (let b = 0; b < FENCES; b++) fences[b] = items[b * BLOCK]!;
-  const fd = openSync(file, 'r');
-  return { fences, read: (block) => readBlock(fd, block) };
 }
 
 function readBlock(fd: number, block: number): BigUint64Array {

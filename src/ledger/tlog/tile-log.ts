@@ -26,7 +26,7 @@ export class TileLog {
   /** MTH(D[lo:size]) by lo for the current size: the proofs of one group commit share them. */
   private edgeRanges = new Map<number, Buffer>();
   /** Interior tile hashes (heights between tile levels), which cost up to 127 hashes each. */
-  private readonly interior = new RecentMemo<Buffer>(16_384, 32);
+  private interior = new RecentMemo<Buffer>(16_384, 32);
 
   constructor(private readonly columns: TileColumns) {}
 
@@ -43,6 +43,7 @@ export class TileLog {
     this.columns.entries.truncate(size);
     if (this.columns.level(0).length !== size || this.columns.entries.length !== size) throw new Error(`tiles hold ${this.columns.level(0).length} leaves and ${this.columns.entries.length} entries, not ${size}`);
     this.edge = [];
+    this.interior = new RecentMemo<Buffer>(16_384, 32);
     let lo = 0;
     for (let h = 52; h >= 0; h--) {
       if (size >= lo + 2 ** h && Math.floor(size / 2 ** h) % 2 === 1) {
