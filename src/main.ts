@@ -4,7 +4,9 @@
  * stop the worker threads, close the features; the process is gone by the timeout plus
  * SHUTDOWN_MARGIN_MS whatever still holds it.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildApp } from './app.js';
+import { API_VERSION } from './core/doctrine.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import { createHttpServer, drainHttpServer } from './http/server.js';
 import { KeyError } from './ledger/keys.js';
@@ -32,10 +34,29 @@ async function main(): Promise<void> {
   const heapLimit = heapLimitMb();
   const heapAdvice = heapLimitAdvice(heapLimit);
   if (heapAdvice) log.warn({ heapLimitMb: Math.round(heapLimit) }, heapAdvice);
+  // the port opens before the ledger is opened and the threads start: until the app is installed
+  // every request is answered 503 `starting` (with Retry-After), never refused
+  let stopping = false;
+  let serve: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | null = null;
+  let refusedCounter: { inc(): void } | undefined = undefined;
+  const server = createHttpServer((req, res) => (serve ? serve(req, res) : answerStarting(req, res)), {
+    guard: config.guard,
+    keepAliveTimeoutMs: config.server.keepAliveTimeoutMs,
+    stopping: () => stopping,
+    onRefused: () => refusedCounter?.inc(),
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.server.port, config.server.host, resolve);
+  });
+  const addr = server.address();
+  log.info({ port: typeof addr === 'object' && addr ? addr.port : config.server.port, host: config.server.host }, 'listening');
   let built;
   try {
     built = await buildApp(config, { log });
   } catch (err) {
+    server.close();
+    server.closeAllConnections();
     if (err instanceof KeyError || err instanceof LockHeldError) {
       process.stderr.write(`${err.message}\n`);
       process.exitCode = 2;
@@ -43,20 +64,9 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  let stopping = false;
-  const server = createHttpServer(built.app.callback(), {
-    guard: config.guard,
-    keepAliveTimeoutMs: config.server.keepAliveTimeoutMs,
-    stopping: () => stopping,
-    onRefused: () => built.services.metrics.connectionsRefused?.inc(),
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.server.port, config.server.host, resolve);
-  });
-  const addr = server.address();
-  log.info({ port: typeof addr === 'object' && addr ? addr.port : config.server.port, host: config.server.host }, 'listening');
+  serve = built.app.callback();
+  refusedCounter = built.services.metrics.connectionsRefused;
+  log.info({ startupMs: Math.round(performance.now()) }, 'serving');
   // ready = /health passes: every pool thread up and, with pool.warmup, every kernel run once on each
   const pool = built.services.pool;
   void pool.ready().then(() => {
@@ -112,6 +122,19 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** The answer to every request while the service starts: 503, and for /health the health document saying so. */
+function answerStarting(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const health = /\/health\/?(\?|$)/.test(req.url ?? '');
+  const body = JSON.stringify(
+    health
+      ? { status: 'fail', version: API_VERSION, serviceId: 'svc', output: 'starting: opening the ledger and starting the worker threads' }
+      : { detail: 'Service starting: the ledger is being opened and the worker threads started; retry shortly' },
+  );
+  res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Retry-After': '1', 'Cache-Control': 'no-store' });
+  res.end(body);
+  return Promise.resolve();
 }
 
 main().catch((err: unknown) => {

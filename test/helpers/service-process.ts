@@ -13,7 +13,11 @@ export interface ServiceProcess {
   stderr: () => string;
 }
 
-export async function startService(env: Record<string, string> = {}): Promise<ServiceProcess> {
+/**
+ * Starts the service and resolves once it logs `serving` (the app answers), or `listening` (the
+ * port is open and answers 503 `starting`) with `at: 'listening'`.
+ */
+export async function startService(env: Record<string, string> = {}, at: 'listening' | 'serving' = 'serving'): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -22,6 +26,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const rl = createInterface({ input: child.stdout! });
+  // the port opens first (503 `starting`); the service is up once it logs `serving`
+  let listening = 0;
   const port = await new Promise<number>((resolve, reject) => {
     rl.on('line', (line) => {
       lines.push(line);
@@ -31,7 +37,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
       } catch {
         return;
       }
-      if (msg.msg === 'listening') resolve(msg.port!);
+      if (msg.msg === 'listening') listening = msg.port!;
+      if (msg.msg === at) resolve(listening);
     });
     child.once('exit', (code) => reject(new Error(`service exited early with ${code}: ${stderr.slice(-2000)}`)));
   });
