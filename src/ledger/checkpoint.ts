@@ -16,6 +16,7 @@ import { createPublicKey, hkdfSync, verify, type KeyObject } from 'node:crypto';
 import { open, readFile, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AppError } from '../http/errors.js';
+import { API } from '../isomorphic/api.js';
 import { checkpointText, ecdsaKeyId, parseNote, ed25519FromSeed, ed25519KeyId, ed25519NoteSignature, ed25519Raw, signedNote, verifierKey, ECDSA_TYPE, ED25519_TYPE } from '../lib/signed-note.js';
 import type { SigningKey } from './keys.js';
 import type { Ledger } from './ledger.js';
@@ -154,6 +155,14 @@ export class Checkpoints {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.refusal ??= 'the service is stopping';
+  }
+
+  /** Whether a signed checkpoint covers node `index`, and where its offline proof is fetched. */
+  coverage(index: number): { origin: string; newest_size: number | null; covers: boolean; covered_within_ms: number; proof_url: string } {
+    const newest = this.latest?.size ?? null;
+    const covers = newest !== null && newest > index;
+    // the log's growth schedules the covering checkpoint: it is signed within the interval
+    return { origin: this.origin, newest_size: newest, covers, covered_within_ms: covers ? 0 : this.opts.intervalMs, proof_url: `${API}/receipt/proof?index=${index}` };
   }
 
   /** The newest checkpoint signed so far, without signing one (null before the first). */

@@ -219,7 +219,7 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
       const out: { id: number; wire: () => string }[] = [];
       for (let i = from; i < to; i++) {
         const n = core.ledger.get(i);
-        if (n?.kind === RECEIPT_KIND) out.push({ id: i, wire: () => wire(i, nodeVerdictBody(n, core.ledger, keyUrl)) });
+        if (n?.kind === RECEIPT_KIND) out.push({ id: i, wire: () => wire(i, nodeVerdictBody(n, core, keyUrl)) });
       }
       return out;
     },
@@ -278,7 +278,7 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
   hub.onFanout = onFanout;
   // every verdict the mirror applies, this replica's and (postgres mode) every other replica's, in
   // index order; serialised once per event, whatever the number of viewers
-  const publisher = new VerdictPublisher((node, v) => hub.publish(node.index, 'verdict', () => (v ? verdictBody(v, core.ledger, keyUrl) : nodeVerdictBody(node, core.ledger, keyUrl))));
+  const publisher = new VerdictPublisher((node, v) => hub.publish(node.index, 'verdict', () => (v ? verdictBody(v, core, keyUrl) : nodeVerdictBody(node, core, keyUrl))));
   core.ledger.onAppend((node, own) => publisher.node(node, own));
   core.verdicts.onVerdict((v) => {
     scene.add(v);

@@ -20,6 +20,6 @@ export const verdictsPlugin = definePlugin({
   build(s: Services, { ledger: core }) {
     const cfg = s.config.ledger;
     const verdicts = new VerdictService(core.ledger, core.writer, core.signer, core.key.keyid, cfg.noFlyZones, s.config.pool.retryAfterS);
-    return { routes: verdictRoutes(verdicts, core.ledger, s.config.server.publicBaseUrl), provides: { ...core, verdicts } };
+    return { routes: verdictRoutes(verdicts, core, s.config.server.publicBaseUrl), provides: { ...core, verdicts } };
   },
 });

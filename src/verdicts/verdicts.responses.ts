@@ -28,6 +28,20 @@ export const VERDICT = shape({
   simulated: bool(),
   ts_utc: isoTime(),
   receipt: shape({ dsse: DSSE, payload_b64: str(), keyid: hex64(), public_key_url: str().optional() }),
-  ledger: shape({ index: int().min(0), node_digest: hex64(), prev: hex64(), ledger_size: int().min(1), khipu_root: hex64(), inclusion_proof: INCLUSION_PROOF }),
+  ledger: shape({
+    index: int().min(0),
+    node_digest: hex64(),
+    prev: hex64(),
+    ledger_size: int().min(1),
+    khipu_root: hex64(),
+    inclusion_proof: INCLUSION_PROOF,
+    checkpoint: shape({
+      origin: str(),
+      newest_size: nullable(int().min(0)).description('size of the newest signed checkpoint, null before the first'),
+      covers: bool().description('whether that checkpoint covers this node'),
+      covered_within_ms: int().min(0).description('0 when covered; else the next checkpoint, which covers it, is signed within this many ms'),
+      proof_url: str().description('GET: the C2SP tlog-proof of this node against a signed checkpoint (waits for the covering one)'),
+    }),
+  }),
 });
 

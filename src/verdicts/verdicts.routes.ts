@@ -2,7 +2,8 @@
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { dsseDocument } from '../ledger/receipt.js';
 import { publicKeyUrl } from '../ledger/documents.js';
-import type { Ledger, LedgerNode } from '../ledger/ledger.js';
+import type { LedgerCore } from '../ledger/ledger.feature.js';
+import type { LedgerNode } from '../ledger/ledger.js';
 import type { ReceiptBody, ReceiptSubject } from '../ledger/receipt.js';
 import { telemetryFrameSchema, type TelemetryFrame } from './telemetry.js';
 import type { Verdict, VerdictService } from './verdict-service.js';
@@ -16,8 +17,15 @@ function receiptPart(node: LedgerNode, keyUrl: string | null): Record<string, un
   return part;
 }
 
-/** Where a verdict sits in the ledger, with its inclusion proof against the tree as it is now. */
-function ledgerPart(node: LedgerNode, ledger: Ledger): Record<string, unknown> {
+/** What of the ledger a verdict answer reads: the tree, and the signed checkpoints over it. */
+export type VerdictLedger = Pick<LedgerCore, 'ledger' | 'checkpoints'>;
+
+/**
+ * Where a verdict sits in the ledger: its inclusion proof against the tree as it is now, and which
+ * signed checkpoint covers it (a new verdict is covered by the next one, signed within the interval;
+ * its proof_url answers the offline tlog-proof once it is).
+ */
+function ledgerPart(node: LedgerNode, { ledger, checkpoints }: VerdictLedger): Record<string, unknown> {
   const size = ledger.size;
   return {
     index: node.index,
@@ -26,11 +34,12 @@ function ledgerPart(node: LedgerNode, ledger: Ledger): Record<string, unknown> {
     ledger_size: size,
     khipu_root: ledger.root(size).toString('hex'),
     inclusion_proof: { leaf_index: node.index, tree_size: size, audit_path: ledger.inclusionProof(node.index, size).map((h) => h.toString('hex')) },
+    checkpoint: checkpoints.coverage(node.index),
   };
 }
 
 /** The public shape of a verdict; also what the SSE stream and the edge scene carry. */
-export function verdictBody(v: Verdict, ledger: Ledger, keyUrl: string | null): Record<string, unknown> {
+export function verdictBody(v: Verdict, ledger: VerdictLedger, keyUrl: string | null): Record<string, unknown> {
   const e = v.evaluation;
   return {
     schema: 'svc.verdict/v1',
@@ -58,7 +67,7 @@ export function verdictBody(v: Verdict, ledger: Ledger, keyUrl: string | null): 
  * payload; what is not signed (the frame itself, the 13 axes, PAC-Bayes detail) is null, and
  * `evaluation` says so.
  */
-export function nodeVerdictBody(node: LedgerNode, ledger: Ledger, keyUrl: string | null): Record<string, unknown> {
+export function nodeVerdictBody(node: LedgerNode, ledger: VerdictLedger, keyUrl: string | null): Record<string, unknown> {
   const signed = JSON.parse(node.payload.toString('utf8')) as { payload: ReceiptBody; subject?: ReceiptSubject };
   const b = signed.payload;
   return {
@@ -87,7 +96,7 @@ export const DECIDES_VERDICTS = {
   mutates: ['ledger', 'scene-buffer'],
 } as const satisfies Pick<RouteDef, 'uses' | 'mutates'>;
 
-export function verdictRoutes(verdicts: VerdictService, ledger: Ledger, publicBaseUrl: string | null): RouteDef[] {
+export function verdictRoutes(verdicts: VerdictService, ledger: VerdictLedger, publicBaseUrl: string | null): RouteDef[] {
   return [
     defineRoute({
       method: 'POST',

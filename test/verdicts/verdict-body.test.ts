@@ -8,7 +8,8 @@ import { pae, PAYLOAD_TYPE, sha256 } from '../../src/ledger/dsse.js';
 import { receiptPayload } from '../../src/ledger/receipt.js';
 import { inclusionProof, leafHash, rootFromLeafHashes, verifyInclusion } from '../../src/lib/merkle.js';
 import { evaluate } from '../../src/verdicts/evaluate.js';
-import { nodeVerdictBody, verdictBody, verdictRoutes, DECIDES_VERDICTS } from '../../src/verdicts/verdicts.routes.js';
+import { nodeVerdictBody, verdictBody, verdictRoutes, DECIDES_VERDICTS, type VerdictLedger } from '../../src/verdicts/verdicts.routes.js';
+import type { Checkpoints } from '../../src/ledger/checkpoint.js';
 import type { Verdict, VerdictService } from '../../src/verdicts/verdict-service.js';
 import type { TelemetryFrame } from '../../src/verdicts/telemetry.js';
 import type { NoFlyZone } from '../../src/ledger/ledger.config.js';
@@ -29,6 +30,9 @@ function verdictOf(ledger: Ledger, frame: TelemetryFrame, simulated: boolean): V
   return { frame, evaluation, node, simulated };
 }
 
+/** The ledger with a checkpoint source that has signed nothing yet (its coverage is tested with Checkpoints). */
+const core = (ledger: Ledger): VerdictLedger => ({ ledger, checkpoints: { coverage: (index: number) => ({ origin: 'o', newest_size: null, covers: false, covered_within_ms: 1000, proof_url: `/api/svc/v1/receipt/proof?index=${index}` }) } as unknown as Checkpoints });
+
 const digests = (ledger: Ledger): Buffer[] => Array.from({ length: ledger.size }, (_, i) => ledger.get(i)!.nodeDigest);
 
 function expectLedgerPart(body: Record<string, unknown>, node: LedgerNode, ledger: Ledger): void {
@@ -42,6 +46,7 @@ function expectLedgerPart(body: Record<string, unknown>, node: LedgerNode, ledge
     ledger_size: ledger.size,
     khipu_root: root.toString('hex'),
     inclusion_proof: { leaf_index: node.index, tree_size: ledger.size, audit_path: path.map((h) => h.toString('hex')) },
+    checkpoint: { origin: 'o', newest_size: null, covers: false, covered_within_ms: 1000, proof_url: `/api/svc/v1/receipt/proof?index=${node.index}` },
   });
   expect(verifyInclusion(leafHash(node.nodeDigest), node.index, ledger.size, path, root)).to.equal(true);
 }
@@ -64,22 +69,22 @@ describe('verdict body', () => {
     const verdicts = [0, 1, 2, 3, 4].map((k) => verdictOf(ledger, frameAt(k), k === 3));
     // read after more appends than the verdict's own: size, root and proof are of the tree now
     for (const v of [verdicts[0]!, verdicts[3]!, verdicts[4]!]) {
-      const body = verdictBody(v, ledger, 'https://svc.example/api/svc/v1/edge/pubkey.pem');
+      const body = verdictBody(v, core(ledger), 'https://svc.example/api/svc/v1/edge/pubkey.pem');
       const e = v.evaluation;
       expect(body).to.include({ schema: 'svc.verdict/v1', track_id: v.frame.track_id, source: 'ADS-B', decision: e.decision, lambda: e.lambda, lambda_empirical: e.lambdaEmpirical, lambda_floor: e.lambdaFloor, simulated: v.simulated, ts_utc: new Date(NOW).toISOString() });
       expect([body.pac_bayes, body.axes, body.geofence, body.breaches]).to.deep.equal([e.pacBayes, e.axes, e.geofence, e.breaches]);
       expectReceiptPart(body, v.node, 'https://svc.example/api/svc/v1/edge/pubkey.pem');
       expectLedgerPart(body, v.node, ledger);
     }
-    expect(verdictBody(verdicts[3]!, ledger, null).simulated).to.equal(true);
-    expect(verdictBody(verdicts[2]!, ledger, null).simulated).to.equal(false);
+    expect(verdictBody(verdicts[3]!, core(ledger), null).simulated).to.equal(true);
+    expect(verdictBody(verdicts[2]!, core(ledger), null).simulated).to.equal(false);
   });
 
   it('verdictBody: a frame without a source answers source null; no key URL leaves public_key_url out', () => {
     const ledger = new Ledger(10);
     const { source: _omit, ...noSource } = frameAt(1);
     const v = verdictOf(ledger, noSource, false);
-    const body = verdictBody(v, ledger, null);
+    const body = verdictBody(v, core(ledger), null);
     expect(body.source).to.equal(null);
     expectReceiptPart(body, v.node, null);
   });
@@ -94,7 +99,7 @@ describe('verdict body', () => {
     expect(outside.evaluation.geofence.inside).to.equal(false);
     for (const v of [inside, outside]) {
       const node = ledger.get(v.node.index)!;
-      const body = nodeVerdictBody(node, ledger, 'https://k.example/pub.pem');
+      const body = nodeVerdictBody(node, core(ledger), 'https://k.example/pub.pem');
       const e = v.evaluation;
       expect(body).to.include({ schema: 'svc.verdict/v1', track_id: null, source: null, decision: e.decision, lambda: e.lambda, lambda_empirical: null, lambda_floor: e.lambdaFloor, pac_bayes: null, axes: null, simulated: v.simulated, ts_utc: node.tsUtc, evaluation: 'FROM_SIGNED_RECEIPT' });
       expect(body.geofence).to.deep.equal({ inside: e.geofence.inside });
@@ -103,7 +108,7 @@ describe('verdict body', () => {
       expectLedgerPart(body, node, ledger);
     }
     expect(inside.evaluation.breaches.length).to.be.greaterThan(0);
-    expectReceiptPart(nodeVerdictBody(ledger.get(1)!, ledger, null), ledger.get(1)!, null);
+    expectReceiptPart(nodeVerdictBody(ledger.get(1)!, core(ledger), null), ledger.get(1)!, null);
   });
 
   it('a verdict route reaches the engine, the signer, the pool, the ledger and the scene, and mutates the ledger and the scene', () => {
@@ -116,7 +121,7 @@ describe('verdict body', () => {
     const service = { decide: (f: TelemetryFrame) => (decided.push(f), Promise.resolve(verdictOf(ledger, f, false))) } as unknown as VerdictService;
     const ctx = { protocol: 'http', host: '127.0.0.1:9' };
     for (const [base, url] of [[null, 'http://127.0.0.1:9/api/svc/v1/edge/pubkey.pem'], ['https://pub.example/', 'https://pub.example/api/svc/v1/edge/pubkey.pem']] as const) {
-      const [route] = verdictRoutes(service, ledger, base);
+      const [route] = verdictRoutes(service, core(ledger), base);
       expect([route!.method, route!.path, route!.write]).to.deep.equal(['POST', '/verdict', true]);
       const frame = frameAt(decided.length);
       const body = (await route!.handler({ body: frame, ctx } as never)) as Record<string, unknown>;
