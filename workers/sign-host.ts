@@ -1,6 +1,6 @@
 /**
- * Entry of the signing lane's pool: it signs and nothing else, so it boots in milliseconds (no
- * kernel registry to load) and a kernel flood on the kernel pool never delays a receipt. Besides
+ * Entry of the signing lane's pool: it signs (and checks ledger signatures at start) and nothing
+ * else, so it boots in milliseconds (no kernel registry to load) and a kernel flood on the kernel pool never delays a receipt. Besides
  * bare PAEs it takes whole receipts: serialising, hashing and signing them here keeps that work
  * (about a tenth of a verdict's main-thread time) off the main thread, whose core the HTTP front
  * end needs.
@@ -9,6 +9,7 @@ import { sign, type KeyObject } from 'node:crypto';
 import { workerData } from 'node:worker_threads';
 import { pae, PAYLOAD_TYPE, RECEIPT_KIND, receiptPayload, receiptSubject, sha256 } from '../src/lib/receipt-bytes.js';
 import type { PackedReceipts, ReceiptTask, Task, TaskResult } from './tasks.js';
+import { verifyItems } from './verify-host.js';
 
 // handed over once at pool start (KeyObjects clone across threads); never logged, never returned
 const signingKey = ((workerData ?? {}) as { signingKey?: KeyObject }).signingKey;
@@ -51,7 +52,12 @@ export function signReceipts(items: ReceiptTask['items'], key: KeyObject): Packe
 }
 
 export default function handle(task: Task): TaskResult<unknown> {
-  if (task.kind !== 'sign' && task.kind !== 'receipts') return { ok: false, error: { code: 'BAD_TASK', msg: 'the signing lane only signs' }, stats: { runMs: 0 } };
+  // signature checks at start come here too: this lane is up long before the kernel threads are warm
+  if (task.kind === 'verify') {
+    const started = performance.now();
+    return { ok: true, value: verifyItems(task), stats: { runMs: performance.now() - started } };
+  }
+  if (task.kind !== 'sign' && task.kind !== 'receipts') return { ok: false, error: { code: 'BAD_TASK', msg: 'the signing lane only signs and checks signatures' }, stats: { runMs: 0 } };
   if (!signingKey) return { ok: false, error: { code: 'NO_SIGNING_KEY', msg: 'pool started without a signing key' }, stats: { runMs: 0 } };
   const started = performance.now();
   const value = task.kind === 'sign' ? task.paes.map((p) => sign('sha256', p, signingKey)) : signReceipts(task.items, signingKey);

@@ -82,7 +82,7 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
   });
   const replay: ReplayReport = await store.replay({
     apply: (n) => ledger.applyNode(n, false, true),
-    verifySignatures: signatureVerifier(s.pool, keyring),
+    verifySignatures: signatureVerifier(s.pool, keyring, 'signing'),
     anchor: storage ? await checkpoints.anchor() : null,
     resume: (size) => ledger.resume(size),
     head: () => ledger.head,

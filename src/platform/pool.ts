@@ -22,6 +22,11 @@ export interface RunOptions {
   departure?: Departure;
   /** Overrides the configured deadline (ms), queue wait included. */
   deadlineMs?: number;
+  /**
+   * `signing`: a signature check run in the signing lane, which boots in milliseconds, so the
+   * start-up check of the ledger never waits for the kernel threads' warm-up.
+   */
+  lane?: 'signing';
 }
 
 export interface RunOutcome<T> {
@@ -349,7 +354,7 @@ export class WorkerPool {
   }
 
   async run<T = string>(task: Task, opts: RunOptions = {}): Promise<RunOutcome<T>> {
-    if (task.kind === 'sign' || task.kind === 'receipts') return this.runSign<T>(task, opts);
+    if (task.kind === 'sign' || task.kind === 'receipts' || (task.kind === 'verify' && opts.lane === 'signing')) return this.runSign<T>(task, opts);
     if (!this.kernelsBooted) await this.kernelsReady;
     const budget = opts.deadlineMs ?? this.cfg.taskDeadlineMs;
     const key = WorkerPool.keyOf(task);

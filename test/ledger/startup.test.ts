@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { killService, startService } from '../helpers/service-process.js';
 import { until } from '../helpers/until.js';
+import { buildTestApp } from '../helpers/app.js';
 
 describe('start-up: the port opens at once', function () {
   this.timeout(60_000);
@@ -49,6 +50,35 @@ describe('start-up: the port opens at once', function () {
       expect((await fetch(`${svc.base}/api/svc/v1/receipt/export`)).status).to.equal(200);
     } finally {
       await killService(svc);
+    }
+  });
+});
+
+describe('start-up: the ledger check never waits for the kernel warm-up', function () {
+  this.timeout(120_000);
+
+  it('a restart with records to check is ready while the kernel threads are still warming up', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-startup-lane-'));
+    const frame = (k: number) => ({ track_id: `sl${k}`, lat: 36.2 + k * 1e-5, lon: -115.16 });
+    try {
+      // no checkpoint (a long interval): the restart checks every record's signature
+      const first = await buildTestApp({ ledger: { mode: 'file', dataDir: dir, checkpointIntervalMs: 3_600_000 } });
+      try {
+        for (let k = 0; k < 40; k++) await first.http.post('/api/svc/v1/verdict').send(frame(k)).expect(200);
+      } finally {
+        await first.close();
+      }
+      const again = await buildTestApp({ ledger: { mode: 'file', dataDir: dir, checkpointIntervalMs: 3_600_000 }, pool: { warmup: true, warmupPasses: 30 } });
+      try {
+        const kernelsWarm = (again.services.pool as unknown as { kernelsBooted: boolean }).kernelsBooted;
+        const r = (await again.http.get('/api/svc/v1/ledger/readiness')).body as { ready: boolean; replay: { nodes: number; from_checkpoint: number } };
+        expect(r.replay).to.deep.include({ nodes: 40, from_checkpoint: 0 });
+        expect(kernelsWarm, 'the kernel lane was still warming up when the ledger had been checked').to.equal(false);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
