@@ -4,6 +4,7 @@ import type { Ledger, LedgerNode } from './ledger.js';
 import type { SigningKey } from './keys.js';
 import type { Keyring } from './keyring.js';
 import type { LedgerStore, ReplayReport } from './store/store.js';
+import type { FsckStatus } from './background-fsck.js';
 import { RECEIPT_DOCTRINE } from '../core/doctrine.js';
 import { dsseDocument } from './receipt.js';
 import { pae, PAYLOAD_TYPE, verifySignature } from './dsse.js';
@@ -16,6 +17,8 @@ export interface LedgerState {
   replay: ReplayReport;
   /** Start-up self-test outcome: the key signed (in the pool) and verified. */
   selfTest: { ok: boolean; reason: string };
+  /** The whole-log check running in the background since start (file mode), if any. */
+  fsck?: () => FsckStatus;
 }
 
 const REQUESTED_MODE = { memory: 'EPHEMERAL', file: 'FILE', postgres: 'POSTGRES' } as const;
@@ -40,7 +43,7 @@ export function durabilityState(store: LedgerStore): DurabilityState {
   return st === 'READY' ? 'DURABLE' : st === 'CORRUPT' ? 'CORRUPT' : 'DEGRADED';
 }
 
-export function readinessDocument({ ledger, key, store, replay, selfTest }: LedgerState): Record<string, unknown> {
+export function readinessDocument({ ledger, key, store, replay, selfTest, fsck }: LedgerState): Record<string, unknown> {
   const integrity = ledger.verifyIntegrity();
   const full = ledger.size >= ledger.maxNodes;
   const adapter = store.status();
@@ -75,9 +78,15 @@ export function readinessDocument({ ledger, key, store, replay, selfTest }: Ledg
     replay: durable
       ? { state: replay.corruptAt ? 'STOPPED_AT_DAMAGE' : 'COMPLETE', nodes: replay.nodes, ms: Math.round(replay.ms), first_bad_index: replay.corruptAt?.index ?? null, from_checkpoint: replay.fromCheckpoint ?? 0 }
       : { state: 'NOT_APPLICABLE', nodes: 0 },
+    ...(fsck ? { fsck: fsckPart(fsck()) } : {}),
     recovery: { attempts: adapter.recovery.attempts, retry_after_s: adapter.recovery.retry_after_s, ...(replay.trimmed ? { trimmed_bytes: replay.trimmed.bytes, trimmed_reason: replay.trimmed.reason } : {}) },
     reason,
   };
+}
+
+/** The background whole-log check as readiness shows it. */
+function fsckPart(f: FsckStatus): Record<string, unknown> {
+  return { state: f.state.toUpperCase(), checked: f.checked, total: f.total, first_bad_index: f.first_bad?.index ?? null, first_bad_reason: f.first_bad?.reason ?? null, entries_per_second: f.entries_per_second, error: f.error };
 }
 
 export function keyUrlFor(base: string): string {

@@ -40,6 +40,8 @@ export interface LedgerConfig {
   checkpointIntervalMs: number;
   /** The checkpoints' origin and key name; null: `<public host or drone-intel-svc>/khipu/<keyid16>`. */
   checkpointOrigin: string | null;
+  /** File mode: check every record, tile and signature again in the background after each start. */
+  fsckAtStart: boolean;
   noFlyZones: NoFlyZone[];
 }
 
@@ -63,6 +65,7 @@ export const ledgerConfig: FeatureConfig = {
     signBatchMax: Joi.number().integer().min(1).max(4096).default(64),
     checkpointIntervalMs: Joi.number().integer().min(10).max(3_600_000).default(1000),
     checkpointOrigin: Joi.string().pattern(/^[^\s+]{1,255}$/u).allow(null).default(null),
+    fsckAtStart: Joi.boolean().default(true),
     noFlyZones: Joi.array()
       .items(Joi.object({ id: Joi.string().pattern(/^[a-z0-9-]{1,64}$/).required(), name: Joi.string().max(128).required(), polygon: Joi.array().items(latLon).min(3).max(1000).required() }))
       .max(100)
@@ -79,6 +82,7 @@ export const ledgerConfig: FeatureConfig = {
     SVC_DATA_DIR: 'dataDir',
     SVC_CHECKPOINT_INTERVAL_MS: 'checkpointIntervalMs',
     SVC_CHECKPOINT_ORIGIN: 'checkpointOrigin',
+    SVC_LEDGER_FSCK_AT_START: 'fsckAtStart',
     SVC_DATABASE_URL: 'databaseUrl',
     SVC_PG_STATEMENT_TIMEOUT_MS: 'pgStatementTimeoutMs',
     SVC_PG_QUERY_TIMEOUT_MS: 'pgQueryTimeoutMs',

@@ -10,10 +10,11 @@ import { pae, PAYLOAD_TYPE } from './dsse.js';
 import { durabilityState, type LedgerState } from './documents.js';
 import { saveSigningKey, type SigningKey } from './keys.js';
 import { Ledger } from './ledger.js';
-import { ledgerMetrics } from './ledger.metrics.js';
+import { fsckMetrics, ledgerMetrics } from './ledger.metrics.js';
+import { BackgroundFsck } from './background-fsck.js';
 import { ledgerRoutes } from './ledger.routes.js';
 import { Signer } from './signer.js';
-import { checkpointFile, checkpointOrigin, Checkpoints } from './checkpoint.js';
+import { checkpointOrigin, Checkpoints } from './checkpoint.js';
 import { Keyring } from './keyring.js';
 import { signatureVerifier } from './replay.js';
 import { FileStore } from './store/file-store.js';
@@ -71,10 +72,11 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
   const unsaved = key.unsaved;
   if (unsaved && store instanceof FileStore) store.requireWritten('the signing key', () => saveSigningKey(key), unsaved.error);
   await store.recordKey(key.keyid, key.spkiPem);
+  const origin = cfg.checkpointOrigin ?? checkpointOrigin(key.keyid, s.config.server.publicBaseUrl);
   const checkpoints = new Checkpoints(ledger, key, signer, {
-    origin: cfg.checkpointOrigin ?? checkpointOrigin(key.keyid, s.config.server.publicBaseUrl),
+    origin,
     intervalMs: cfg.checkpointIntervalMs,
-    file: store.mode === 'file' ? checkpointFile(cfg.dataDir) : null,
+    store: store.checkpointStore?.(origin) ?? null,
     beforePersist: async () => {
       await Promise.all([ledger.sync(), store.syncDerived?.()]);
     },
@@ -101,6 +103,27 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
   if (ledger.size) checkpoints.grew();
   const state: LedgerState = { ledger, key, keyring, store, replay, selfTest: await selfTest(s, signer, key) };
   if (!state.selfTest.ok) s.log.error({ reason: state.selfTest.reason }, 'signing self-test failed: ledger not ready');
+  // start-up checked only what the last checkpoint did not cover: the rest is checked again meanwhile
+  // (a start that read every record has nothing left to check)
+  const fsck =
+    store.mode === 'file' && cfg.fsckAtStart && !replay.corruptAt && (replay.fromCheckpoint ?? 0) > 0 && store.recordsEnd
+      ? new BackgroundFsck({ dataDir: cfg.dataDir, pool: s.pool, recordsEnd: () => store.recordsEnd!(), onDamage: (bad) => store.damaged?.(bad), log: s.log })
+      : null;
+  if (fsck) {
+    state.fsck = () => fsck.status();
+    fsckMetrics(s.metrics.registry, state.fsck);
+    s.health.register('ledger:fsck', () => {
+      const f = fsck.status();
+      return {
+        componentType: 'datastore',
+        observedValue: f.state,
+        observedUnit: 'state',
+        status: f.state === 'damaged' || f.state === 'error' ? 'warn' : 'pass',
+        output: f.first_bad ? `node ${f.first_bad.index}: ${f.first_bad.reason}` : `${f.checked} of ${f.total} nodes checked${f.error ? ` (${f.error})` : ''}`,
+      };
+    });
+    fsck.start();
+  }
 
   const status: LedgerStatus = {
     size: () => ledger.size,
@@ -144,6 +167,7 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
     provides: { ledger, checkpoints, writer, store, signer, key, state, status },
     async close() {
       checkpoints.stop();
+      await fsck?.stop();
       await writer.drain();
       await store.close();
       ledger.close();

@@ -10,6 +10,7 @@ import type { Ledger } from './ledger.js';
 import type { LedgerStore } from './store/store.js';
 import { DURABILITY_STATES, durabilityState } from './documents.js';
 import type { BatchObserver, SigningLane } from './signer.js';
+import type { FsckState, FsckStatus } from './background-fsck.js';
 
 /** A batch's round trip or a commit, in seconds: sub-millisecond on a local disk, tens of ms to a remote PostgreSQL. */
 const STAGE_BUCKETS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25];
@@ -79,4 +80,29 @@ export function ledgerMetrics(registry: Registry, ledger: Ledger, store: LedgerS
       l.size.observe(size);
     },
   };
+}
+
+const FSCK_STATES: readonly FsckState[] = ['off', 'running', 'passed', 'damaged', 'error'];
+
+/** The background whole-log check: its state and how far it got. */
+export function fsckMetrics(registry: Registry, status: () => FsckStatus): void {
+  const registers = [registry];
+  new Gauge({
+    name: 'svc_ledger_fsck_state',
+    help: 'The background check of every record, tile and signature since start: 1 for the current state, 0 for the others',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      const now = status().state;
+      for (const s of FSCK_STATES) this.set({ state: s }, s === now ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'svc_ledger_fsck_checked_nodes',
+    help: 'Nodes whose record and signature the background check has verified so far',
+    registers,
+    collect() {
+      this.set(status().checked);
+    },
+  });
 }

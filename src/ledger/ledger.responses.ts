@@ -71,6 +71,17 @@ export const READINESS = shape({
     first_bad_index: nullable(int().min(0)).optional().description('durable modes'),
     from_checkpoint: int().min(0).optional().description('durable modes: nodes opened at the last persisted checkpoint (the root of their tiles checked against it); only the nodes after them were read and checked at start'),
   }),
+  fsck: shape({
+    state: oneOf('OFF', 'RUNNING', 'PASSED', 'DAMAGED', 'ERROR'),
+    checked: int().min(0).description('nodes whose record and signature are checked so far'),
+    total: int().min(0).description('nodes in the range checked (estimated while reading)'),
+    first_bad_index: nullable(int().min(0)),
+    first_bad_reason: nullable(str()),
+    entries_per_second: nullable(int().min(0)),
+    error: nullable(str()).description('why the check could not run to its end (state ERROR)'),
+  })
+    .optional()
+    .description('file mode: after a start that opened at a checkpoint, every record, tile and signature of the log as it was then, checked again in the background (ledger.fsckAtStart); absent when start-up read every record'),
   recovery: shape({
     attempts: int().min(0),
     retry_after_s: num().min(0),

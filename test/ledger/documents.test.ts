@@ -173,7 +173,7 @@ describe('ledger documents (readiness, export, key URL, offline steps)', () => {
       const replay: ReplayReport = { nodes: 3, trimmed: { bytes: 17, reason: 'torn last line' }, corruptAt: { index: 3, reason: 'node 3: digest does not recompute' }, ms: 40.2 };
       const doc = readinessDocument(stateOf({ store: fakeStore('file', 'CORRUPT', { reason: 'damaged at node 3' }), replay }));
       expect(doc).to.deep.include({ durability_state: 'CORRUPT', startup_state: 'DEGRADED', ready: false, production_readiness_basis: 'NOT_READY', reason: 'STORE_CORRUPT: damaged at node 3' });
-      expect(doc.replay).to.deep.equal({ state: 'STOPPED_AT_DAMAGE', nodes: 3, ms: 40, first_bad_index: 3 });
+      expect(doc.replay).to.deep.equal({ state: 'STOPPED_AT_DAMAGE', nodes: 3, ms: 40, first_bad_index: 3, from_checkpoint: 0 });
       expect(doc.recovery).to.deep.equal({ attempts: 0, retry_after_s: 0, trimmed_bytes: 17, trimmed_reason: 'torn last line' });
       // damage at index 0 is reported as 0
       const zero = readinessDocument(stateOf({ store: fakeStore('file'), replay: { ...replay, corruptAt: { index: 0, reason: 'r' } } }));

@@ -193,8 +193,14 @@ describe('signing path', () => {
     await Promise.all(later);
   });
 
-  it('the signing lane signs only sign and receipt tasks, and only with a key (in-process there is none); kernel threads sign nothing', () => {
-    expect(signHandle({ kind: 'probe' })).to.deep.include({ ok: false, error: { code: 'BAD_TASK', msg: 'the signing lane only signs' } });
+  it('the signing lane signs only sign and receipt tasks, and only with a key (in-process there is none), and checks signatures; kernel threads sign nothing', () => {
+    expect(signHandle({ kind: 'probe' })).to.deep.include({ ok: false, error: { code: 'BAD_TASK', msg: 'the signing lane only signs and checks signatures' } });
+    // checking needs no private key: the start-up check of the ledger runs here
+    const { privateKey, publicKey } = p256();
+    const msg = Buffer.from('checked in the signing lane');
+    const der = new Uint8Array(publicKey.export({ type: 'spki', format: 'der' }));
+    const checked = signHandle({ kind: 'verify', keys: { k: der }, items: [{ pae: msg, sig: sign('sha256', msg, privateKey), keyid: 'k' }, { pae: msg, sig: sign('sha256', Buffer.from('other'), privateKey), keyid: 'k' }, { pae: msg, sig: sign('sha256', msg, privateKey), keyid: 'unknown' }] });
+    expect(checked).to.deep.include({ ok: true, value: [true, false, false] });
     expect(signHandle({ kind: 'sign', paes: [] })).to.deep.include({ ok: false, error: { code: 'NO_SIGNING_KEY', msg: 'pool started without a signing key' } });
     expect(signHandle({ kind: 'receipts', items: [] })).to.deep.include({ ok: false, error: { code: 'NO_SIGNING_KEY', msg: 'pool started without a signing key' } });
     expect(hostHandle({ kind: 'receipts', items: [] })).to.deep.include({ ok: false, error: { code: 'BAD_TASK', msg: 'signing runs in the signing lane' } });

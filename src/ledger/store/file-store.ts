@@ -27,7 +27,8 @@ import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode, type Ledger
 import { FileRecords } from '../records.js';
 import { FileColumn } from '../tlog/column.js';
 import { ENTRY_RECORD } from '../tlog/tile-log.js';
-import { durableStatus, sequence, StoreUnavailableError, type AdapterStatus, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
+import { durableStatus, sequence, StoreUnavailableError, type AdapterStatus, type CheckpointStore, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
+import { FileCheckpointStore } from '../checkpoint.js';
 
 const noop = (): void => {};
 
@@ -235,6 +236,22 @@ export class FileStore implements LedgerStore {
 
   syncDerived(): Promise<void> {
     return this.ends.sync();
+  }
+
+  recordsEnd(): number {
+    return this.durableBytes;
+  }
+
+  /** `<dataDir>/checkpoint`: the newest signed checkpoint, whatever its origin. */
+  checkpointStore(): CheckpointStore {
+    return new FileCheckpointStore(join(this.opts.dataDir, 'checkpoint'));
+  }
+
+  damaged(bad: { index: number; reason: string }): void {
+    if (this.state === 'CORRUPT') return;
+    this.state = 'CORRUPT';
+    this.reason = `ledger file damaged at node ${bad.index}: ${bad.reason} (found by the background fsck); appends are refused`;
+    this.opts.log?.warn({ index: bad.index, reason: bad.reason, file: this.path }, 'ledger file damaged: appends refused');
   }
 
   /** Creates the data directory if needed and takes the writer lock (throws LockHeldError). */

@@ -80,6 +80,12 @@ export interface LedgerStore {
   storage?(): LedgerStorage;
   /** Makes the store's own derived data durable (before a checkpoint is persisted). */
   syncDerived?(): Promise<void>;
+  /** Where signed checkpoints are persisted before they are served (absent: nowhere, memory mode). */
+  checkpointStore?(origin: string): CheckpointStore;
+  /** Where the durable records end (file mode: a byte offset in khipu.jsonl). */
+  recordsEnd?(): number;
+  /** Damage found after start (by the background fsck): appends are refused from now on. */
+  damaged?(bad: { index: number; reason: string }): void;
   close(): Promise<void>;
   /**
    * Leadership among replicas sharing this store (postgres: a session advisory lock on a dedicated
@@ -88,6 +94,17 @@ export interface LedgerStore {
    */
   tryLead?(name: string, onLost: () => void): Promise<boolean>;
   resign?(name: string): Promise<void>;
+}
+
+/** Persisted signed checkpoints of one origin. */
+export interface CheckpointStore {
+  /** The newest persisted checkpoint note (of at most `atMost` nodes where the store keeps several), or null. */
+  newest(atMost?: number): Promise<string | null>;
+  /**
+   * Persists `note` (a checkpoint of `size` nodes) durably and resolves with the note to serve
+   * for that size: `note` itself, or the one another replica stored first.
+   */
+  save(size: number, note: string): Promise<string>;
 }
 
 /** A durable store's status: recovery says how long until the next reconnect attempt. */

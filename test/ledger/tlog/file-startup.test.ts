@@ -11,6 +11,13 @@ import type { Ledger } from '../../../src/ledger/ledger.js';
 
 const frame = (k: number) => ({ track_id: `fs${k}`, source: 'ADS-B', lat: 36.2 + k * 1e-5, lon: -115.16, alt_m: 80, speed_mps: 10, rssi_dbm: -50, id_authenticated: true, n_observations: 500 });
 
+interface Fsck {
+  state: string;
+  checked: number;
+  first_bad_index: number | null;
+  first_bad_reason: string | null;
+}
+
 interface Replay {
   state: string;
   nodes: number;
@@ -23,7 +30,7 @@ describe('file mode start-up from the last checkpoint', function () {
   const dirs: string[] = [];
   after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
   const open = (dir: string, intervalMs: number): Promise<TestApp> => buildTestApp({ ledger: { mode: 'file', dataDir: dir, checkpointIntervalMs: intervalMs }, stream: { maxFramesPerRequest: 64 } });
-  const readiness = async (t: TestApp) => (await t.http.get('/api/svc/v1/ledger/readiness')).body as { ready: boolean; replay: Replay; reason: string; adapter_state: string };
+  const readiness = async (t: TestApp) => (await t.http.get('/api/svc/v1/ledger/readiness')).body as { ready: boolean; replay: Replay; fsck?: Fsck; reason: string; adapter_state: string };
 
   // a log of 300 nodes under a checkpoint, then 7 more that no checkpoint covers
   let seed: string;
@@ -122,6 +129,52 @@ describe('file mode start-up from the last checkpoint', function () {
       // the 100 nodes still there are served, with their proofs
       expect((t.provided.ledger.ledger as Ledger).size).to.equal(100);
       expect((await t.http.get('/api/svc/v1/receipt/export?index=99').expect(200)).body.verification.verified).to.equal(true);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('the background fsck checks the whole log after start: PASSED in readiness, /metrics and /health', async () => {
+    const t = await open(copy(), 3_600_000);
+    try {
+      const r = await until('the background fsck to finish', async () => {
+        const doc = await readiness(t);
+        return doc.fsck?.state !== 'RUNNING' && doc;
+      });
+      expect(r.fsck).to.deep.include({ state: 'PASSED', checked: 307, first_bad_index: null });
+      expect(r.ready).to.equal(true);
+      const metrics = (await t.http.get('/metrics')).text;
+      expect(metrics).to.match(/^svc_ledger_fsck_state\{state="passed"\} 1$/m);
+      expect(metrics).to.match(/^svc_ledger_fsck_checked_nodes 307$/m);
+      const health = (await t.http.get('/api/svc/v1/health')).body as { checks: Record<string, { status: string; observedValue: string }> };
+      expect(health.checks['ledger:fsck']).to.include({ status: 'pass', observedValue: 'passed' });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a flipped byte in a record the checkpoint covers: start-up does not read it, the background fsck finds it and appends stop', async () => {
+    const d = copy();
+    const ends = readFileSync(join(d, 'tlog', 'record-ends'));
+    const path = join(d, 'khipu.jsonl');
+    const bytes = readFileSync(path);
+    // inside node 150's base64 payload, well before the checkpoint's 300
+    const at = Number(ends.readBigUInt64BE(149 * 8)) + 150;
+    bytes.writeUInt8(bytes[at] === 0x41 ? 0x42 : 0x41, at);
+    writeFileSync(path, bytes);
+    const t = await open(d, 3_600_000);
+    try {
+      const first = await readiness(t);
+      expect(first.replay).to.deep.include({ state: 'COMPLETE', from_checkpoint: 300, nodes: 307 });
+      const r = await until('the background fsck to finish', async () => {
+        const doc = await readiness(t);
+        return doc.fsck?.state !== 'RUNNING' && doc;
+      });
+      expect(r.fsck).to.deep.include({ state: 'DAMAGED', first_bad_index: 150 });
+      expect(r.ready).to.equal(false);
+      expect(r.adapter_state).to.equal('CORRUPT');
+      expect(r.reason).to.match(/ledger file damaged at node 150: .*found by the background fsck/);
+      expect((await t.http.post('/api/svc/v1/verdict').send(frame(4000))).status).to.equal(503);
     } finally {
       await t.close();
     }
