@@ -14,13 +14,14 @@
  */
 import { createPublicKey, hkdfSync, verify, type KeyObject } from 'node:crypto';
 import { open, readFile, rename } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { AppError } from '../http/errors.js';
 import { API } from '../isomorphic/api.js';
 import { checkpointText, ecdsaKeyId, parseNote, ed25519FromSeed, ed25519KeyId, ed25519NoteSignature, ed25519Raw, signedNote, verifierKey, ECDSA_TYPE, ED25519_TYPE } from '../lib/signed-note.js';
 import type { SigningKey } from './keys.js';
 import type { Ledger } from './ledger.js';
 import type { Signer } from './signer.js';
+import type { CheckpointStore } from './store/store.js';
 
 const HKDF_SALT = Buffer.from('svc.khipu.checkpoint.ed25519.v1', 'utf8');
 
@@ -39,8 +40,8 @@ export function checkpointOrigin(keyid: string, publicBaseUrl: string | null): s
 export interface CheckpointOptions {
   origin: string;
   intervalMs: number;
-  /** File mode: where the newest signed checkpoint is kept (null: not persisted). */
-  file: string | null;
+  /** Where signed checkpoints are persisted before they are served (null: not persisted, memory mode). */
+  store: CheckpointStore | null;
   /** Makes everything a checkpoint covers durable (the tiles it names), before it is persisted. */
   beforePersist?: () => Promise<void>;
   log?: { warn(obj: object, msg: string): void };
@@ -90,14 +91,8 @@ export class Checkpoints {
    * (the start-up anchor: the tiles were durable up to it); null when there is none of this origin.
    */
   async anchor(): Promise<{ size: number; root: Buffer } | null> {
-    if (!this.opts.file) return null;
-    let note: string;
-    try {
-      note = await readFile(this.opts.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
-    }
+    const note = await this.opts.store?.newest();
+    if (!note) return null;
     const parsed = parseNote(note);
     const [origin, sizeText, rootB64] = parsed?.text.split('\n') ?? [];
     if (!parsed || origin !== this.origin) return null;
@@ -108,16 +103,11 @@ export class Checkpoints {
     return { size, root: Buffer.from(rootB64!, 'base64') };
   }
 
-  /** Reads the checkpoint written before (file mode) and checks that the ledger extends it. */
+  /** Reads the checkpoint persisted before and checks that the ledger extends it. */
   async load(): Promise<void> {
-    if (!this.opts.file) return;
-    let note: string;
-    try {
-      note = await readFile(this.opts.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw err;
-    }
+    // of at most the ledger's size: in postgres mode another replica may have signed past this one's view
+    const note = await this.opts.store?.newest(this.ledger.size);
+    if (!note) return;
     const [origin, sizeText, rootB64] = note.split('\n');
     // a checkpoint of another origin is another log (the key was rotated): nothing to extend
     if (origin !== this.origin) return;
@@ -199,18 +189,33 @@ export class Checkpoints {
     return (await this.signing).note;
   }
 
+  /** `note` when it signs exactly `text`; a stored checkpoint that does not is another history, never served. */
+  private same(note: string, text: string): string {
+    if (parseNote(note)?.text === text) return note;
+    this.refusal = `a checkpoint persisted for size ${text.split('\n')[1]} names another root: the ledger does not extend it`;
+    throw new AppError('CAPACITY', 503, `No checkpoint: ${this.refusal}`, { 'Retry-After': '60' });
+  }
+
   private async sign(size: number): Promise<Signed> {
     const text = checkpointText(this.origin, size, this.ledger.root(size));
-    const ecdsa = await this.signer.sign(Buffer.from(text, 'utf8'));
-    const note = signedNote(text, [ed25519NoteSignature(this.origin, this.ed25519, text), { name: this.origin, keyId: this.ecdsaKeyId, signature: ecdsa }]);
-    // persisted before it is published: a crash never leaves a served checkpoint unrecorded
-    if (this.opts.file) {
-      try {
-        await this.opts.beforePersist?.();
-        await writeDurably(this.opts.file, note);
-      } catch (err) {
-        throw new AppError('CAPACITY', 503, 'No checkpoint: it could not be written durably, retry later', { 'Retry-After': '5' }, { cause: err });
+    const store = this.opts.store;
+    let note: string;
+    try {
+      // another replica may have signed this size already: its checkpoint is served, not a second one
+      const stored = await store?.newest(size);
+      if (stored && parseNote(stored)?.text.split('\n')[1] === String(size)) note = this.same(stored, text);
+      else {
+        const ecdsa = await this.signer.sign(Buffer.from(text, 'utf8'));
+        note = signedNote(text, [ed25519NoteSignature(this.origin, this.ed25519, text), { name: this.origin, keyId: this.ecdsaKeyId, signature: ecdsa }]);
+        // persisted before it is published: a crash never leaves a served checkpoint unrecorded
+        if (store) {
+          await this.opts.beforePersist?.();
+          note = this.same(await store.save(size, note), text);
+        }
       }
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      throw new AppError('CAPACITY', 503, 'No checkpoint: it could not be written durably, retry later', { 'Retry-After': '5' }, { cause: err });
     }
     const signed = { size, note };
     if (!this.latest || size >= this.latest.size) {
@@ -221,6 +226,25 @@ export class Checkpoints {
     this.waiters = this.waiters.filter((w) => w.size > size);
     for (const w of ready) w.resolve(signed);
     return signed;
+  }
+}
+
+/** The newest checkpoint in a file of its own (file mode: one writer, the lock holder). */
+export class FileCheckpointStore implements CheckpointStore {
+  constructor(private readonly file: string) {}
+
+  async newest(): Promise<string | null> {
+    try {
+      return await readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async save(_size: number, note: string): Promise<string> {
+    await writeDurably(this.file, note);
+    return note;
   }
 }
 
@@ -243,4 +267,3 @@ async function writeDurably(file: string, text: string): Promise<void> {
   }
 }
 
-export const checkpointFile = (dataDir: string): string => join(dataDir, 'checkpoint');

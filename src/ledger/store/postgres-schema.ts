@@ -6,7 +6,8 @@
  *   - `(prev_idx, prev)` references `(idx, digest)`: every link names the real previous node;
  *   - a CHECK recomputes the node digest with PostgreSQL's own sha256();
  *   - genesis, and only genesis, links to 32 zero bytes;
- *   - triggers refuse UPDATE, DELETE and TRUNCATE of nodes, and a head that moves backwards.
+ *   - triggers refuse UPDATE, DELETE and TRUNCATE of nodes, and a head that moves backwards;
+ *   - a signed checkpoint, once stored, is never changed (one per origin and size).
  * pae_sha256 is deliberately not unique: two verdicts with identical frames in the same millisecond
  * produce byte-identical receipts. Commits are made idempotent by their random batch_id instead.
  */
@@ -57,6 +58,16 @@ CREATE TABLE IF NOT EXISTS ledger_key (
   added_at timestamptz NOT NULL DEFAULT now()
 );
 
+-- one checkpoint per (origin, size), whichever replica signed it first: replicas serve one sequence
+CREATE TABLE IF NOT EXISTS ledger_checkpoint (
+  origin text NOT NULL,
+  size bigint NOT NULL CHECK (size >= 0),
+  note text NOT NULL,
+  replica_id text NOT NULL,
+  signed_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (origin, size)
+);
+
 CREATE OR REPLACE FUNCTION ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   RAISE EXCEPTION 'ledger_node is append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
@@ -78,6 +89,7 @@ BEGIN
   RETURN NEW;
 END $$;
 CREATE OR REPLACE TRIGGER ledger_head_forward BEFORE UPDATE OR DELETE ON ledger_head FOR EACH ROW EXECUTE FUNCTION ledger_head_forward();
+CREATE OR REPLACE TRIGGER ledger_checkpoint_no_change BEFORE UPDATE OR DELETE ON ledger_checkpoint FOR EACH ROW EXECUTE FUNCTION ledger_append_only();
 CREATE OR REPLACE TRIGGER ledger_head_no_truncate BEFORE TRUNCATE ON ledger_head FOR EACH STATEMENT EXECUTE FUNCTION ledger_append_only();
 `;
 

@@ -27,7 +27,7 @@ import pg from 'pg';
 import { pae, PAYLOAD_TYPE, sha256 } from '../dsse.js';
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../ledger.js';
 import { LEAD_LOCK_BASE, migrate } from './postgres-schema.js';
-import { durableStatus, sequence, StoreUnavailableError, type AdapterStatus, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
+import { durableStatus, sequence, StoreUnavailableError, type AdapterStatus, type CheckpointStore, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -160,6 +160,21 @@ export class PostgresStore implements LedgerStore {
     }
     client.release();
     return store;
+  }
+
+  /**
+   * Checkpoints in ledger_checkpoint, one per origin and size: a replica about to sign a size
+   * another one stored first serves that one, so every replica publishes the same sequence.
+   */
+  checkpointStore(origin: string): CheckpointStore {
+    return {
+      newest: async (atMost = Number.MAX_SAFE_INTEGER) =>
+        (await this.pool.query<{ note: string }>('SELECT note FROM ledger_checkpoint WHERE origin = $1 AND size <= $2 ORDER BY size DESC LIMIT 1', [origin, atMost])).rows[0]?.note ?? null,
+      save: async (size, note) => {
+        await this.pool.query('INSERT INTO ledger_checkpoint (origin, size, note, replica_id) VALUES ($1, $2, $3, $4) ON CONFLICT (origin, size) DO NOTHING', [origin, size, note, this.opts.replicaId]);
+        return (await this.pool.query<{ note: string }>('SELECT note FROM ledger_checkpoint WHERE origin = $1 AND size = $2', [origin, size])).rows[0]!.note;
+      },
+    };
   }
 
   async replay(opts: ReplayOptions): Promise<ReplayReport> {
