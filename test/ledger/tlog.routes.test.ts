@@ -3,7 +3,8 @@
 // checkpoint, and the verdict answer's checkpoint coverage.
 import { expect } from 'chai';
 import { createPublicKey, verify } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Response } from 'superagent';
@@ -104,6 +105,26 @@ describe('the ledger as a C2SP transparency log (tiles and tlog-proof)', functio
     }
     expect((await t.http.get(`/api/svc/v1/receipt/proof?index=${ledger.size + 5}`)).status).to.equal(404);
     expect((await t.http.get('/api/svc/v1/receipt/proof')).status).to.equal(422);
+  });
+
+  it("README's offline recipe, run verbatim: the proof says included, and not once a path hash is altered", async () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const script = /node -e '\n([\s\S]*?)'\n# then the checkpoint/.exec(readme)?.[1];
+    expect(script, 'the recipe in README').to.be.a('string');
+    const dir = mkdtempSync(join(tmpdir(), 'svc-proof-recipe-'));
+    try {
+      const proof = (await t.http.get('/api/svc/v1/receipt/proof?index=5').expect(200)).text;
+      const run = (text: string): string => {
+        writeFileSync(join(dir, 'r.tlog-proof'), text);
+        return execFileSync(process.execPath, ['-e', script!], { cwd: dir, encoding: 'utf8' }).trim();
+      };
+      expect(run(proof)).to.equal('included');
+      const lines = proof.split('\n');
+      lines[4] = Buffer.alloc(32, 1).toString('base64');
+      expect(run(lines.join('\n'))).to.equal('NOT included');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a verdict answer says which checkpoint covers it, and its proof_url answers once one does', async () => {
