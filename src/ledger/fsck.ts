@@ -21,6 +21,7 @@ import { ZERO_DIGEST, type LedgerNode } from './ledger.js';
 import { FILE_SCHEMA, LEDGER_FILE, parseNodeLine } from './store/file-store.js';
 import { rowToNode } from './store/postgres-store.js';
 import { ENTRY_RECORD } from './tlog/tile-log.js';
+import { LineReader } from './store/line-reader.js';
 
 export interface BadNode {
   index: number;
@@ -75,6 +76,8 @@ export interface FsckReport {
 export class NotALedgerError extends Error {}
 
 const READ_CHUNK = 4 * 1024 * 1024;
+/** Nodes compared with the derived files at a time. */
+const FLUSH_NODES = 4096;
 const SIG_CHUNK = 2048;
 const PG_PAGE = 5000;
 const PROGRESS_MS = 100;
@@ -442,24 +445,22 @@ export async function fsckDataDir(dataDir: string, opts: FsckOptions = {}): Prom
       batchEnds = [];
     };
 
-    const buf = Buffer.allocUnsafe(READ_CHUNK);
-    let carry = Buffer.alloc(0);
-    while (!broken && pos < fileSize) {
+    const records = new LineReader(fh, 0, fileSize, READ_CHUNK);
+    for await (const { text, end } of records.lines()) {
       opts.signal?.throwIfAborted();
-      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, fileSize - pos), pos);
-      if (bytesRead === 0) break;
-      const bytes = carry.length ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
-      const base = pos - carry.length;
-      pos += bytesRead;
-      let start = 0;
-      for (let nl = bytes.indexOf(0x0a); nl >= 0 && !broken; nl = bytes.indexOf(0x0a, start)) {
-        broken = !(await line(bytes.toString('utf8', start, nl), base + nl + 1));
-        start = nl + 1;
+      if (!(await line(text, end))) {
+        broken = true;
+        break;
       }
-      carry = Buffer.from(bytes.subarray(start));
-      await flush();
-      report('records');
+      pos = records.position;
+      if (batch.length >= FLUSH_NODES) {
+        await flush();
+        report('records');
+      }
     }
+    await flush();
+    pos = records.position;
+    const carry = records.rest;
     // a last line without its newline counts when it is a whole node (the store keeps it, its end
     // one past the file); anything less is a torn write that was never acknowledged
     if (!broken && carry.length && safeSchema(carry.toString('utf8')) !== undefined) {

@@ -29,6 +29,7 @@ import { FileColumn } from '../tlog/column.js';
 import { ENTRY_RECORD } from '../tlog/tile-log.js';
 import { durableStatus, sequence, StoreUnavailableError, type AdapterStatus, type CheckpointStore, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
 import { FileCheckpointStore } from '../checkpoint.js';
+import { LineReader } from './line-reader.js';
 
 const noop = (): void => {};
 
@@ -473,34 +474,27 @@ export class FileStore implements LedgerStore {
       // a few chunks ahead at most: memory stays bounded however long the log
       while (inFlight.length > 4) await settleOne();
     };
-    const buf = Buffer.allocUnsafe(READ_CHUNK);
-    let carry = Buffer.alloc(0);
-    let pos = offset;
+    const reader = new LineReader(fh, offset, fileSize, READ_CHUNK);
     let k = from;
     let end = offset;
     let wholeTail = false;
-    while (!corruptAt && pos < fileSize) {
-      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, fileSize - pos), pos);
-      if (bytesRead === 0) break;
-      const bytes = carry.length ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
-      const base = pos - carry.length;
-      pos += bytesRead;
-      let start = 0;
-      for (let nl = bytes.indexOf(0x0a); nl >= 0 && !corruptAt; nl = bytes.indexOf(0x0a, start)) {
-        const n = parseNodeLine(bytes.toString('utf8', start, nl), k, head);
-        if (typeof n === 'string') corruptAt = { index: k, reason: `node ${k} (line ${k + 2}): ${n}` };
-        else {
-          chunk.nodes.push(n);
-          chunk.ends.push(base + nl + 1);
-          head = n.nodeDigest;
-          end = base + nl + 1;
-          k++;
-          if (chunk.nodes.length >= SWEEP_CHUNK) await ship();
-        }
-        start = nl + 1;
+    for await (const { text, end: lineEnd } of reader.lines()) {
+      const n = parseNodeLine(text, k, head);
+      if (typeof n === 'string') {
+        corruptAt = { index: k, reason: `node ${k} (line ${k + 2}): ${n}` };
+        break;
       }
-      carry = Buffer.from(bytes.subarray(start));
+      chunk.nodes.push(n);
+      chunk.ends.push(lineEnd);
+      head = n.nodeDigest;
+      end = lineEnd;
+      k++;
+      if (chunk.nodes.length >= SWEEP_CHUNK) {
+        await ship();
+        if (corruptAt) break; // a bad signature found meanwhile: nothing after it is read
+      }
     }
+    const carry = reader.rest;
     if (!corruptAt && carry.length) {
       // bytes after the last newline: a whole node that lost only its newline may have been
       // acknowledged, so it is judged as a line (and kept); anything less is a torn write, never
