@@ -1,6 +1,19 @@
 // C2SP tlog-tiles addressing against the specification's worked example and sumdb's path vectors.
 import { expect } from 'chai';
+import { consistencyProof, inclusionProof, leafHash, rootFromLeafHashes } from '../../src/lib/merkle.js';
 import { encodeTileIndex, levelCount, parseTilePath, tilePath, tilesOf, tileWidthAt } from '../../src/lib/tlog-tiles.js';
+
+/**
+ * Tree hashes and proofs printed by golang.org/x/mod/sumdb/tlog 0.7.0 (Debian's golang-golang-x-mod-dev)
+ * for the records of its own TestTree, `leaf 0` … `leaf 99`: TreeHash at several sizes,
+ * ProveRecord(100, 42) and ProveTree(100, 37). The ledger's tiles are checked against the same
+ * RFC 6962 functions these vectors pin down.
+ */
+const SUMDB = {
+  roots: { 1: 'G7l9zCFjXUfiZj79/QoXRobZjdcBNS3SzQbotD/T0wU=', 2: '/F9riP+FVPdbsvnm85wxsZNtRLaSdu33sSBalVuXYeM=', 3: '1Pksj7uJcg6ztVZ3x9fvrd/rENEaGoSguo8aIzN/qpU=', 7: 'WmH8K1T5z6cXdPJDIUPdQMbLKxGUf69lp9PaXLZRmcg=', 8: 'xcLIIO00L92ozolra5z1uMAKIcxLIHFMxuXTwFw1JAs=', 64: '8mHiNpLZeP2sP9lJ21SVlApDeuZxuabd6aphGNADZS8=', 100: 'E/iJFcVg3JEaHaD7IJ2EoglxBR8pTr60KPs/wpOvJ0M=' } as Record<number, string>,
+  record42: 'MtZISa/30AwcCM/DX3L903rkGtBMUNPQoiLOnVL3gMk= HQlfFgoDPwjZ6IoYgRWK2+OATgYDWokzm08K4D1treU= BUp4UENvDQWQreOrL0X1+H2FjEujUU2muPocCKsPIuE= 33CoGkNmy/3D5H2IeSPc6bAZvEd9ZWBL2e3eC8OXwTI= nElKb1se8i1C8FCfRZNrilwF6OoGvvi0IyTxX9Usl9Y= mltaKilXHK09gVVfNL8yVv2lYnlpHN7DT1fI9ISss/o= Ww8HmgYW6QBAbUdlvADEdLQtGc3Ps/Qs678QKnwkB/w=',
+  tree37: 's0iJOUVkKQwAxsx9UEPV48IZlITDAcEYKvNGdY3fEbQ= kAI2mHOU4t9fH4VMoQP22+YMp8FQ8JRBQSq7mpXSV4Q= OFkRC2Ia2bvMlPrsumkqr45ay32xXRqkGmqk4mmKIGk= W+d7jKTb7oTFmtC8yxfVbHM3UNCm0beA3j2Olp3QMWI= IFQ7jalskgBDvkqooacH36ByRDZ2D7pWPDROL9wwqIU= nElKb1se8i1C8FCfRZNrilwF6OoGvvi0IyTxX9Usl9Y= mltaKilXHK09gVVfNL8yVv2lYnlpHN7DT1fI9ISss/o= Ww8HmgYW6QBAbUdlvADEdLQtGc3Ps/Qs678QKnwkB/w=',
+};
 
 describe('tlog-tiles addressing', () => {
   it('writes indices in 3-digit groups with x prefixes (the specification and sumdb vectors, height prefix stripped)', () => {
@@ -45,5 +58,12 @@ describe('tlog-tiles addressing', () => {
     expect([levelCount(70_000, 0), levelCount(70_000, 1), levelCount(70_000, 2)]).to.deep.equal([70_000, 273, 1]);
     expect(tilePath(at(0).at(-1)!)).to.equal('0/273.p/112');
     expect(tileWidthAt(70_000, 0, 274)).to.equal(0);
+  });
+
+  it("RFC 6962 hashing equals sumdb's: tree hashes of its TestTree records and its record and tree proofs", () => {
+    const leaves = Array.from({ length: 100 }, (_, i) => leafHash(Buffer.from(`leaf ${i}`)));
+    for (const [size, root] of Object.entries(SUMDB.roots)) expect(rootFromLeafHashes(leaves.slice(0, Number(size))).toString('base64'), `size ${size}`).to.equal(root);
+    expect(inclusionProof(leaves, 42).map((h) => h.toString('base64')).join(' ')).to.equal(SUMDB.record42);
+    expect(consistencyProof(leaves, 37).map((h) => h.toString('base64')).join(' ')).to.equal(SUMDB.tree37);
   });
 });
