@@ -129,7 +129,8 @@ export class Checkpoints {
    */
   grew(): void {
     if (this.timer || this.refusal) return;
-    const wait = Math.max(0, this.opts.intervalMs - (performance.now() - this.signedAt));
+    // the first checkpoint at once; later ones at most once per interval
+    const wait = this.latest ? Math.max(0, this.opts.intervalMs - (performance.now() - this.signedAt)) : 0;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.current().then(

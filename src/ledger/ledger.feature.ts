@@ -110,7 +110,7 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
       ? new BackgroundFsck({ dataDir: cfg.dataDir, pool: s.pool, recordsEnd: () => store.recordsEnd!(), onDamage: (bad) => store.damaged?.(bad), log: s.log })
       : null;
   if (fsck) {
-    state.fsck = () => fsck.status();
+    state.fsck = fsck.status.bind(fsck);
     fsckMetrics(s.metrics.registry, state.fsck);
     s.health.register('ledger:fsck', () => {
       const f = fsck.status();

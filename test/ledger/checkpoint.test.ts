@@ -90,7 +90,8 @@ describe('signed checkpoints: GET /api/svc/v1/ledger/checkpoint', function () {
       expect(note.origin).to.equal(pub.checkpoint.origin);
       expect(note.origin).to.equal(`drone-intel-svc/khipu/${pub.keyid.slice(0, 16)}`);
       const ledger = t.provided.ledger.ledger as Ledger;
-      expect(note.size).to.equal(ledger.size).and.to.be.at.least(7);
+      // the first checkpoint was signed as soon as the log grew; the interval (60 s) has not passed since
+      expect(note.size).to.be.within(1, ledger.size);
       expect(note.root.equals(mth(leavesOf(ledger, note.size)))).to.equal(true);
       expect(note.sigs.map((s) => s.name)).to.deep.equal([note.origin, note.origin]);
     });

@@ -18,10 +18,31 @@ if (endianness() !== 'LE') throw new Error('the ledger key index needs a little-
 const BLOCK = 256;
 const FENCES = RUN_SPAN / BLOCK;
 
-interface Run {
+/** One sorted run: its items in memory until written, then read back from its file by block. */
+class Run {
   /** First key of each 256-item block. */
-  fences: BigUint64Array;
-  read(block: number): BigUint64Array;
+  readonly fences = new BigUint64Array(FENCES);
+
+  constructor(
+    private items: BigUint64Array | null,
+    private fd: number | null = null,
+  ) {
+    if (items) for (let b = 0; b < FENCES; b++) this.fences[b] = items[b * BLOCK]!;
+  }
+
+  /** The run now lives in `fd`: its items are no longer held. */
+  moveTo(fd: number): void {
+    this.fd = fd;
+    this.items = null;
+  }
+
+  read(block: number): BigUint64Array {
+    if (this.items) return this.items.subarray(block * BLOCK, (block + 1) * BLOCK);
+    // a buffer of its own: a typed view of 64-bit items needs an aligned offset
+    const buf = Buffer.allocUnsafeSlow(BLOCK * 8);
+    readSync(this.fd!, buf, 0, buf.length, block * BLOCK * 8);
+    return new BigUint64Array(buf.buffer, buf.byteOffset, BLOCK);
+  }
 }
 
 function key48(key: Uint8Array): bigint {
@@ -169,8 +190,8 @@ export class KeyIndex {
     }
     const items = new BigUint64Array(bytes.buffer, 0, RUN_SPAN);
     items.sort();
-    if (!this.dir) return memoryRun(items);
-    const run = memoryRun(items);
+    const run = new Run(items);
+    if (!this.dir) return run;
     try {
       this.write(c, run, items);
     } catch {
@@ -189,7 +210,7 @@ export class KeyIndex {
     this.unsynced.push(file);
     const fd = openSync(file, 'r');
     this.fds.push(fd);
-    run.read = (block) => readBlock(fd, block);
+    run.moveTo(fd);
   }
 
   private runFile(c: number): string {
@@ -203,13 +224,13 @@ export class KeyIndex {
   private fileRun(file: string): Run {
     const fd = openSync(file, 'r');
     this.fds.push(fd);
-    const fences = new BigUint64Array(FENCES);
+    const run = new Run(null, fd);
     const one = Buffer.alloc(8);
     for (let b = 0; b < FENCES; b++) {
       readSync(fd, one, 0, 8, b * BLOCK * 8);
-      fences[b] = one.readBigUInt64LE(0);
+      run.fences[b] = one.readBigUInt64LE(0);
     }
-    return { fences, read: (block) => readBlock(fd, block) };
+    return run;
   }
 
   /** Run files written since the last call made durable (before a checkpoint is persisted). */
@@ -236,17 +257,3 @@ export class KeyIndex {
     );
   }
 }
-
-function memoryRun(items: BigUint64Array): Run {
-  const fences = new BigUint64Array(FENCES);
-  for (let b = 0; b < FENCES; b++) fences[b] = items[b * BLOCK]!;
-  return { fences, read: (block) => items.subarray(block * BLOCK, (block + 1) * BLOCK) };
-}
-
-function readBlock(fd: number, block: number): BigUint64Array {
-  // a buffer of its own: a typed view of 64-bit items needs an aligned offset
-  const buf = Buffer.allocUnsafeSlow(BLOCK * 8);
-  readSync(fd, buf, 0, buf.length, block * BLOCK * 8);
-  return new BigUint64Array(buf.buffer, buf.byteOffset, BLOCK);
-}
-
