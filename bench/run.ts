@@ -2,7 +2,8 @@
  * `npm run bench`: every scenario against baselines measured in the same run. Prints a table and
  * writes bench/results/*.json. Scenario names on the command line run a subset:
  *   npm run bench -- http kernels saturation
- * BENCH_DURATION (s, default 10) and BENCH_CONNECTIONS (default 50) tune every run.
+ * BENCH_DURATION (s, default 10) and BENCH_CONNECTIONS (default 50) tune every run. `ledger-scale`
+ * runs only when named (it builds a 10-million-entry ledger).
  */
 import { SCENARIOS } from './scenarios.js';
 import { environment, printTable, saveReport, startKoaHello, startServer, startService, type Server, type Summary } from './lib.js';
@@ -12,6 +13,7 @@ import { admissionBench } from './admission.js';
 import { sseBench } from './sse.js';
 import { ledgerBench } from './ledger.js';
 import { ledgerMemory } from './ledger-memory.js';
+import { ledgerScaleBench } from './ledger-scale.js';
 import { warmupBench } from './warmup.js';
 import { servicePool } from './pool-baseline.js';
 
@@ -49,6 +51,8 @@ if (wanted.length === 0 || wanted.includes('ledger-memory')) {
   console.log(`\n## ledger-memory: ${r.nodes} nodes appended in memory mode, ${r.bytesPerNode.toFixed(0)} bytes per node (heap + array buffers after GC${r.gc ? '' : '; run without --expose-gc, figures include garbage'})`);
   report.scenarios['ledger-memory'] = r;
 }
+// only when named: building its ledgers takes many minutes
+if (wanted.includes('ledger-scale')) report.scenarios['ledger-scale'] = await ledgerScaleBench();
 if (wanted.length === 0 || wanted.includes('warmup')) {
   const r = await warmupBench();
   console.log('\n## warmup: start-up to ready, and the first call of each kernel in a fresh thread against its warm calls');
