@@ -2,26 +2,16 @@
  * The only Piscina entry. Dispatches a task by kind; kernels are pure and synchronous, so the
  * handler never leaves a floating promise behind (lost silently under atomics:'sync').
  */
-import { readlinkSync } from 'node:fs';
-import { getPriority, setPriority } from 'node:os';
+import { getPriority } from 'node:os';
 import { threadId as workerThreadId, workerData } from 'node:worker_threads';
 import { runKernelTask } from './run-kernel.js';
 import { prepareCot } from '../src/lib/cot/prepare.js';
 import type { Task, TaskResult } from './tasks.js';
 import { verifyItems } from './verify-host.js';
 import { warmKernels, type WarmReport } from './warm.js';
+import { stepBack, threadId } from './lib/thread-priority.js';
 
 const data = (workerData ?? {}) as { niceIncrement?: number; warmup?: boolean; warmupPasses?: number };
-
-/** This thread's id for the scheduler (Linux: /proc/thread-self -> <pid>/task/<tid>), or null. */
-function threadId(): number | null {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    return Number.isInteger(tid) && tid > 0 ? tid : null;
-  } catch {
-    return null;
-  }
-}
 
 const tid = threadId();
 
@@ -30,19 +20,8 @@ const tid = threadId();
 // warm, and a thread at nice 10 on a busy machine took 20 s instead of 3 for it
 const warmed: WarmReport = data.warmup ? warmKernels(data.warmupPasses ?? 1) : { kernels: 0, passes: 0, failed: [], ms: 0 };
 
-/**
- * Kernel threads step back: on Linux a nice value belongs to a thread, so raising this one's
- * leaves the main thread (HTTP, /health) and the signing lane at their priority. Two kernels
- * saturating two cores then no longer delay every answer of the main thread. Raising one's own
- * nice value needs no privilege; where it is refused or unsupported the thread runs as before.
- */
-if (tid !== null && data.niceIncrement) {
-  try {
-    setPriority(tid, Math.min(19, getPriority(tid) + data.niceIncrement));
-  } catch {
-    // not permitted here: normal priority
-  }
-}
+// kernel threads step back: two kernels saturating two cores then no longer delay every answer of the main thread
+stepBack(tid, data.niceIncrement ?? 0);
 
 function nice(): number | null {
   try {

@@ -1,14 +1,14 @@
 /**
  * fsck in the background of a serving process (file mode): after start-up, which checks only the
  * records after the last checkpoint, every record, tile and signature of the log as it was at that
- * moment is checked once more, one signature chunk at a time in the kernel lane so kernels keep
- * the other thread. Damage found makes the store refuse appends and readiness name the first bad
- * index, as damage found at start does.
+ * moment is checked once more, in a thread of its own at the lowest priority (fsck-thread.ts),
+ * so the main thread and the pools never wait for it. Damage found makes the store refuse appends
+ * and readiness name the first bad index, as damage found at start does.
  */
-import { AppError } from '../http/errors.js';
-import type { WorkerPool } from '../platform/pool.js';
-import { fsckDataDir, signatureCheck, type BadNode, type FsckReport } from './fsck.js';
-import { publicError } from './store/file-store.js';
+import { Worker } from 'node:worker_threads';
+import { workerSource } from '../platform/worker-source.js';
+import type { FsckMessage } from './fsck-thread.js';
+import type { BadNode, FsckReport } from './fsck.js';
 
 export type FsckState = 'off' | 'running' | 'passed' | 'damaged' | 'error';
 
@@ -25,7 +25,6 @@ export interface FsckStatus {
 
 export interface BackgroundFsckOptions {
   dataDir: string;
-  pool: WorkerPool;
   /** Where the durable log ends now (the range checked). */
   recordsEnd(): number;
   /** Damage found: the store refuses appends from now on. */
@@ -33,13 +32,10 @@ export interface BackgroundFsckOptions {
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
-/** A shed or deadline of the busy kernel lane is waited out: this check is never urgent. */
-const RETRY_MS = 1000;
-
 export class BackgroundFsck {
-  private readonly abort = new AbortController();
   private current: FsckStatus = { state: 'off', checked: 0, total: 0, first_bad: null, entries_per_second: null, error: null };
-  private running: Promise<void> | null = null;
+  private worker: Worker | null = null;
+  private ended: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: BackgroundFsckOptions) {}
 
@@ -48,50 +44,43 @@ export class BackgroundFsck {
   }
 
   start(): void {
-    if (this.running) return;
+    if (this.worker) return;
     this.current = { ...this.current, state: 'running' };
-    this.running = this.run();
+    const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+    const src = workerSource(new URL(`./fsck-thread.${ext}`, import.meta.url));
+    const worker = new Worker(new URL(src.filename), { execArgv: src.execArgv, workerData: { dataDir: this.opts.dataDir, recordsEnd: this.opts.recordsEnd() } });
+    this.worker = worker;
+    worker.unref();
+    worker.on('message', (m: FsckMessage) => this.onMessage(m));
+    worker.on('error', (err) => this.failed(err.message));
+    this.ended = new Promise((resolve) => worker.once('exit', () => resolve()));
   }
 
   async stop(): Promise<void> {
-    this.abort.abort();
-    await this.running;
+    this.worker?.postMessage('stop');
+    await this.ended;
   }
 
-  private async run(): Promise<void> {
-    const { pool, log } = this.opts;
-    const verify = signatureCheck(async (task) => {
-      for (;;) {
-        this.abort.signal.throwIfAborted();
-        try {
-          return (await pool.run<boolean[]>(task, { deadlineMs: 60_000 })).value;
-        } catch (err) {
-          if (!(err instanceof AppError) || (err.status !== 503 && err.status !== 504)) throw err;
-          await new Promise((r) => setTimeout(r, RETRY_MS).unref());
-        }
-      }
-    });
-    let report: FsckReport;
-    try {
-      report = await fsckDataDir(this.opts.dataDir, {
-        verifySignatures: verify,
-        inFlight: 1,
-        recordsEnd: this.opts.recordsEnd(),
-        signal: this.abort.signal,
-        onProgress: (p) => (this.current = { ...this.current, checked: p.done, total: p.total }),
-      });
-    } catch (err) {
-      if (this.abort.signal.aborted) return;
-      // paths belong in the logs only
-      this.current = { ...this.current, state: 'error', error: publicError(err as Error).split(this.opts.dataDir).join('<data dir>') };
-      log.warn({ err: (err as Error).message }, 'background fsck could not finish');
-      return;
-    }
+  private onMessage(m: FsckMessage): void {
+    if (m.type === 'progress') this.current = { ...this.current, checked: m.done, total: m.total };
+    else if (m.type === 'error') {
+      if (m.message !== 'stopped') this.failed(m.message);
+    } else this.finished(m.report);
+    if (m.type !== 'progress') void this.worker?.terminate();
+  }
+
+  private failed(message: string): void {
+    // paths belong in the logs only
+    this.current = { ...this.current, state: 'error', error: message.split(this.opts.dataDir).join('<data dir>') };
+    this.opts.log.warn({ err: message }, 'background fsck could not finish');
+  }
+
+  private finished(report: FsckReport): void {
     const bad = report.firstBad ?? (report.checkpoint && !report.checkpoint.verified ? { index: report.checkpoint.size ?? 0, reason: `the checkpoint: ${report.checkpoint.reason}` } : null);
     this.current = { state: bad ? 'damaged' : 'passed', checked: report.nodes, total: report.nodes, first_bad: bad, entries_per_second: report.entriesPerSecond, error: null };
     if (bad) {
-      log.error({ index: bad.index, reason: bad.reason }, 'background fsck: the ledger is damaged; appends refused');
+      this.opts.log.error({ index: bad.index, reason: bad.reason }, 'background fsck: the ledger is damaged; appends refused');
       this.opts.onDamage(bad);
-    } else log.info({ nodes: report.nodes, ms: Math.round(report.ms), entries_per_second: report.entriesPerSecond }, 'background fsck: every record, tile and signature verified');
+    } else this.opts.log.info({ nodes: report.nodes, ms: Math.round(report.ms), entries_per_second: report.entriesPerSecond }, 'background fsck: every record, tile and signature verified');
   }
 }

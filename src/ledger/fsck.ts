@@ -18,7 +18,7 @@ import type { VerifyTask } from '../../workers/tasks.js';
 import { verifyItems } from '../../workers/verify-host.js';
 import { pae, PAYLOAD_TYPE } from './dsse.js';
 import { ZERO_DIGEST, type LedgerNode } from './ledger.js';
-import { FILE_SCHEMA, LEDGER_FILE, parseNodeLine } from './store/file-store.js';
+import { FILE_SCHEMA, LEDGER_FILE, parseNodeLine } from './store/node-line.js';
 import { rowToNode } from './store/postgres-store.js';
 import { ENTRY_RECORD } from './tlog/tile-log.js';
 import { LineReader } from './store/line-reader.js';

@@ -107,7 +107,7 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
   // (a start that read every record has nothing left to check)
   const fsck =
     store.mode === 'file' && cfg.fsckAtStart && !replay.corruptAt && (replay.fromCheckpoint ?? 0) > 0 && store.recordsEnd
-      ? new BackgroundFsck({ dataDir: cfg.dataDir, pool: s.pool, recordsEnd: () => store.recordsEnd!(), onDamage: (bad) => store.damaged?.(bad), log: s.log })
+      ? new BackgroundFsck({ dataDir: cfg.dataDir, recordsEnd: () => store.recordsEnd!(), onDamage: (bad) => store.damaged?.(bad), log: s.log })
       : null;
   if (fsck) {
     state.fsck = fsck.status.bind(fsck);
