@@ -121,6 +121,8 @@ export class Checkpoints {
       return;
     }
     this.latest = { size, note };
+    // signed by an earlier process (or another replica) at an unknown time: a newer one is due at once
+    this.signedAt = -Infinity;
   }
 
   /**

@@ -18,6 +18,7 @@ describe('postgres mode: one checkpoint sequence shared by the replicas', functi
   let url: string;
   let a: TestApp;
   let b: TestApp;
+  let config: Record<string, unknown>;
   const sizeOf = (t: TestApp) => (t.provided.ledger.ledger as Ledger).size;
   before(async () => {
     db = await usePostgres();
@@ -26,7 +27,7 @@ describe('postgres mode: one checkpoint sequence shared by the replicas', functi
     const keyFile = join(dir, 'key.pem');
     writeFileSync(keyFile, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
     // a long interval: nothing signs by itself, the test decides when both sign
-    const config = { ledger: { mode: 'postgres', databaseUrl: url, signingKeyFile: keyFile, checkpointIntervalMs: 3_600_000 } };
+    config = { ledger: { mode: 'postgres', databaseUrl: url, signingKeyFile: keyFile, checkpointIntervalMs: 3_600_000 } };
     [a, b] = await Promise.all([buildTestApp(config), buildTestApp(config)]);
   });
   after(async () => {
@@ -38,23 +39,29 @@ describe('postgres mode: one checkpoint sequence shared by the replicas', functi
   it('two replicas racing to sign the same size serve one byte-identical checkpoint, stored once', async () => {
     for (let k = 0; k < 12; k++) await (k % 2 ? a : b).http.post('/api/svc/v1/verdict').send(loadFrame(k)).expect(200);
     await until('both replicas to hold 12 nodes', () => sizeOf(a) === 12 && sizeOf(b) === 12);
-    const [fromA, fromB] = await Promise.all([a.http.get('/api/svc/v1/ledger/checkpoint').expect(200), b.http.get('/api/svc/v1/ledger/checkpoint').expect(200)]);
-    expect(fromA.text.split('\n')[1]).to.equal('12');
-    // ECDSA signatures are randomised: two independent signings would differ in their ECDSA line
-    expect(fromA.text).to.equal(fromB.text);
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
+    // two replicas starting together have signed nothing yet: each signs the 12 nodes at once
+    const [c1, c2] = await Promise.all([buildTestApp(config), buildTestApp(config)]);
     try {
-      const rows = (await c.query<{ size: string; note: string }>('SELECT size, note FROM ledger_checkpoint')).rows;
-      expect(rows.map((r) => [Number(r.size), r.note])).to.deep.equal([[12, fromA.text]]);
-      // stored checkpoints are never changed
-      const err = await c.query("UPDATE ledger_checkpoint SET note = 'x'").then(
-        () => null,
-        (e: Error) => e,
-      );
-      expect(err?.message).to.match(/append-only: UPDATE refused/);
+      const [fromA, fromB] = await Promise.all([c1.http.get('/api/svc/v1/ledger/checkpoint').expect(200), c2.http.get('/api/svc/v1/ledger/checkpoint').expect(200)]);
+      expect(fromA.text.split('\n')[1]).to.equal('12');
+      // ECDSA signatures are randomised: two independent signings would differ in their ECDSA line
+      expect(fromA.text).to.equal(fromB.text);
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        const rows = (await c.query<{ size: string; note: string }>('SELECT size, note FROM ledger_checkpoint WHERE size = 12')).rows;
+        expect(rows.map((r) => [Number(r.size), r.note])).to.deep.equal([[12, fromA.text]]);
+        // stored checkpoints are never changed
+        const err = await c.query("UPDATE ledger_checkpoint SET note = 'x'").then(
+          () => null,
+          (e: Error) => e,
+        );
+        expect(err?.message).to.match(/append-only: UPDATE refused/);
+      } finally {
+        await c.end();
+      }
     } finally {
-      await c.end();
+      await Promise.all([c1.close(), c2.close()]);
     }
   });
 

@@ -61,7 +61,8 @@ describe('start-up: the ledger check never waits for the kernel warm-up', functi
     const dir = mkdtempSync(join(tmpdir(), 'svc-startup-lane-'));
     const frame = (k: number) => ({ track_id: `sl${k}`, lat: 36.2 + k * 1e-5, lon: -115.16 });
     try {
-      // no checkpoint (a long interval): the restart checks every record's signature
+      // one checkpoint, of the first node (signed at once; then none within the long interval): the
+      // restart checks the 39 records after it
       const first = await buildTestApp({ ledger: { mode: 'file', dataDir: dir, checkpointIntervalMs: 3_600_000 } });
       try {
         for (let k = 0; k < 40; k++) await first.http.post('/api/svc/v1/verdict').send(frame(k)).expect(200);
@@ -72,7 +73,7 @@ describe('start-up: the ledger check never waits for the kernel warm-up', functi
       try {
         const kernelsWarm = (again.services.pool as unknown as { kernelsBooted: boolean }).kernelsBooted;
         const r = (await again.http.get('/api/svc/v1/ledger/readiness')).body as { ready: boolean; replay: { nodes: number; from_checkpoint: number } };
-        expect(r.replay).to.deep.include({ nodes: 40, from_checkpoint: 0 });
+        expect(r.replay).to.deep.include({ nodes: 40, from_checkpoint: 1 });
         expect(kernelsWarm, 'the kernel lane was still warming up when the ledger had been checked').to.equal(false);
       } finally {
         await again.close();

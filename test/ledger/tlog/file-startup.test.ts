@@ -32,7 +32,8 @@ describe('file mode start-up from the last checkpoint', function () {
   const open = (dir: string, intervalMs: number): Promise<TestApp> => buildTestApp({ ledger: { mode: 'file', dataDir: dir, checkpointIntervalMs: intervalMs }, stream: { maxFramesPerRequest: 64 } });
   const readiness = async (t: TestApp) => (await t.http.get('/api/svc/v1/ledger/readiness')).body as { ready: boolean; replay: Replay; fsck?: Fsck; reason: string; adapter_state: string };
 
-  // a log of 300 nodes under a checkpoint, then 7 more that no checkpoint covers
+  // a log of 300 nodes under a checkpoint; a restart signs 301 at its first verdict (the one it
+  // loaded was signed at an unknown time), then 6 more that no checkpoint covers
   let seed: string;
   let root: string;
   before(async () => {
@@ -62,12 +63,12 @@ describe('file mode start-up from the last checkpoint', function () {
     return d;
   };
 
-  it('opens 300 nodes at the checkpoint, reads only the 7 after it, and serves the same tree', async () => {
+  it('opens 301 nodes at the checkpoint, reads only the 6 after it, and serves the same tree', async () => {
     const t = await open(copy(), 3_600_000);
     try {
       const r = await readiness(t);
       expect(r.ready).to.equal(true);
-      expect(r.replay).to.deep.include({ state: 'COMPLETE', nodes: 307, from_checkpoint: 300, first_bad_index: null });
+      expect(r.replay).to.deep.include({ state: 'COMPLETE', nodes: 307, from_checkpoint: 301, first_bad_index: null });
       const ledger = t.provided.ledger.ledger as Ledger;
       expect(ledger.root().toString('hex')).to.equal(root);
       expect(ledger.verifyIntegrity(true)).to.deep.include({ verified: true, nodes: 307 });
@@ -124,7 +125,7 @@ describe('file mode start-up from the last checkpoint', function () {
       expect(r.ready).to.equal(false);
       expect(r.adapter_state).to.equal('CORRUPT');
       expect(r.replay).to.deep.include({ state: 'STOPPED_AT_DAMAGE', first_bad_index: 100 });
-      expect(r.reason).to.match(/node 100: missing, the checkpoint signed before names 300 nodes/);
+      expect(r.reason).to.match(/node 100: missing, the checkpoint signed before names 301 nodes/);
       expect((await t.http.post('/api/svc/v1/verdict').send(frame(3000))).status).to.equal(503);
       // the 100 nodes still there are served, with their proofs
       expect((t.provided.ledger.ledger as Ledger).size).to.equal(100);
@@ -158,14 +159,14 @@ describe('file mode start-up from the last checkpoint', function () {
     const ends = readFileSync(join(d, 'tlog', 'record-ends'));
     const path = join(d, 'khipu.jsonl');
     const bytes = readFileSync(path);
-    // inside node 150's base64 payload, well before the checkpoint's 300
+    // inside node 150's base64 payload, well before the checkpoint's 301
     const at = Number(ends.readBigUInt64BE(149 * 8)) + 150;
     bytes.writeUInt8(bytes[at] === 0x41 ? 0x42 : 0x41, at);
     writeFileSync(path, bytes);
     const t = await open(d, 3_600_000);
     try {
       const first = await readiness(t);
-      expect(first.replay).to.deep.include({ state: 'COMPLETE', from_checkpoint: 300, nodes: 307 });
+      expect(first.replay).to.deep.include({ state: 'COMPLETE', from_checkpoint: 301, nodes: 307 });
       const r = await until('the background fsck to finish', async () => {
         const doc = await readiness(t);
         return doc.fsck?.state !== 'RUNNING' && doc;
