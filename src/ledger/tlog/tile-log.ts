@@ -25,8 +25,13 @@ export class TileLog {
   private cachedRoot: Buffer | null = null;
   /** MTH(D[lo:size]) by lo for the current size: the proofs of one group commit share them. */
   private edgeRanges = new Map<number, Buffer>();
-  /** Interior tile hashes (heights between tile levels), which cost up to 127 hashes each. */
-  private interior = new RecentMemo<Buffer>(16_384, 32);
+  /**
+   * The interior hashes of recently used tiles (the subtrees of heights 8·L+1 … 8·L+7 inside one
+   * tile of level L, 254 hashes, 8 KiB): a proof needs one or two of them per tile level, and
+   * hashing a whole tile once costs what hashing those costs, so the upper tiles, which every
+   * proof crosses, are hashed once rather than per proof.
+   */
+  private interior = new RecentMemo<Buffer>(1024, 48);
 
   constructor(private readonly columns: TileColumns) {}
 
@@ -43,7 +48,7 @@ export class TileLog {
     this.columns.entries.truncate(size);
     if (this.columns.level(0).length !== size || this.columns.entries.length !== size) throw new Error(`tiles hold ${this.columns.level(0).length} leaves and ${this.columns.entries.length} entries, not ${size}`);
     this.edge = [];
-    this.interior = new RecentMemo<Buffer>(16_384, 32);
+    this.interior = new RecentMemo<Buffer>(1024, 48);
     let lo = 0;
     for (let h = 52; h >= 0; h--) {
       if (size >= lo + 2 ** h && Math.floor(size / 2 ** h) % 2 === 1) {
@@ -119,19 +124,12 @@ export class TileLog {
     const level = Math.floor(h / TILE_HEIGHT);
     const r = h % TILE_HEIGHT;
     if (r === 0) return this.columns.level(level).read(k, 1);
-    return this.interior.get(`${h}/${k}`, () => {
-      // the 2^r hashes of the tile level below, hashed up r times
-      const n = 2 ** r;
-      const bytes = this.columns.level(level).read(k * n, n);
-      let row: Buffer[] = [];
-      for (let i = 0; i < n; i++) row.push(bytes.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE));
-      while (row.length > 1) {
-        const up: Buffer[] = [];
-        for (let i = 0; i < row.length; i += 2) up.push(nodeHash(row[i]!, row[i + 1]!));
-        row = up;
-      }
-      return row[0]!;
-    });
+    // the subtree lies in one tile of its level: its row r holds 256 / 2^r subtrees
+    const tile = Math.floor((k << r) / TILE_WIDTH);
+    const width = Math.min(TILE_WIDTH, this.columns.level(level).length - tile * TILE_WIDTH);
+    const rows = this.interior.get(`${level}/${tile}/${width}`, () => tileInterior(this.columns.level(level).read(tile * TILE_WIDTH, width)));
+    const at = ROW_START[r]! + (k - tile * (TILE_WIDTH >> r));
+    return rows.subarray(at * HASH_SIZE, (at + 1) * HASH_SIZE);
   }
 
   /** MTH(D[lo:hi]) for hi ≤ size. */
@@ -211,6 +209,23 @@ export class TileLog {
     for (let level = 0; level === 0 || this.columns.level(level).length > 0; level++) all.push(this.columns.level(level).sync());
     await Promise.all(all);
   }
+}
+
+/** Where row r (1..7) of a tile's interior starts, in hashes: rows of 128, 64, …, 2. */
+const ROW_START = [0, 0, 128, 192, 224, 240, 248, 252];
+
+/** Rows 1..7 of the interior of a tile of `hashes` (its complete pairs only, for a partial tile). */
+function tileInterior(hashes: Buffer): Buffer {
+  const out = Buffer.alloc(254 * HASH_SIZE);
+  let row = hashes;
+  for (let r = 1; r < TILE_HEIGHT; r++) {
+    const n = Math.floor(row.length / HASH_SIZE / 2);
+    const next = Buffer.allocUnsafe(n * HASH_SIZE);
+    for (let i = 0; i < n; i++) nodeHash(row.subarray(2 * i * HASH_SIZE, (2 * i + 1) * HASH_SIZE), row.subarray((2 * i + 1) * HASH_SIZE, (2 * i + 2) * HASH_SIZE)).copy(next, i * HASH_SIZE);
+    next.copy(out, ROW_START[r]! * HASH_SIZE);
+    row = next;
+  }
+  return out;
 }
 
 export { TILE_WIDTH };
