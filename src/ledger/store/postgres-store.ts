@@ -118,6 +118,7 @@ export class PostgresStore implements LedgerStore {
   /** Batches whose COMMIT went unanswered; appends stay refused until each is looked up. */
   private readonly unresolved: Unresolved[] = [];
   private readonly queryTimeoutMs: number;
+  private checkpointPool: pg.Pool | null = null;
 
   private constructor(private readonly opts: PostgresStoreOptions) {
     const timeout = opts.statementTimeoutMs ?? 2000;
@@ -167,14 +168,25 @@ export class PostgresStore implements LedgerStore {
    * another one stored first serves that one, so every replica publishes the same sequence.
    */
   checkpointStore(origin: string): CheckpointStore {
+    // a connection of its own: a checkpoint query waiting on a hung database never holds one a commit needs
+    const pool = (this.checkpointPool ??= this.sidePool('checkpoints'));
     return {
       newest: async (atMost = Number.MAX_SAFE_INTEGER) =>
-        (await this.pool.query<{ note: string }>('SELECT note FROM ledger_checkpoint WHERE origin = $1 AND size <= $2 ORDER BY size DESC LIMIT 1', [origin, atMost])).rows[0]?.note ?? null,
+        (await pool.query<{ note: string }>('SELECT note FROM ledger_checkpoint WHERE origin = $1 AND size <= $2 ORDER BY size DESC LIMIT 1', [origin, atMost])).rows[0]?.note ?? null,
       save: async (size, note) => {
-        await this.pool.query('INSERT INTO ledger_checkpoint (origin, size, note, replica_id) VALUES ($1, $2, $3, $4) ON CONFLICT (origin, size) DO NOTHING', [origin, size, note, this.opts.replicaId]);
-        return (await this.pool.query<{ note: string }>('SELECT note FROM ledger_checkpoint WHERE origin = $1 AND size = $2', [origin, size])).rows[0]!.note;
+        await pool.query('INSERT INTO ledger_checkpoint (origin, size, note, replica_id) VALUES ($1, $2, $3, $4) ON CONFLICT (origin, size) DO NOTHING', [origin, size, note, this.opts.replicaId]);
+        return (await pool.query<{ note: string }>('SELECT note FROM ledger_checkpoint WHERE origin = $1 AND size = $2', [origin, size])).rows[0]!.note;
       },
     };
+  }
+
+  /** A one-connection pool beside the commits' pool, with the same bounds. */
+  private sidePool(name: string): pg.Pool {
+    const timeout = this.opts.statementTimeoutMs ?? 2000;
+    const pool = new pg.Pool({ ...this.clientConfig(), max: 1, statement_timeout: timeout, lock_timeout: timeout, application_name: `svc-khipu ${name} ${this.opts.replicaId}`.slice(0, 63) });
+    // an idle client whose server went away emits here; the commits' pool reports the outage
+    pool.on('error', () => {});
+    return pool;
   }
 
   async replay(opts: ReplayOptions): Promise<ReplayReport> {
@@ -442,7 +454,7 @@ export class PostgresStore implements LedgerStore {
     this.reason = 'closed';
     const listen = this.listenClient;
     this.listenClient = null;
-    const ended = Promise.all([listen?.end().catch(() => {}), ...[...this.leases.keys()].map((k) => this.resign(k)), this.pool.end().catch(() => {})]);
+    const ended = Promise.all([listen?.end().catch(() => {}), ...[...this.leases.keys()].map((k) => this.resign(k)), this.pool.end().catch(() => {}), this.checkpointPool?.end().catch(() => {})]);
     if (await settledWithin(ended, CLOSE_GRACE_MS)) return;
     // a hung server never acknowledges the goodbye: cut what is left (in-flight queries fail at once)
     this.opts.log?.warn({ sockets: this.sockets.size }, 'ledger database did not acknowledge the close: connections cut');
