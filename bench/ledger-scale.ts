@@ -17,7 +17,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { CONNECTIONS, cpuSeconds, DURATION_S, load, printTable, scrapeMetrics, SERVICE_LOAD_ENV, VERDICT_FRAME, type Summary } from './lib.js';
+import { CONNECTIONS, cpuSeconds, DURATION_S, load, printTable, scrapeMetrics, SERVICE_LOAD_ENV, summarize, VERDICT_FRAME, type Summary } from './lib.js';
 import { encodeTileIndex, TILE_WIDTH } from '../src/lib/tlog-tiles.js';
 
 const API = '/api/svc/v1';
@@ -156,21 +156,7 @@ async function memory(base: string, pid: number): Promise<Memory> {
 /** autocannon on GET paths drawn afresh for every request (a random index each). */
 async function loadPaths(label: string, base: string, path: () => string, durationS = DURATION_S): Promise<Summary> {
   const requests: Request[] = [{ method: 'GET', setupRequest: (req) => ({ ...req, path: path() }) }];
-  const result = await autocannon({ url: base, connections: CONNECTIONS, duration: durationS, requests });
-  const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
-  return {
-    label,
-    reqPerSec: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    p999: result.latency.p99_9,
-    errors: result.errors,
-    non2xx: result.non2xx,
-    timeouts: result.timeouts,
-    requests: result.requests.total,
-    status: Object.fromEntries(Object.entries(stats).map(([code, v]) => [code, v.count])),
-    max: result.latency.max,
-  };
+  return summarize(label, await autocannon({ url: base, connections: CONNECTIONS, duration: durationS, requests }));
 }
 
 /** A load with the main thread's CPU per request read from /proc around it (robust on a shared machine). */

@@ -127,6 +127,11 @@ export async function load(label: string, opts: LoadOptions): Promise<Summary> {
     body: opts.body,
     headers: opts.headers,
   });
+  return summarize(label, result);
+}
+
+/** One autocannon result as a table row: rate, latency percentiles, failures and status counts. */
+export function summarize(label: string, result: Result): Summary {
   const stats = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
   return {
     label,
