@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Piscina } from 'piscina';
 import { fsckDataDir, fsckPostgres, NotALedgerError, signatureCheck, type FsckProgress, type FsckReport } from '../ledger/fsck.js';
-import { workerSource } from '../platform/worker-source.js';
+import { entryNextTo, workerSource } from '../platform/worker-source.js';
 import type { TaskResult, VerifyTask } from '../../workers/tasks.js';
 
 const USAGE = 'usage: npm run ledger:fsck -- <data dir | postgres URL> [--threads N]\n';
@@ -75,9 +75,7 @@ async function main(): Promise<number> {
   const { target, threads } = options();
   const postgres = /^postgres(ql)?:\/\//.test(target);
   if (!postgres && !statSync(target, { throwIfNoEntry: false })?.isDirectory()) usage(`${target} is not a directory`);
-  // tsx runs the sources (the worker is bundled from its .ts); the build runs dist/workers/*.js
-  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-  const pool = new Piscina({ ...workerSource(new URL(`../../workers/verify-host.${ext}`, import.meta.url)), minThreads: threads, maxThreads: threads });
+  const pool = new Piscina({ ...workerSource(entryNextTo('../../workers/verify-host', import.meta.url)), minThreads: threads, maxThreads: threads });
   const verifySignatures = signatureCheck(async (task: VerifyTask) => {
     const r = (await pool.run(task)) as TaskResult<boolean[]>;
     if (!r.ok) throw new Error(`verify thread: ${r.error.msg}`);

@@ -6,7 +6,7 @@
  * and readiness name the first bad index, as damage found at start does.
  */
 import { Worker } from 'node:worker_threads';
-import { workerSource } from '../platform/worker-source.js';
+import { entryNextTo, workerSource } from '../platform/worker-source.js';
 import type { FsckMessage } from './fsck-thread.js';
 import type { BadNode, FsckReport } from './fsck.js';
 
@@ -46,8 +46,7 @@ export class BackgroundFsck {
   start(): void {
     if (this.worker) return;
     this.current = { ...this.current, state: 'running' };
-    const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-    const src = workerSource(new URL(`./fsck-thread.${ext}`, import.meta.url));
+    const src = workerSource(entryNextTo('./fsck-thread', import.meta.url));
     const worker = new Worker(new URL(src.filename), { execArgv: src.execArgv, workerData: { dataDir: this.opts.dataDir, recordsEnd: this.opts.recordsEnd() } });
     this.worker = worker;
     worker.unref();

@@ -13,7 +13,7 @@ import type { PoolSnapshot } from '../observability/metrics.js';
 import type { Task, TaskResult, TaskStats } from '../../workers/tasks.js';
 import type { Departure } from '../http/departure.js';
 import type { WarmReport } from '../../workers/warm.js';
-import { workerSource } from './worker-source.js';
+import { entryNextTo, workerSource } from './worker-source.js';
 
 export interface RunOptions {
   /** Aborts when the client disconnects. */
@@ -53,9 +53,7 @@ export interface PoolState {
 }
 
 function workerEntry(name = 'host'): URL {
-  // tsx runs the .ts sources directly (tests, dev); the build runs dist/workers/<name>.js
-  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-  return new URL(`../../workers/${name}.${ext}`, import.meta.url);
+  return entryNextTo(`../../workers/${name}`, import.meta.url);
 }
 
 /**

@@ -21,6 +21,14 @@ export interface WorkerSource {
   execArgv: string[] | undefined;
 }
 
+/**
+ * A worker entry `path` (without extension) relative to the module at `base`: its `.ts` source
+ * where the caller runs from sources (tsx: tests, dev), its `.js` build where it runs from dist.
+ */
+export function entryNextTo(path: string, base: string): URL {
+  return new URL(`${path}.${base.endsWith('.ts') ? 'ts' : 'js'}`, base);
+}
+
 const bundled = new Map<string, string>();
 const req = createRequire(import.meta.url);
 
