@@ -67,7 +67,7 @@ function progressBar(stream: NodeJS.WriteStream): { update(p: FsckProgress): voi
 
 function summary(r: FsckReport): string {
   const cp = r.checkpoint ? (r.checkpoint.verified ? `checkpoint ${fmt(r.checkpoint.size!)} verified` : `checkpoint NOT verified: ${r.checkpoint.reason}`) : 'no checkpoint';
-  const tiles = `${r.tiles.levels} tile level${r.tiles.levels === 1 ? '' : 's'} (${fmt(r.tiles.hashes)} hashes)`;
+  const tiles = `${r.tiles.levels} tile level${r.tiles.levels === 1 ? '' : 's'} (${fmt(r.tiles.hashes)} hashes, ${fmt(r.tiles.interiors)} tile interiors)`;
   return `${fmt(r.nodes)} entries, ${fmt(r.signatures)} signatures, ${tiles}, ${cp}; ${fmt(r.entriesPerSecond)} entries/s in ${(r.ms / 1000).toFixed(1)} s`;
 }
 

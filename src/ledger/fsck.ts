@@ -2,7 +2,7 @@
  * fsck: checks a whole ledger offline, with memory that does not grow with it. File mode: the
  * records (khipu.jsonl) are read in chunks and each node is parsed and chained; its digest, PAE
  * digest and line end are compared with the derived files under tlog/; the Merkle tree is rebuilt
- * leaf by leaf along its right edge (O(log n) hashes held), every stored tile hash compared with
+ * leaf by leaf along its right edge (O(log n) hashes held), every stored tile hash and tile interior compared with
  * it; the signed checkpoint's root is recomputed and its ECDSA signature checked with the key
  * under keys/. Signatures are checked in chunks by a pluggable function (a worker pool's, in the
  * CLI) while parsing goes on. Postgres mode: the rows of ledger_node, paged by index.
@@ -20,7 +20,7 @@ import { pae, PAYLOAD_TYPE } from './dsse.js';
 import { ZERO_DIGEST, type LedgerNode } from './ledger.js';
 import { FILE_SCHEMA, LEDGER_FILE, parseNodeLine } from './store/node-line.js';
 import { rowToNode } from './store/postgres-store.js';
-import { ENTRY_RECORD } from './tlog/tile-log.js';
+import { ENTRY_RECORD, INTERIOR_HASHES, tileInterior } from './tlog/tile-log.js';
 import { LineReader } from './store/line-reader.js';
 
 export interface BadNode {
@@ -65,7 +65,7 @@ export interface FsckReport {
   /** The smallest damaged node: its record, digest, signature, a derived item, or the first node a damaged tile hash covers. */
   firstBad: BadNode | null;
   /** Stored tile levels compared and the hashes compared in them. */
-  tiles: { levels: number; hashes: number };
+  tiles: { levels: number; hashes: number; interiors: number };
   checkpoint: { size: number | null; verified: boolean; reason: string | null } | null;
   signatures: number;
   ms: number;
@@ -215,9 +215,12 @@ class TreeRebuild {
   /** Recomputed hashes of each level not yet compared with the stored ones, from `next[level]`. */
   private readonly pending: Buffer[][] = [];
   private readonly next: number[] = [];
+  /** The recomputed hashes of each level's current tile, whose interior is compared once it is full. */
+  private readonly tileHashes: Buffer[][] = [];
   rootAtCheckpoint: Buffer | null;
   levelsCompared = new Set<number>();
   hashesCompared = 0;
+  interiorsCompared = 0;
 
   constructor(private readonly checkpointSize: number | null) {
     this.rootAtCheckpoint = checkpointSize === 0 ? EMPTY_ROOT : null;
@@ -245,11 +248,12 @@ class TreeRebuild {
     this.next[level] ??= 0;
   }
 
-  /** Compares what was recomputed since the last call with the stored levels, as far as they go. */
-  async compare(levels: (ColumnReader | null)[], findings: Findings): Promise<void> {
+  /** Compares what was recomputed since the last call with the stored levels and tile interiors, as far as they go. */
+  async compare(levels: (ColumnReader | null)[], interiors: (ColumnReader | null)[], findings: Findings): Promise<void> {
     for (let level = 0; level < this.pending.length; level++) {
       const hashes = this.pending[level] ?? [];
       const from = this.next[level] ?? 0;
+      await this.compareInteriors(level, from, hashes, interiors[level] ?? null, findings);
       const stored = levels[level];
       if (stored && hashes.length) {
         const bytes = await stored.read(from, hashes.length);
@@ -265,6 +269,23 @@ class TreeRebuild {
       }
       this.next[level] = from + hashes.length;
       this.pending[level] = [];
+    }
+  }
+
+  /** The stored interior of every tile of `level` the recomputed hashes from `from` complete. */
+  private async compareInteriors(level: number, from: number, hashes: Buffer[], stored: ColumnReader | null, findings: Findings): Promise<void> {
+    const current = (this.tileHashes[level] ??= []);
+    for (let k = 0; k < hashes.length; k++) {
+      current.push(hashes[k]!);
+      if (current.length < TILE_WIDTH) continue;
+      const tile = (from + k + 1) / TILE_WIDTH - 1;
+      const want = tileInterior(Buffer.concat(current));
+      current.length = 0;
+      const got = stored ? await stored.read(tile * INTERIOR_HASHES, INTERIOR_HASHES) : Buffer.alloc(0);
+      // an interior not written yet is derived at the next start; only a stored one can be wrong
+      if (got.length < want.length) continue;
+      this.interiorsCompared++;
+      if (!got.equals(want)) findings.note(tile * TILE_WIDTH ** (level + 1), `tlog/interior/${level} of tile ${tile} is not the interior of tlog/tile/${level} tile ${tile}`);
     }
   }
 }
@@ -395,10 +416,12 @@ export async function fsckDataDir(dataDir: string, opts: FsckOptions = {}): Prom
     const cp = await readCheckpoint(dataDir);
     const cols = { entries: await reader('tlog/tile/entries', ENTRY_RECORD), paes: await reader('tlog/pae', HASH_SIZE), ends: await reader('tlog/record-ends', 8) };
     const levels: (ColumnReader | null)[] = [];
+    const interiors: (ColumnReader | null)[] = [];
     for (let l = 0; ; l++) {
       const col = await reader(`tlog/tile/${l}`, HASH_SIZE);
       if (!col) break;
       levels.push(col);
+      interiors.push(await reader(`tlog/interior/${l}`, HASH_SIZE));
     }
     const findings = new Findings();
     const tree = new TreeRebuild(typeof cp === 'object' && cp ? cp.size : null);
@@ -440,7 +463,7 @@ export async function fsckDataDir(dataDir: string, opts: FsckOptions = {}): Prom
     };
     const flush = async (): Promise<void> => {
       await compareDerived(cols, batch, batchEnds, findings);
-      await tree.compare(levels, findings);
+      await tree.compare(levels, interiors, findings);
       batch = [];
       batchEnds = [];
     };
@@ -478,7 +501,7 @@ export async function fsckDataDir(dataDir: string, opts: FsckOptions = {}): Prom
     const checkpoint = inRange ? checkpointVerdict(cp, tree.rootAtCheckpoint, nodes, keys, findings) : null;
     pos = fileSize;
     report('checkpoint', true);
-    return finish(started, findings, nodes, sweep.settled, { levels: tree.levelsCompared.size, hashes: tree.hashesCompared }, checkpoint);
+    return finish(started, findings, nodes, sweep.settled, { levels: tree.levelsCompared.size, hashes: tree.hashesCompared, interiors: tree.interiorsCompared }, checkpoint);
   } finally {
     await Promise.all([fh.close(), ...readers.map((r) => r.close())]);
   }
@@ -527,7 +550,7 @@ export async function fsckPostgres(url: string, opts: FsckOptions = {}): Promise
     if (nodes < stored) findings.note(nodes, `ledger_head counts ${stored} nodes, ledger_node holds ${nodes} in a chain`, true);
     await sweep.drain(() => progress({ phase: 'signatures', done: sweep.settled, total: Math.max(stored, nodes), bytes: 0 }));
     progress({ phase: 'checkpoint', done: sweep.settled, total: nodes, bytes: 0 }, true);
-    return finish(started, findings, nodes, sweep.settled, { levels: 0, hashes: 0 }, null);
+    return finish(started, findings, nodes, sweep.settled, { levels: 0, hashes: 0, interiors: 0 }, null);
   } finally {
     await client.end().catch(() => {});
   }

@@ -13,7 +13,7 @@ import { HASH_SIZE } from '../lib/tlog-tiles.js';
 import { MemoryRecords, type RecordSource } from './records.js';
 import { MemoryColumn, type Column } from './tlog/column.js';
 import { KeyIndex } from './tlog/key-index.js';
-import { TileLog, type TileColumns } from './tlog/tile-log.js';
+import { memoryTileColumns, TileLog, type TileColumns } from './tlog/tile-log.js';
 
 export const NODE_DOMAIN = Buffer.from('svc.khipu.node.v1\n', 'utf8');
 export const ZERO_DIGEST = Buffer.alloc(32);
@@ -71,9 +71,8 @@ export interface LedgerStorage {
 
 /** Everything in process memory (memory and postgres modes, tests). */
 export function memoryStorage(): LedgerStorage {
-  const levels: Column[] = [];
   return {
-    tiles: { level: (l) => (levels[l] ??= new MemoryColumn(HASH_SIZE)), entries: new MemoryColumn(2 + HASH_SIZE) },
+    tiles: memoryTileColumns(),
     paes: new MemoryColumn(HASH_SIZE),
     records: new MemoryRecords(),
     indexDir: null,

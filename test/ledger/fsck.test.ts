@@ -83,7 +83,7 @@ describe('ledger fsck: a whole file-mode log checked offline', function () {
     expect(r.firstBad).to.equal(null);
     expect(r).to.deep.include({ ok: true, nodes: NODES, signatures: NODES, checkpoint: { size: NODES, verified: true, reason: null } });
     // level 0: a hash per node; level 1: the one full tile of 256
-    expect(r.tiles).to.deep.equal({ levels: 2, hashes: NODES + 1 });
+    expect(r.tiles).to.deep.equal({ levels: 2, hashes: NODES + 1, interiors: 1 });
     expect(r.entriesPerSecond).to.be.above(0);
     expect(seen.at(-1)).to.deep.include({ phase: 'checkpoint', done: NODES, total: NODES });
   });
@@ -123,6 +123,17 @@ describe('ledger fsck: a whole file-mode log checked offline', function () {
     expect(r1.firstBad!.reason).to.match(/^tlog\/tile\/1 hash 0 .*nodes 0\.\.255/);
     // the records and the checkpoint are untouched: only the derived tile is named
     expect(r1.checkpoint!.verified).to.equal(true);
+  });
+
+  it('names the first node under a damaged tile interior (a proof crossing it would be wrong)', async () => {
+    const dir = copy();
+    // tile 0's interior: row 1 (128 hashes) then row 2; the 5th hash of row 2 covers nodes 16..19
+    flipByte(join(dir, 'tlog/interior/0'), (128 + 4) * 32 + 9);
+    const r = await fsckDataDir(dir);
+    expect(r.firstBad).to.deep.equal({ index: 0, reason: 'tlog/interior/0 of tile 0 is not the interior of tlog/tile/0 tile 0' });
+    expect(r.checkpoint!.verified).to.equal(true);
+    const whole = await fsckDataDir(copy());
+    expect(whole.ok).to.equal(true);
   });
 
   it('names the node that carries another node\'s valid signature', async () => {

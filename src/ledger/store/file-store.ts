@@ -166,15 +166,17 @@ export class FileStore implements LedgerStore {
    */
   storage(): LedgerStorage {
     const levels: FileColumn[] = [];
+    const interiors: FileColumn[] = [];
     const ends = this.ends;
     const tiles = {
       level: (l: number) => (levels[l] ??= new FileColumn(join(this.tlogDir, 'tile', String(l)), HASH_SIZE)),
+      interior: (l: number) => (interiors[l] ??= new FileColumn(join(this.tlogDir, 'interior', String(l)), HASH_SIZE)),
       entries: new FileColumn(join(this.tlogDir, 'tile', 'entries'), ENTRY_RECORD),
     };
     const records = new FileRecords(this.path, ends, () => this.headerEnd, (text, index) => parseNodeLine(text, index, index === 0 ? ZERO_DIGEST : tiles.entries.read(index - 1, 1).subarray(2)));
     const paes = new FileColumn(join(this.tlogDir, 'pae'), HASH_SIZE);
     const close = (): void => {
-      for (const c of [...levels, tiles.entries, paes]) c?.close();
+      for (const c of [...levels, ...interiors, tiles.entries, paes]) c?.close();
     };
     return { tiles, paes, records, indexDir: join(this.tlogDir, 'index'), close };
   }

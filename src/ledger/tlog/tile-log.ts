@@ -4,19 +4,34 @@
  * [256·N, 256·N + 256) of column L) and a column of entry-bundle records (uint16 length ‖ entry).
  * In memory it keeps only the right edge of the tree (one hash per set bit of the size) and small
  * caches: appends cost O(1) amortised, roots, inclusion and consistency proofs O(log n) tile reads.
+ * Beside each level, a derived column holds the interior of every full tile (its subtrees of
+ * heights between tile levels), written once when the tile fills: a proof then reads the hashes
+ * it needs instead of hashing up to 254 pairs for each tile it crosses.
  */
 import { EMPTY_ROOT, leafHash, nodeHash, splitPoint } from '../../lib/merkle.js';
 import { RecentMemo } from '../../lib/memo.js';
 import { HASH_SIZE, levelCount, TILE_HEIGHT, TILE_WIDTH } from '../../lib/tlog-tiles.js';
-import type { Column } from './column.js';
+import { MemoryColumn, type Column } from './column.js';
 
 /** Entry-bundle records are a 2-byte big-endian length and the 32-byte entry (a node digest). */
 export const ENTRY_RECORD = 2 + HASH_SIZE;
 
+/** Rows 1..7 of a tile's interior: 128 + 64 + … + 2 hashes. */
+export const INTERIOR_HASHES = 254;
+
 export interface TileColumns {
   /** The column of tile level `level`, created on first use. */
   level(level: number): Column;
+  /** The interiors of the full tiles of `level`, INTERIOR_HASHES hashes each, created on first use. */
+  interior(level: number): Column;
   entries: Column;
+}
+
+/** Every column in process memory. */
+export function memoryTileColumns(): TileColumns {
+  const levels: Column[] = [];
+  const interiors: Column[] = [];
+  return { level: (l) => (levels[l] ??= new MemoryColumn(HASH_SIZE)), interior: (l) => (interiors[l] ??= new MemoryColumn(HASH_SIZE)), entries: new MemoryColumn(ENTRY_RECORD) };
 }
 
 export class TileLog {
@@ -26,12 +41,11 @@ export class TileLog {
   /** MTH(D[lo:size]) by lo for the current size: the proofs of one group commit share them. */
   private edgeRanges = new Map<number, Buffer>();
   /**
-   * The interior hashes of recently used tiles (the subtrees of heights 8·L+1 … 8·L+7 inside one
-   * tile of level L, 254 hashes, 8 KiB): a proof needs one or two of them per tile level, and
-   * hashing a whole tile once costs what hashing those costs, so the upper tiles, which every
-   * proof crosses, are hashed once rather than per proof.
+   * Recently used tile interiors (8 KiB each): a proof needs one or two hashes of each row of every
+   * tile it crosses, and the upper tiles are crossed by every proof. A full tile's interior is read
+   * from its column in one read; the partial tile on the right edge is hashed once per width.
    */
-  private interior = new RecentMemo<Buffer>(1024, 48);
+  private interiors = new RecentMemo<Buffer>(1024, 48);
 
   constructor(private readonly columns: TileColumns) {}
 
@@ -44,11 +58,14 @@ export class TileLog {
    * checkpoint) and rebuilds the right edge from stored hashes: O(log n) reads.
    */
   resume(size: number): void {
-    for (let level = 0; this.columns.level(level).length > 0 || level === 0; level++) this.columns.level(level).truncate(levelCount(size, level));
+    for (let level = 0; this.columns.level(level).length > 0 || level === 0; level++) {
+      this.columns.level(level).truncate(levelCount(size, level));
+      this.columns.interior(level).truncate(Math.floor(levelCount(size, level) / TILE_WIDTH) * INTERIOR_HASHES);
+    }
     this.columns.entries.truncate(size);
     if (this.columns.level(0).length !== size || this.columns.entries.length !== size) throw new Error(`tiles hold ${this.columns.level(0).length} leaves and ${this.columns.entries.length} entries, not ${size}`);
     this.edge = [];
-    this.interior = new RecentMemo<Buffer>(1024, 48);
+    this.interiors = new RecentMemo<Buffer>(1024, 48);
     let lo = 0;
     for (let h = 52; h >= 0; h--) {
       if (size >= lo + 2 ** h && Math.floor(size / 2 ** h) % 2 === 1) {
@@ -56,6 +73,8 @@ export class TileLog {
         lo += 2 ** h;
       }
     }
+    // interiors missing after a crash, or all of them in a log written before they were kept
+    for (let level = 0; this.columns.level(level).length > 0; level++) this.fillInteriors(level);
     this.grown();
   }
 
@@ -86,7 +105,18 @@ export class TileLog {
     this.columns.entries.append(records);
     this.columns.level(0).append(leaves);
     for (const level of [...upper.keys()].sort((a, b) => a - b)) this.columns.level(level).append(Buffer.concat(upper.get(level)!));
+    for (let level = 0; level === 0 || upper.has(level); level++) this.fillInteriors(level);
     this.grown();
+  }
+
+  /** Writes the interior of every full tile of `level` that has none yet, in order. */
+  private fillInteriors(level: number): void {
+    const hashes = this.columns.level(level);
+    const interior = this.columns.interior(level);
+    const full = Math.floor(hashes.length / TILE_WIDTH);
+    // a tile whose interior was cut short by a crash is written again whole
+    interior.truncate(Math.floor(interior.length / INTERIOR_HASHES) * INTERIOR_HASHES);
+    for (let tile = interior.length / INTERIOR_HASHES; tile < full; tile++) interior.append(tileInterior(hashes.read(tile * TILE_WIDTH, TILE_WIDTH)));
   }
 
   private grown(): void {
@@ -123,11 +153,21 @@ export class TileLog {
   perfect(h: number, k: number): Buffer {
     const level = Math.floor(h / TILE_HEIGHT);
     const r = h % TILE_HEIGHT;
-    if (r === 0) return this.columns.level(level).read(k, 1);
+    if (r === 0) {
+      if (level === 0) return this.columns.level(0).read(k, 1);
+      // upper tiles are few and crossed by every proof: read whole and kept
+      const tile = Math.floor(k / TILE_WIDTH);
+      const width = Math.min(TILE_WIDTH, this.columns.level(level).length - tile * TILE_WIDTH);
+      const hashes = this.interiors.get(`${level}/${tile}/${width}/hashes`, () => this.columns.level(level).read(tile * TILE_WIDTH, width));
+      return hashes.subarray((k % TILE_WIDTH) * HASH_SIZE, (k % TILE_WIDTH + 1) * HASH_SIZE);
+    }
     // the subtree lies in one tile of its level: its row r holds 256 / 2^r subtrees
     const tile = Math.floor((k << r) / TILE_WIDTH);
+    const stored = this.columns.interior(level);
     const width = Math.min(TILE_WIDTH, this.columns.level(level).length - tile * TILE_WIDTH);
-    const rows = this.interior.get(`${level}/${tile}/${width}`, () => tileInterior(this.columns.level(level).read(tile * TILE_WIDTH, width)));
+    const rows = this.interiors.get(`${level}/${tile}/${width}`, () =>
+      (tile + 1) * INTERIOR_HASHES <= stored.length ? stored.read(tile * INTERIOR_HASHES, INTERIOR_HASHES) : tileInterior(this.columns.level(level).read(tile * TILE_WIDTH, width)),
+    );
     const at = ROW_START[r]! + (k - tile * (TILE_WIDTH >> r));
     return rows.subarray(at * HASH_SIZE, (at + 1) * HASH_SIZE);
   }
@@ -206,7 +246,7 @@ export class TileLog {
   /** Every column durable up to now (before a checkpoint that names this size is persisted). */
   async sync(): Promise<void> {
     const all: Promise<void>[] = [this.columns.entries.sync()];
-    for (let level = 0; level === 0 || this.columns.level(level).length > 0; level++) all.push(this.columns.level(level).sync());
+    for (let level = 0; level === 0 || this.columns.level(level).length > 0; level++) all.push(this.columns.level(level).sync(), this.columns.interior(level).sync());
     await Promise.all(all);
   }
 }
@@ -215,8 +255,8 @@ export class TileLog {
 const ROW_START = [0, 0, 128, 192, 224, 240, 248, 252];
 
 /** Rows 1..7 of the interior of a tile of `hashes` (its complete pairs only, for a partial tile). */
-function tileInterior(hashes: Buffer): Buffer {
-  const out = Buffer.alloc(254 * HASH_SIZE);
+export function tileInterior(hashes: Buffer): Buffer {
+  const out = Buffer.alloc(INTERIOR_HASHES * HASH_SIZE);
   let row = hashes;
   for (let r = 1; r < TILE_HEIGHT; r++) {
     const n = Math.floor(row.length / HASH_SIZE / 2);

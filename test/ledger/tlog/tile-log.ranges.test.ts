@@ -2,13 +2,11 @@
 // right-edge memo while the log grows, the empty tree, and the argument checks of the proofs.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { MemoryColumn, type Column } from '../../../src/ledger/tlog/column.js';
-import { ENTRY_RECORD, TileLog } from '../../../src/ledger/tlog/tile-log.js';
+import { memoryTileColumns, TileLog } from '../../../src/ledger/tlog/tile-log.js';
 import { inclusionProof, leafHash, rootFromLeafHashes } from '../../../src/lib/merkle.js';
 
 function newLog(): TileLog {
-  const levels: Column[] = [];
-  return new TileLog({ level: (l) => (levels[l] ??= new MemoryColumn(32)), entries: new MemoryColumn(ENTRY_RECORD) });
+  return new TileLog(memoryTileColumns());
 }
 
 const data = (k: number) => createHash('sha256').update(`leaf ${k}`).digest();

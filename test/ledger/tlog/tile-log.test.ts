@@ -6,21 +6,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { consistencyProof, inclusionProof, leafHash, rootFromLeafHashes, verifyConsistency, verifyInclusion } from '../../../src/lib/merkle.js';
-import { FileColumn, MemoryColumn, type Column } from '../../../src/ledger/tlog/column.js';
-import { ENTRY_RECORD, TileLog } from '../../../src/ledger/tlog/tile-log.js';
+import { FileColumn } from '../../../src/ledger/tlog/column.js';
+import { ENTRY_RECORD, INTERIOR_HASHES, memoryTileColumns, TileLog, tileInterior } from '../../../src/ledger/tlog/tile-log.js';
 
 const digest = (i: number): Buffer => createHash('sha256').update(`entry ${i}`).digest();
 const hex = (b: Buffer[]): string[] => b.map((h) => h.toString('hex'));
 
-function memoryColumns() {
-  const levels: Column[] = [];
-  return { level: (l: number) => (levels[l] ??= new MemoryColumn(32)), entries: new MemoryColumn(ENTRY_RECORD) };
-}
+const memoryColumns = memoryTileColumns;
 
 function fileColumns(dir: string) {
   const levels: FileColumn[] = [];
+  const interiors: FileColumn[] = [];
   const entries = new FileColumn(join(dir, 'entries'), ENTRY_RECORD);
-  return { level: (l: number) => (levels[l] ??= new FileColumn(join(dir, String(l)), 32)), entries, close: () => [...levels, entries].forEach((c) => c?.close()) };
+  return {
+    level: (l: number) => (levels[l] ??= new FileColumn(join(dir, String(l)), 32)),
+    interior: (l: number) => (interiors[l] ??= new FileColumn(join(dir, `interior-${l}`), 32)),
+    entries,
+    close: () => [...levels, ...interiors, entries].forEach((c) => c?.close()),
+  };
 }
 
 describe('TileLog (C2SP tiles as the Merkle log)', () => {
@@ -82,6 +85,49 @@ describe('TileLog (C2SP tiles as the Merkle log)', () => {
       b.append(Array.from({ length: N - 65_600 }, (_, k) => digest(65_600 + k)));
       expect(b.root().equals(log.root())).to.equal(true);
       expect(hex(b.inclusionProof(65_599))).to.deep.equal(hex(log.inclusionProof(65_599)));
+      again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the interior of every full tile, recomputable from the tile, and proofs read it', () => {
+    const cols = memoryColumns();
+    const a = new TileLog(cols);
+    a.append(Array.from({ length: 66_000 }, (_, i) => digest(i)));
+    expect([cols.interior(0).length, cols.interior(1).length, cols.interior(2).length]).to.deep.equal([257 * INTERIOR_HASHES, INTERIOR_HASHES, 0]);
+    for (const [level, tile] of [[0, 0], [0, 256], [1, 0]] as const) {
+      expect(cols.interior(level).read(tile * INTERIOR_HASHES, INTERIOR_HASHES).equals(tileInterior(cols.level(level).read(tile * 256, 256))), `${level}/${tile}`).to.equal(true);
+    }
+    // a damaged interior (the pair of leaves 768, 769) changes the proofs that cross it: read, not recomputed
+    const tampered = memoryColumns();
+    const b = new TileLog(tampered);
+    b.append(Array.from({ length: 66_000 }, (_, i) => digest(i)));
+    const bytes = tampered.interior(0).read(0, 257 * INTERIOR_HASHES);
+    bytes[3 * INTERIOR_HASHES * 32]! ^= 1;
+    tampered.interior(0).truncate(0);
+    tampered.interior(0).append(bytes);
+    expect(hex(b.inclusionProof(3 * 256 + 2, 66_000))).to.not.deep.equal(hex(inclusionProof(leaves.slice(0, 66_000), 3 * 256 + 2)));
+    expect(hex(b.inclusionProof(4 * 256 + 5, 66_000))).to.deep.equal(hex(inclusionProof(leaves.slice(0, 66_000), 4 * 256 + 5)));
+  });
+
+  it('derives missing interiors on resume (a log written before they were kept, or cut by a crash)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-tiles-'));
+    try {
+      const cols = fileColumns(dir);
+      new TileLog(cols).append(Array.from({ length: 66_000 }, (_, i) => digest(i)));
+      cols.interior(0).truncate(10 * INTERIOR_HASHES + 7);
+      cols.interior(1).truncate(0);
+      cols.close();
+      const again = fileColumns(dir);
+      const b = new TileLog(again);
+      b.resume(66_000);
+      expect([again.interior(0).length, again.interior(1).length]).to.deep.equal([257 * INTERIOR_HASHES, INTERIOR_HASHES]);
+      expect(again.interior(0).read(200 * INTERIOR_HASHES, INTERIOR_HASHES).equals(tileInterior(again.level(0).read(200 * 256, 256)))).to.equal(true);
+      for (const i of [0, 300, 51_234, 65_999]) expect(hex(b.inclusionProof(i)), `leaf ${i}`).to.deep.equal(hex(inclusionProof(leaves.slice(0, 66_000), i)));
+      // resuming at an earlier size cuts the interiors of tiles that are no longer full
+      b.resume(1000);
+      expect(again.interior(0).length).to.equal(3 * INTERIOR_HASHES);
       again.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
