@@ -155,7 +155,8 @@ export async function passiveNodes(s: Observed, now = new Date()): Promise<{ nod
   const size = ledger.size();
   add('ledger', !integrity ? 'fail' : size >= ledger.maxNodes ? 'warn' : 'pass', ledgerDoc?.reason ?? 'readiness unavailable', [
     obs('nodes', size, 'nodes'),
-    obs('max_nodes', ledger.maxNodes, 'nodes', 'config'),
+    // no cap where disk is the limit (file and postgres modes)
+    obs('max_nodes', Number.isFinite(ledger.maxNodes) ? ledger.maxNodes : null, 'nodes', 'config'),
     obs('integrity', integrity, 'boolean', 'computed'),
   ]);
   const meshCount = (letter: string, key: string): number | null => (mesh?.[letter]?.counters?.[key] as number | undefined) ?? null;

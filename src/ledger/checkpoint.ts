@@ -88,10 +88,11 @@ export class Checkpoints {
 
   /**
    * The size and root of the checkpoint persisted before, when its Ed25519 signature verifies
-   * (the start-up anchor: the tiles were durable up to it); null when there is none of this origin.
+   * (the start-up anchor: the tiles were durable up to it), of at most `atMost` nodes when given;
+   * null when there is none of this origin.
    */
-  async anchor(): Promise<{ size: number; root: Buffer } | null> {
-    const note = await this.opts.store?.newest();
+  async anchor(atMost?: number): Promise<{ size: number; root: Buffer } | null> {
+    const note = await this.opts.store?.newest(atMost);
     if (!note) return null;
     const parsed = parseNote(note);
     const [origin, sizeText, rootB64] = parsed?.text.split('\n') ?? [];

@@ -78,7 +78,9 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
     intervalMs: cfg.checkpointIntervalMs,
     store: store.checkpointStore?.(origin) ?? null,
     beforePersist: async () => {
-      await Promise.all([ledger.sync(), store.syncDerived?.()]);
+      // the tiles first: a replica's copy records, once synced, that it holds them
+      await ledger.sync();
+      await store.syncDerived?.();
     },
     log: s.log,
   });
@@ -86,6 +88,7 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
     apply: (n) => ledger.applyNode(n, false, true),
     verifySignatures: signatureVerifier(s.pool, keyring, 'signing'),
     anchor: storage ? await checkpoints.anchor() : null,
+    anchorAtMost: (size) => checkpoints.anchor(size),
     resume: (size) => ledger.resume(size),
     head: () => ledger.head,
   });
@@ -127,7 +130,7 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
 
   const status: LedgerStatus = {
     size: () => ledger.size,
-    maxNodes: cfg.maxNodes,
+    maxNodes: ledger.maxNodes,
     root: () => (ledger.size ? ledger.root().toString('hex') : null),
     verifyIntegrity: () => {
       // incremental: the nodes there at start were checked by the replay and are re-checked by fsck

@@ -34,7 +34,7 @@ export function ledgerMetrics(registry: Registry, ledger: Ledger, store: LedgerS
   });
   new Gauge({
     name: 'svc_ledger_capacity_nodes',
-    help: 'Nodes the ledger accepts before appends are refused with 503 (ledger.maxNodes in memory and postgres modes, +Inf in file mode where disk is the limit; nothing is evicted)',
+    help: 'Nodes the ledger accepts before appends are refused with 503 (ledger.maxNodes in memory mode, +Inf in file and postgres modes where disk is the limit; nothing is evicted)',
     registers,
     collect() {
       this.set(ledger.maxNodes);

@@ -27,7 +27,7 @@ describe('postgres mode: one checkpoint sequence shared by the replicas', functi
     const keyFile = join(dir, 'key.pem');
     writeFileSync(keyFile, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
     // a long interval: nothing signs by itself, the test decides when both sign
-    config = { ledger: { mode: 'postgres', databaseUrl: url, signingKeyFile: keyFile, checkpointIntervalMs: 3_600_000 } };
+    config = { ledger: { mode: 'postgres', databaseUrl: url, signingKeyFile: keyFile, dataDir: join(dir, 'data'), checkpointIntervalMs: 3_600_000 } };
     [a, b] = await Promise.all([buildTestApp(config), buildTestApp(config)]);
   });
   after(async () => {
@@ -78,7 +78,7 @@ describe('postgres mode: one checkpoint sequence shared by the replicas', functi
       await c.end();
     }
     // a replica starting now meets the stored one as the newest checkpoint its ledger must extend
-    const c3 = await buildTestApp({ ledger: { mode: 'postgres', databaseUrl: url, signingKeyFile: join(dir, 'key.pem'), checkpointIntervalMs: 3_600_000 } });
+    const c3 = await buildTestApp({ ledger: { mode: 'postgres', databaseUrl: url, signingKeyFile: join(dir, 'key.pem'), dataDir: join(dir, 'data'), checkpointIntervalMs: 3_600_000 } });
     try {
       expect(sizeOf(c3)).to.equal(size);
       const res = await c3.http.get('/api/svc/v1/ledger/checkpoint');

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { createHash, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { merkleRoot } from '../../src/lib/merkle.js';
@@ -143,12 +143,16 @@ class CommitCutter {
 
 type Replica = ServiceProcess;
 
-/** The real entry point in postgres mode, all replicas with one database and one key file. */
+/**
+ * The real entry point in postgres mode, all replicas with one database and one key file, and one
+ * data directory beside the key (each replica locks a copy slot of its own there).
+ */
 function startReplica(url: string, keyFile: string, env: Record<string, string> = {}): Promise<Replica> {
   return startService({
     SVC_LEDGER_MODE: 'postgres',
     SVC_DATABASE_URL: url,
     SVC_SIGNING_KEY_FILE: keyFile,
+    SVC_DATA_DIR: join(dirname(keyFile), 'data'),
     // the signing pool's deadline is not under test here, and this machine's 2 cores are shared
     SVC_KERNEL_DEADLINE_MS: '20000',
     ...env,

@@ -15,15 +15,15 @@
  * addition at start is the newline of a last node that verified without it.
  */
 import { createPublicKey } from 'node:crypto';
-import { closeSync, constants, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { open, readdir, readFile, type FileHandle } from 'node:fs/promises';
+import { open, readdir, readFile, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { HASH_SIZE } from '../../lib/tlog-tiles.js';
 import { isDiskFault, writeFileDurably } from '../keys.js';
 import { ZERO_DIGEST, type AppendInput, type LedgerNode, type LedgerStorage } from '../ledger.js';
-import { FileRecords } from '../records.js';
+import { FileRecords, type RecordSource } from '../records.js';
 import { FileColumn } from '../tlog/column.js';
 import { ENTRY_RECORD } from '../tlog/tile-log.js';
 import { durableStatus, sequence, StoreUnavailableError, type AdapterStatus, type CheckpointStore, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
@@ -114,7 +114,18 @@ export interface FileStoreOptions {
   recoveryBaseMs?: number;
   recoveryMaxMs?: number;
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  /**
+   * A replica's local copy of a chain kept elsewhere (postgres mode): the ledger's nodes are
+   * written to it as they are applied, without O_DSYNC, and synced before each checkpoint; a start
+   * trusts it up to the nodes it synced.
+   */
+  copy?: boolean;
 }
+
+/** Pending copy lines are written in one call per this many bytes, at a sync, or before a read needs them. */
+const COPY_FLUSH_AT = 256 * 1024;
+/** How many nodes a copy had synced, written after each sync. */
+export const COPY_SYNCED = 'copy-synced';
 
 /** An error as answers may show it: Node quotes the paths it names, and paths belong in the logs only. */
 export function publicError(err: Error): string {
@@ -148,6 +159,10 @@ export class FileStore implements LedgerStore {
   private endsColumn: FileColumn | null = null;
   private headerEnd = 0;
   private readonly tlogDir: string;
+  /** A copy's lines not written yet, their bytes, and its descriptor for them. */
+  private copyPending: string[] = [];
+  private copyBytes = 0;
+  private copyFd: number | null = null;
 
   private constructor(private readonly opts: FileStoreOptions) {
     this.path = join(opts.dataDir, LEDGER_FILE);
@@ -166,6 +181,7 @@ export class FileStore implements LedgerStore {
    */
   storage(): LedgerStorage {
     const levels: FileColumn[] = [];
+    const copy = this.opts.copy === true;
     const interiors: FileColumn[] = [];
     const ends = this.ends;
     const tiles = {
@@ -173,7 +189,25 @@ export class FileStore implements LedgerStore {
       interior: (l: number) => (interiors[l] ??= new FileColumn(join(this.tlogDir, 'interior', String(l)), HASH_SIZE)),
       entries: new FileColumn(join(this.tlogDir, 'tile', 'entries'), ENTRY_RECORD),
     };
-    const records = new FileRecords(this.path, ends, () => this.headerEnd, (text, index) => parseNodeLine(text, index, index === 0 ? ZERO_DIGEST : tiles.entries.read(index - 1, 1).subarray(2)));
+    const lines = new FileRecords(this.path, ends, () => this.headerEnd, (text, index) => parseNodeLine(text, index, index === 0 ? ZERO_DIGEST : tiles.entries.read(index - 1, 1).subarray(2)));
+    // a copy writes the nodes the ledger applies after its start (its own file has them from then on)
+    const records: RecordSource = copy
+      ? {
+          get: (index) => {
+            // a line not written yet (a full disk keeps lines here) is read from memory
+            const pending = index - (this.ends.length - this.copyPending.length);
+            if (pending < 0 || index >= this.ends.length) return lines.get(index);
+            const node = parseNodeLine(this.copyPending[pending]!, index, index === 0 ? ZERO_DIGEST : tiles.entries.read(index - 1, 1).subarray(2));
+            if (typeof node === 'string') throw new Error(`ledger copy line ${index}: ${node}`);
+            return node;
+          },
+          remember: (node) => {
+            lines.remember(node);
+            if (this.state !== 'REPLAYING') this.appendCopy(node);
+          },
+          close: () => lines.close(),
+        }
+      : lines;
     const paes = new FileColumn(join(this.tlogDir, 'pae'), HASH_SIZE);
     const close = (): void => {
       for (const c of [...levels, ...interiors, tiles.entries, paes]) c?.close();
@@ -182,7 +216,89 @@ export class FileStore implements LedgerStore {
   }
 
   syncDerived(): Promise<void> {
+    if (this.opts.copy) return this.syncCopy();
     return this.ends.sync();
+  }
+
+  /** A copy's line for a node the ledger applied, written with the next flush (not durable until syncCopy). */
+  private appendCopy(node: LedgerNode): void {
+    const line = nodeLine(node);
+    this.copyPending.push(line);
+    this.copyBytes += line.length;
+    const end = Buffer.allocUnsafe(8);
+    end.writeBigUInt64BE(BigInt(this.durableBytes + this.copyBytes));
+    this.ends.append(end);
+    if (this.copyBytes < COPY_FLUSH_AT) return;
+    try {
+      this.flushCopy();
+    } catch (err) {
+      // the database holds the node; the copy catches up once the disk takes writes again
+      this.opts.log?.warn({ err: (err as Error).message, pending: this.copyPending.length }, 'ledger copy: write failed; lines kept in memory until it succeeds');
+    }
+  }
+
+  /** Writes a copy's pending lines (lines are ASCII: JSON with base64 and hex fields). */
+  private flushCopy(): void {
+    if (!this.copyPending.length) return;
+    const buf = Buffer.from(this.copyPending.join(''), 'latin1');
+    const fd = (this.copyFd ??= openSync(this.path, constants.O_WRONLY | constants.O_APPEND));
+    try {
+      for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+    } catch (err) {
+      // a part written is cut, so the retry appends whole lines where they belong
+      ftruncateSync(fd, this.durableBytes);
+      throw err;
+    }
+    this.durableBytes += buf.length;
+    this.copyPending = [];
+    this.copyBytes = 0;
+  }
+
+  /** A copy's lines and record offsets on stable storage, then the number of nodes they hold, durably. */
+  private async syncCopy(): Promise<void> {
+    this.flushCopy();
+    const fd = this.copyFd;
+    if (fd !== null) await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+    await this.ends.sync();
+    writeFileDurably(join(this.opts.dataDir, COPY_SYNCED), `${this.ends.length}\n`, 0o644);
+  }
+
+  /**
+   * How many nodes a copy holds for certain: synced (as its marker says) and whole in its file;
+   * 0 for a copy never synced.
+   */
+  async copyHeld(): Promise<number> {
+    let synced = 0;
+    try {
+      synced = Number(readFileSync(join(this.opts.dataDir, COPY_SYNCED), 'utf8').trim()) || 0;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    let fileSize = 0;
+    try {
+      fileSize = (await stat(this.path)).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    let held = 0;
+    for (let lo = 0, hi = Math.min(synced, this.ends.length); lo < hi; ) {
+      const mid = (lo + hi) >> 1;
+      if (Number(this.ends.read(mid, 1).readBigUInt64BE(0)) <= fileSize) lo = held = mid + 1;
+      else hi = mid;
+    }
+    return held;
+  }
+
+  /** Cuts a copy's records after its first `size` nodes (0: the file goes; it is recreated empty). */
+  async cutCopy(size: number): Promise<void> {
+    if (size === 0) {
+      await rm(this.path, { force: true });
+      this.ends.truncate(0);
+      return;
+    }
+    const end = Number(this.ends.read(size - 1, 1).readBigUInt64BE(0));
+    await truncate(this.path, end);
+    this.ends.truncate(size);
   }
 
   recordsEnd(): number {
@@ -534,6 +650,13 @@ export class FileStore implements LedgerStore {
     if (this.state === 'READY') this.state = 'UNAVAILABLE';
     this.reason = 'closed';
     await fh?.close().catch(() => {});
+    try {
+      this.flushCopy();
+    } catch (err) {
+      this.opts.log?.warn({ err: (err as Error).message }, 'ledger copy: lines not written at close (the next start reads them from the database again)');
+    }
+    if (this.copyFd !== null) closeSync(this.copyFd);
+    this.copyFd = null;
     this.endsColumn?.close();
     this.unlock();
   }

@@ -3,6 +3,7 @@ import type { LedgerConfig } from '../ledger.config.js';
 import { FileStore } from './file-store.js';
 import { MemoryStore } from './memory-store.js';
 import { PostgresStore } from './postgres-store.js';
+import { openReplicaCopy } from './replica-copy.js';
 import { hostname } from 'node:os';
 import type { LedgerStore } from './store.js';
 
@@ -23,6 +24,7 @@ export const STORE_FACTORIES: Record<string, (cfg: LedgerConfig, deps: StoreDeps
       statementTimeoutMs: cfg.pgStatementTimeoutMs,
       queryTimeoutMs: cfg.pgQueryTimeoutMs,
       connectTimeoutMs: cfg.pgConnectTimeoutMs,
+      copy: openReplicaCopy(cfg.dataDir, { retryAfterS: deps.retryAfterS, log: deps.log }),
       log: deps.log,
     }),
 };

@@ -25,7 +25,8 @@ import { randomUUID } from 'node:crypto';
 import { Socket } from 'node:net';
 import pg from 'pg';
 import { pae, PAYLOAD_TYPE, sha256 } from '../dsse.js';
-import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../ledger.js';
+import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode, type LedgerStorage } from '../ledger.js';
+import type { FileStore } from './file-store.js';
 import { LEAD_LOCK_BASE, migrate } from './postgres-schema.js';
 import { durableStatus, sequence, StoreUnavailableError, type AdapterStatus, type CheckpointStore, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
 
@@ -41,6 +42,11 @@ export interface PostgresStoreOptions {
   queryTimeoutMs?: number;
   /** The longest a new connection may take, and a pooled one may be waited for, in ms. */
   connectTimeoutMs?: number;
+  /**
+   * This replica's copy of the chain, opened and locked (replica-copy.ts), closed with the store;
+   * without one the ledger is held in process memory.
+   */
+  copy?: FileStore | null;
   /** The safety-net catch-up poll, in ms. */
   pollMs?: number;
   recoveryBaseMs?: number;
@@ -119,6 +125,8 @@ export class PostgresStore implements LedgerStore {
   private readonly unresolved: Unresolved[] = [];
   private readonly queryTimeoutMs: number;
   private checkpointPool: pg.Pool | null = null;
+  /** This replica's copy of the chain (tiles and records on local disk), or null (all in memory). */
+  private copy: FileStore | null = null;
 
   private constructor(private readonly opts: PostgresStoreOptions) {
     const timeout = opts.statementTimeoutMs ?? 2000;
@@ -157,9 +165,11 @@ export class PostgresStore implements LedgerStore {
     } catch (err) {
       client?.release(true);
       await store.pool.end().catch(() => {});
+      await opts.copy?.close();
       throw new Error(`ledger.mode postgres: cannot open the ledger at ${redacted(opts.url)} (SVC_DATABASE_URL): ${(err as Error).message}`, { cause: err });
     }
     client.release();
+    store.copy = opts.copy ?? null;
     return store;
   }
 
@@ -189,31 +199,41 @@ export class PostgresStore implements LedgerStore {
     return pool;
   }
 
+  /**
+   * Opens the chain: this replica's copy up to the newest checkpoint it had synced (O(log n)
+   * reads, as file mode opens), then the rows after it, checked link by link and signature by
+   * signature page by page. A replica without a copy (or with one that does not match) reads every row.
+   */
   async replay(opts: ReplayOptions): Promise<ReplayReport> {
     const started = performance.now();
-    const nodes: LedgerNode[] = [];
-    let head: Buffer = ZERO_DIGEST;
+    const from = this.copy ? await this.openCopy(this.copy, opts) : 0;
+    let head: Buffer = from === 0 ? ZERO_DIGEST : opts.head!();
     let corruptAt: ReplayReport['corruptAt'] = null;
+    let applied = from;
     const stored = await this.pool.query<{ size: string; head: Buffer }>('SELECT size, head FROM ledger_head WHERE id = 0');
     const storedSize = Number(stored.rows[0]?.size ?? 0);
-    for (let from = 0; !corruptAt; from += PAGE) {
-      const { rows } = await this.pool.query<NodeRow>(`SELECT ${COLUMNS} FROM ledger_node WHERE idx >= $1 ORDER BY idx LIMIT ${PAGE}`, [from]);
+    for (let at = from; !corruptAt; at += PAGE) {
+      const { rows } = await this.pool.query<NodeRow>(`SELECT ${COLUMNS} FROM ledger_node WHERE idx >= $1 ORDER BY idx LIMIT ${PAGE}`, [at]);
+      const page: LedgerNode[] = [];
       for (const r of rows) {
-        const n = rowToNode(r, nodes.length, head);
+        const n = rowToNode(r, at + page.length, head);
         if (typeof n === 'string') {
-          corruptAt = { index: nodes.length, reason: `node ${nodes.length}: ${n}` };
+          corruptAt = { index: at + page.length, reason: `node ${at + page.length}: ${n}` };
           break;
         }
-        nodes.push(n);
+        page.push(n);
         head = n.nodeDigest;
+      }
+      const badSig = await opts.verifySignatures(page);
+      if (badSig && (!corruptAt || badSig.index < corruptAt.index)) corruptAt = badSig;
+      for (const n of page) {
+        if (corruptAt && n.index >= corruptAt.index) break;
+        opts.apply(n);
+        applied++;
       }
       if (rows.length < PAGE) break;
     }
-    if (!corruptAt && nodes.length < storedSize) corruptAt = { index: nodes.length, reason: `ledger_head says ${storedSize} nodes but only ${nodes.length} are stored` };
-    const badSig = await opts.verifySignatures(nodes);
-    if (badSig && (!corruptAt || badSig.index < corruptAt.index)) corruptAt = badSig;
-    const valid = corruptAt ? nodes.slice(0, corruptAt.index) : nodes;
-    for (const n of valid) opts.apply(n);
+    if (!corruptAt && applied < storedSize) corruptAt = { index: applied, reason: `ledger_head says ${storedSize} nodes but only ${applied} are stored` };
     if (corruptAt) {
       this.state = 'CORRUPT';
       this.reason = `ledger in PostgreSQL damaged at node ${corruptAt.index}: ${corruptAt.reason}; appends are refused, nodes 0..${corruptAt.index - 1} are served`;
@@ -222,7 +242,34 @@ export class PostgresStore implements LedgerStore {
       this.ready();
     }
     await this.startFanout();
-    return { nodes: valid.length, trimmed: null, corruptAt, ms: performance.now() - started };
+    return { nodes: applied, trimmed: null, corruptAt, ms: performance.now() - started, fromCheckpoint: from };
+  }
+
+  /**
+   * Opens this replica's copy at the newest checkpoint (from the database, signature checked) of
+   * at most the nodes the copy synced, cutting what it holds after that: the rows after it are
+   * read from the database, the one truth. A copy that cannot be opened there is emptied and
+   * rebuilt from the rows. Returns the nodes opened from the copy.
+   */
+  private async openCopy(copy: FileStore, opts: ReplayOptions): Promise<number> {
+    const held = await copy.copyHeld();
+    const anchor = held > 0 ? ((await opts.anchorAtMost?.(held)) ?? null) : null;
+    await copy.cutCopy(anchor?.size ?? 0);
+    const r = await copy.replay({ ...opts, anchor });
+    // opened anywhere but at the checkpoint, its nodes would not be the database's
+    if (!r.corruptAt && (r.fromCheckpoint ?? 0) === (anchor?.size ?? 0)) return r.nodes;
+    this.opts.log?.warn({ reason: r.corruptAt?.reason ?? 'its tiles do not match the checkpoint', checkpoint_size: anchor?.size ?? 0 }, 'ledger copy of this replica does not match the database: rebuilt from the rows');
+    await copy.cutCopy(0);
+    const again = await copy.replay({ ...opts, anchor: null });
+    return again.nodes;
+  }
+
+  storage(): LedgerStorage | null {
+    return this.copy?.storage() ?? null;
+  }
+
+  async syncDerived(): Promise<void> {
+    await this.copy?.syncDerived();
   }
 
   async commit(inputs: readonly AppendInput[], tip: Tip): Promise<LedgerNode[]> {
@@ -398,12 +445,15 @@ export class PostgresStore implements LedgerStore {
   }
 
   async loadKeys(): Promise<string[]> {
-    const { rows } = await this.pool.query<{ spki_pem: string }>('SELECT spki_pem FROM ledger_key ORDER BY keyid');
+    const { rows } = await this.pool.query<{ keyid: string; spki_pem: string }>('SELECT keyid, spki_pem FROM ledger_key ORDER BY keyid');
+    // the copy keeps the keyring too, so it can be checked on its own (npm run ledger:fsck)
+    for (const r of rows) await this.copy?.recordKey(r.keyid, r.spki_pem);
     return rows.map((r) => r.spki_pem);
   }
 
   async recordKey(keyid: string, spkiPem: string): Promise<void> {
     await this.pool.query('INSERT INTO ledger_key (keyid, spki_pem) VALUES ($1, $2) ON CONFLICT (keyid) DO NOTHING', [keyid, spkiPem]);
+    await this.copy?.recordKey(keyid, spkiPem);
   }
 
   /**
@@ -454,6 +504,7 @@ export class PostgresStore implements LedgerStore {
     this.reason = 'closed';
     const listen = this.listenClient;
     this.listenClient = null;
+    await this.copy?.close();
     const ended = Promise.all([listen?.end().catch(() => {}), ...[...this.leases.keys()].map((k) => this.resign(k)), this.pool.end().catch(() => {}), this.checkpointPool?.end().catch(() => {})]);
     if (await settledWithin(ended, CLOSE_GRACE_MS)) return;
     // a hung server never acknowledges the goodbye: cut what is left (in-flight queries fail at once)

@@ -38,6 +38,8 @@ export interface ReplayOptions {
   verifySignatures(nodes: readonly LedgerNode[]): Promise<{ index: number; reason: string } | null>;
   /** The size and root of the last checkpoint persisted before, if any (stores with derived tiles). */
   anchor?: { size: number; root: Buffer } | null;
+  /** The newest persisted checkpoint of at most `size` nodes, when it verifies (a replica's copy opens there). */
+  anchorAtMost?(size: number): Promise<{ size: number; root: Buffer } | null>;
   /** Opens the ledger's stored tiles at `size` and returns their root (throws when they cannot hold it). */
   resume?(size: number): Buffer;
   /** The ledger's head after resume(). */
@@ -76,8 +78,8 @@ export interface LedgerStore {
   /** Publishes a public key in the keyring (idempotent). Private keys are never stored here. */
   recordKey(keyid: string, spkiPem: string): Promise<void>;
   status(): AdapterStatus;
-  /** Where the ledger keeps its tiles and reads receipts (absent: all in process memory). */
-  storage?(): LedgerStorage;
+  /** Where the ledger keeps its tiles and reads receipts (absent or null: all in process memory). */
+  storage?(): LedgerStorage | null;
   /** Makes the store's own derived data durable (before a checkpoint is persisted). */
   syncDerived?(): Promise<void>;
   /** Where signed checkpoints are persisted before they are served (absent: nowhere, memory mode). */
