@@ -122,7 +122,7 @@ export interface FileStoreOptions {
   copy?: boolean;
 }
 
-/** Pending copy lines are written in one call per this many bytes, at a sync, or before a read needs them. */
+/** A copy's pending lines are written in one call per this many bytes, at a sync, or at close. */
 const COPY_FLUSH_AT = 256 * 1024;
 /** How many nodes a copy had synced, written after each sync. */
 export const COPY_SYNCED = 'copy-synced';
@@ -256,11 +256,13 @@ export class FileStore implements LedgerStore {
 
   /** A copy's lines and record offsets on stable storage, then the number of nodes they hold, durably. */
   private async syncCopy(): Promise<void> {
+    // counted now: nodes applied while the syncs run are not covered by them
+    const held = this.ends.length;
     this.flushCopy();
     const fd = this.copyFd;
     if (fd !== null) await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
     await this.ends.sync();
-    writeFileDurably(join(this.opts.dataDir, COPY_SYNCED), `${this.ends.length}\n`, 0o644);
+    writeFileDurably(join(this.opts.dataDir, COPY_SYNCED), `${held}\n`, 0o644);
   }
 
   /**
