@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildApp } from './app.js';
 import { API_VERSION } from './core/doctrine.js';
 import { ConfigError, loadConfig } from './config/load.js';
+import { listenFailure, openWritesWarning } from './http/listen.js';
 import { createHttpServer, drainHttpServer } from './http/server.js';
 import { KeyError } from './ledger/keys.js';
 import { LockHeldError } from './ledger/store/file-store.js';
@@ -45,12 +46,24 @@ async function main(): Promise<void> {
     stopping: () => stopping,
     onRefused: () => refusedCounter?.inc(),
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.server.port, config.server.host, resolve);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.server.port, config.server.host, resolve);
+    });
+  } catch (err) {
+    const why = listenFailure(err as NodeJS.ErrnoException, config.server.host, config.server.port);
+    if (why === null) throw err;
+    process.stderr.write(`${why}\n`);
+    process.exitCode = 2;
+    return;
+  }
   const addr = server.address();
-  log.info({ port: typeof addr === 'object' && addr ? addr.port : config.server.port, host: config.server.host }, 'listening');
+  const port = typeof addr === 'object' && addr ? addr.port : config.server.port;
+  log.info({ port, host: config.server.host }, 'listening');
+  // the address bound, not the one configured: a host name is judged by what it resolved to
+  const openWrites = openWritesWarning(typeof addr === 'object' && addr ? addr.address : config.server.host, port, config.guard.writeTokens);
+  if (openWrites) log.warn({ host: config.server.host, port, setting: 'guard.writeTokens' }, openWrites);
   let built;
   try {
     built = await buildApp(config, { log });

@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { startService } from './helpers/service-process.js';
-import { connect, type Socket } from 'node:net';
+import { runServiceToExit, startService } from './helpers/service-process.js';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { openSse } from './helpers/sse.js';
 import { allocatorAdvice, allocatorFacts } from '../src/platform/allocator.js';
 import { heapLimitAdvice, heapLimitMb } from '../src/platform/heap-limit.js';
+import { openWritesWarning } from '../src/http/listen.js';
 
-type LogLine = { level?: number; env?: string; heapLimitMb?: number; msg?: string };
+type LogLine = { level?: number; env?: string; heapLimitMb?: number; setting?: string; port?: number; msg?: string };
 
 /** The messages of a service's warnings that `about` picks out of its log lines. */
 const warnings = (lines: string[], about: (m: LogLine) => boolean): string[] =>
@@ -26,6 +27,9 @@ const allocatorWarnings = (lines: string[]): string[] => warnings(lines, (m) => 
 
 /** The start-up warning about the main thread's heap limit (src/platform/heap-limit.ts). */
 const heapWarnings = (lines: string[]): string[] => warnings(lines, (m) => m.heapLimitMb !== undefined);
+
+/** The start-up warning about writes open beyond loopback (src/http/listen.ts). */
+const openWritesWarnings = (lines: string[]): string[] => warnings(lines, (m) => m.setting === 'guard.writeTokens');
 
 /** Writes `text` on a raw socket and collects everything until the server closes it. */
 function rawExchange(port: number, text: string, keepOpenMs = 5000): Promise<{ data: string; ms: number }> {
@@ -65,6 +69,8 @@ describe('src/main.ts (process entry)', function () {
     // and with the heap limit Node gives this machine's processes (the tests' own)
     const heapAdvice = heapLimitAdvice(heapLimitMb());
     expect(heapWarnings(lines)).to.deep.equal(heapAdvice ? [heapAdvice] : []);
+    // on 127.0.0.1 open writes reach nobody else: no warning
+    expect(openWritesWarnings(lines)).to.deep.equal([]);
   });
 
   it('warns at start-up when the main thread heap limit puts V8 in its slow-growing regime, naming the limit and the flag', async () => {
@@ -122,5 +128,45 @@ describe('src/main.ts (process entry)', function () {
     const [code] = (await once(child, 'exit')) as [number];
     expect(code).to.equal(2);
     expect(stderr).to.match(/server\.port \(env PORT\)/);
+  });
+
+  it('a port already in use: one line on stderr naming the port and what to do, exit 2, no stack trace', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const { code, stderr, stdout } = await runServiceToExit({ PORT: String(port) });
+      expect(code).to.equal(2);
+      expect(stderr).to.equal(`port ${port} is in use (EADDRINUSE) on 127.0.0.1: stop the other process or set PORT to a free port\n`);
+      expect(stdout).to.not.include('"msg":"listening"');
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('listening beyond loopback without write tokens warns once that anyone reaching the port can append to the ledger, and how to set tokens', async () => {
+    const { child, lines } = await startService({ HOST: '0.0.0.0' });
+    try {
+      const port = lines.map((l) => JSON.parse(l) as LogLine).find((m) => m.msg === 'listening')!.port!;
+      const found = openWritesWarnings(lines);
+      expect(found).to.deep.equal([openWritesWarning('0.0.0.0', port, '')]);
+      expect(found[0]).to.include(`listening on 0.0.0.0:${port} without write tokens`);
+      expect(found[0]).to.include('anyone who can reach this port can append signed verdicts to the ledger');
+      expect(found[0]).to.include('set SVC_WRITE_TOKENS (guard.writeTokens) to comma-separated bearer tokens');
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+
+  it('beyond loopback with write tokens set: no such warning', async () => {
+    const { child, lines } = await startService({ HOST: '0.0.0.0', SVC_WRITE_TOKENS: 'alpha-token' });
+    try {
+      expect(lines.some((l) => l.includes('"msg":"serving"'))).to.equal(true);
+      expect(openWritesWarnings(lines)).to.deep.equal([]);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
   });
 });
