@@ -53,6 +53,17 @@ export interface GuardConfig {
   flightPauseRatio: number;
 }
 
+/** A token `Authorization: Bearer` can carry as write-guard.ts reads it; one it cannot (a space, a placeholder left in) would refuse every write. */
+const WRITE_TOKEN = /^[\x21-\x7e]{1,512}$/;
+
+/** Each comma-separated token must be one a client can present; the message never echoes a token. */
+function checkTokens(value: string, helpers: Joi.CustomHelpers): unknown {
+  const tokens = value.split(',').map((t) => t.trim()).filter(Boolean);
+  const bad = tokens.findIndex((t) => !WRITE_TOKEN.test(t));
+  if (bad < 0) return value;
+  return helpers.message({ custom: `token ${bad + 1} of ${tokens.length} is not 1–512 visible ASCII characters without spaces (what an Authorization: Bearer header carries)` });
+}
+
 const proxyList = Joi.array().items(Joi.string().ip({ cidr: 'optional' })).max(256);
 
 /** `SVC_TRUST_PROXY=10.0.0.5,10.1.0.0/16` (comma-separated). */
@@ -71,7 +82,7 @@ export const guardConfig: FeatureConfig = {
     maxHeaderBytes: Joi.number().integer().min(MIN_HEADER_BYTES).max(1024 * 1024).default(64 * 1024),
     maxConnections: Joi.number().integer().min(1).max(1_000_000).default(4096),
     maxConnectionsPerAddress: Joi.number().integer().min(1).max(1_000_000).default(1024),
-    writeTokens: Joi.string().allow('').max(65_536).default(''),
+    writeTokens: Joi.string().allow('').max(65_536).custom(checkTokens).default(''),
     writeRatePerS: Joi.number().min(0).max(1_000_000).default(0),
     writeBurst: Joi.number().integer().min(1).max(1_000_000).default(1024),
     addressWriteRatePerS: Joi.number().min(0).max(1_000_000).default(0),
