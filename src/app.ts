@@ -21,6 +21,8 @@ import { WorkerPool } from './platform/pool.js';
 import { EventLoopMonitor } from './observability/event-loop.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
+import { operatorMetrics } from './observability/operator.metrics.js';
+import { buildInfo } from './observability/build-info.js';
 import { Ring } from './lib/ring.js';
 import type { TraceRecord } from './observability/traces.js';
 import type { Services } from './platform/services.js';
@@ -136,6 +138,14 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     throw err;
   }
   names = built.order;
+  const { verdicts: verdictCore, stream } = built.provides as Provides;
+  operatorMetrics(metrics.registry, {
+    build: buildInfo(),
+    onVerdict: (l) => verdictCore.verdicts.onVerdict(l),
+    checkpoints: verdictCore.checkpoints,
+    checkpointIntervalMs: config.ledger.checkpointIntervalMs,
+    flight: stream.flight,
+  });
   // hooks run in build order (and close in reverse); routes are mounted in list order
   const features = built.order.map((n) => built.byName.get(n)!);
   routes.push(...plugins.flatMap((p) => built.byName.get(p.name)!.routes.map(atMountPath)));

@@ -64,6 +64,8 @@ export class Checkpoints {
   private waiters: { size: number; resolve(s: Signed): void }[] = [];
   private latest: Signed | null = null;
   private signedAt = 0;
+  /** When `latest` was signed here or read at start (performance.now ms); the start before the first. */
+  private heldSince = performance.now();
   private signing: Promise<Signed> | null = null;
   /** Why no checkpoint may be signed (the ledger does not extend the one signed before), or null. */
   private refusal: string | null = null;
@@ -124,6 +126,7 @@ export class Checkpoints {
     this.latest = { size, note };
     // signed by an earlier process (or another replica) at an unknown time: a newer one is due at once
     this.signedAt = -Infinity;
+    this.heldSince = performance.now();
   }
 
   /**
@@ -162,6 +165,11 @@ export class Checkpoints {
   /** The newest checkpoint signed so far, without signing one (null before the first). */
   get newest(): Signed | null {
     return this.latest;
+  }
+
+  /** Ms since the newest checkpoint was signed here, or read at start; before the first, since start. */
+  newestAgeMs(now = performance.now()): number {
+    return Math.max(0, now - this.heldSince);
   }
 
   /**
@@ -224,7 +232,7 @@ export class Checkpoints {
     const signed = { size, note };
     if (!this.latest || size >= this.latest.size) {
       this.latest = signed;
-      this.signedAt = performance.now();
+      this.signedAt = this.heldSince = performance.now();
     }
     const ready = this.waiters.filter((w) => w.size <= size);
     this.waiters = this.waiters.filter((w) => w.size > size);

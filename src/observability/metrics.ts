@@ -3,6 +3,7 @@
  * apps). Routes are labelled by template, kernels by id: label cardinality stays bounded.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { SHED_CODES } from '../http/errors.js';
 import type { EventLoopMonitor } from './event-loop.js';
 import { DeferredCounter, SeriesHistogram, type HistogramSeries, type PendingCount } from './request-metrics.js';
 
@@ -48,6 +49,8 @@ export class Metrics {
     this.#requestDuration = new SeriesHistogram({ name: 'http_request_duration_seconds', help: 'HTTP request duration by route template', buckets: HTTP_BUCKETS, registers });
     this.kernelRun = new SeriesHistogram({ name: 'svc_kernel_run_seconds', help: 'Kernel run time reported by the worker (not including queue wait)', buckets: KERNEL_BUCKETS, registers });
     this.shed = new Counter({ name: 'svc_requests_shed_total', help: 'Requests shed with 503/504 (pool full, capacity, rate limit, deadline) by error code', labelNames: ['code'], registers });
+    // every code from the first scrape, so a shed ratio reads 0 rather than nothing before the first shed
+    for (const code of SHED_CODES) this.shed.inc({ code }, 0);
     this.connectionsRefused = new Counter({ name: 'svc_connections_refused_total', help: 'Connections refused at the connection cap', registers });
     const loop = this.eventLoop;
     new Gauge({
