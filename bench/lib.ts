@@ -1,12 +1,14 @@
 /** Shared bench plumbing: start a server process, run autocannon, summarise, print, save. */
-import autocannon, { type Result } from 'autocannon';
+import autocannon, { type Instance, type Request, type Result } from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, createServer, request } from 'node:http';
+import * as http from 'node:http';
+import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import type { BaselinePool } from './pool-baseline.js';
 
 export interface Server {
@@ -17,7 +19,7 @@ export interface Server {
 }
 
 async function freePort(): Promise<number> {
-  const srv = createServer();
+  const srv = http.createServer();
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
   const port = (srv.address() as AddressInfo).port;
   await new Promise<void>((resolve) => srv.close(() => resolve()));
@@ -105,7 +107,32 @@ export interface Summary {
   max: number;
   /** Paced loads only: the same answers timed from when each request was sent instead of when it was due. */
   fromSend?: { p50: number; p99: number; p999: number };
+  /** Requests sent (answered, failed, or in flight at the end); rows without it count `requests`. */
+  sent?: number;
+  /** Loads at a fixed rate: the rate, and how their latencies avoid coordinated omission. */
+  fixedRate?: FixedRate;
 }
+
+/**
+ * A load at a fixed rate and how its latencies were taken. `open-loop`: each request sent when due
+ * and timed from then (paced()). `corrected`: autocannon's overallRate, each answer's time plus,
+ * for every request a slow answer held back on its connection, the sample it would have had
+ * (timedLoad()). `from-send`: open-loop answers timed from their send, which leaves the generator's
+ * own lateness out and so is not free of coordinated omission.
+ */
+export interface FixedRate {
+  ratePerS: number;
+  latency: 'open-loop' | 'corrected' | 'from-send';
+  /** corrected: the requests the rate asked for over the load, and the samples the correction added. */
+  intended?: number;
+  added?: number;
+}
+
+const TIMING: Record<FixedRate['latency'], string> = {
+  'open-loop': 'open loop, each request sent when due and timed from then (no coordinated omission)',
+  corrected: "autocannon overallRate with its own correction off; histogram corrected for coordinated omission at each connection's interval",
+  'from-send': 'timed from each send, not from when it was due (the generator\'s own lateness left out: not corrected for coordinated omission)',
+};
 
 /**
  * What every bench run of the service sets on top of its production config: no write quota (off by
@@ -143,6 +170,7 @@ export function summarize(label: string, result: Result): Summary {
     non2xx: result.non2xx,
     timeouts: result.timeouts,
     requests: result.requests.total,
+    sent: result.requests.sent,
     status: Object.fromEntries(Object.entries(stats).map(([code, v]) => [code, v.count])),
     max: result.latency.max,
   };
@@ -169,8 +197,12 @@ const percentile = (sorted: number[], p: number): number => (sorted.length ? sor
  * ~0.5 ms late at the median on an idle machine: `fromSend` times the same answers from the send
  * (a wait for a socket still counts), which leaves this process's own lateness out.
  */
+/** node:http or node:https, whichever `url` needs (a target may be either). */
+export const clientFor = (url: string): typeof http | typeof https => (url.startsWith('https:') ? https : http);
+
 export async function paced(label: string, opts: PacedOptions): Promise<Summary> {
   const durationS = opts.durationS ?? DURATION_S;
+  const { Agent, request } = clientFor(opts.url);
   const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
   const interval = 1000 / opts.ratePerS;
   const latencies: number[] = [];
@@ -225,9 +257,72 @@ export async function paced(label: string, opts: PacedOptions): Promise<Summary>
     non2xx: Object.entries(status).reduce((n, [c, k]) => n + (c.startsWith('2') ? 0 : k), 0),
     timeouts,
     requests: answered + errors,
+    sent: answered + errors,
     status,
     max: latencies.at(-1) ?? 0,
+    fixedRate: { ratePerS: opts.ratePerS, latency: 'open-loop' },
     fromSend: { p50: percentile(fromSend, 0.5), p99: percentile(fromSend, 0.99), p999: percentile(fromSend, 0.999) },
+  };
+}
+
+/**
+ * The latencies of the requests an answer of `ms` held back on a connection meant to send one every
+ * `intervalMs`: ms − I, ms − 2I, … while at least I (HdrHistogram's recordValueWithExpectedInterval).
+ */
+export function heldBack(ms: number, intervalMs: number): number[] {
+  const out: number[] = [];
+  for (let missing = ms - intervalMs; missing >= intervalMs; missing -= intervalMs) out.push(missing);
+  return out;
+}
+
+export interface TimedLoadOptions extends LoadOptions {
+  /** Requests per second over all connections: a fixed-rate load. */
+  ratePerS?: number;
+  /** autocannon's request sequence (e.g. a setupRequest varying the body or path of each request). */
+  requests?: Request[];
+}
+
+/**
+ * An autocannon load that keeps every answer's time, so its percentiles are to the microsecond
+ * (autocannon's histogram keeps whole milliseconds). At a fixed rate, autocannon's overallRate lets
+ * each connection send its share of a second as fast as answered, then wait for the next second,
+ * and its own coordinated-omission correction takes 1/rate for the interval in milliseconds (1 ms
+ * at any rate above 1/s). That correction is turned off, and the one here uses each connection's
+ * real interval I = 1000/its rate ms: an answer that took L also records L−I, L−2I, … down to I,
+ * the latencies of the requests it held back (HdrHistogram's recordValueWithExpectedInterval).
+ */
+export async function timedLoad(label: string, opts: TimedLoadOptions): Promise<Summary> {
+  const durationS = opts.durationS ?? DURATION_S;
+  const rate = opts.ratePerS;
+  const latencies: number[] = [];
+  let added = 0;
+  const run = autocannon({
+    url: opts.url,
+    connections: opts.connections ?? CONNECTIONS,
+    duration: durationS,
+    method: opts.method ?? 'GET',
+    body: opts.body,
+    headers: opts.headers,
+    requests: opts.requests,
+    ...(rate ? { overallRate: rate, ignoreCoordinatedOmission: true } : {}),
+  }) as unknown as Instance & PromiseLike<Result>;
+  run.on('response', (client, _status, _bytes, ms) => {
+    latencies.push(ms);
+    const perConnection = (client as unknown as { rate?: number }).rate;
+    if (!perConnection) return;
+    const missing = heldBack(ms, 1000 / perConnection);
+    added += missing.length;
+    for (const m of missing) latencies.push(m);
+  });
+  const row = summarize(label, await run);
+  latencies.sort((a, b) => a - b);
+  return {
+    ...row,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    p999: percentile(latencies, 0.999),
+    max: latencies.at(-1) ?? 0,
+    ...(rate ? { fixedRate: { ratePerS: rate, latency: 'corrected' as const, intended: Math.round(rate * durationS), added } } : {}),
   };
 }
 
@@ -245,25 +340,47 @@ export function printTable(title: string, rows: (Summary & { ratio?: number; vs?
     const ratio = r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x ${r.vs ?? ''}`;
     console.log(`${r.label.padEnd(44)}${fmt(r.reqPerSec)}${fmt(r.p50, 1)}${fmt(r.p99, 1)}${fmt(r.p999, 1)}${fmt(r.errors)}${fmt(r.non2xx)}  ${ratio}`);
   }
+  // how the rows at a fixed rate were timed, once per way, with what the correction added
+  for (const mode of Object.keys(TIMING) as FixedRate['latency'][]) {
+    const fixed = rows.filter((r) => r.fixedRate?.latency === mode);
+    if (!fixed.length) continue;
+    const added = fixed.filter((r) => r.fixedRate!.intended !== undefined).map((r) => `${r.label}: ${r.fixedRate!.ratePerS}/s, ${r.sent ?? r.requests} sent (${r.fixedRate!.intended} due), ${r.fixedRate!.added} samples added`);
+    console.log(`fixed-rate latency (${fixed.length} row${fixed.length > 1 ? 's' : ''}): ${TIMING[mode]}${added.length ? `; ${added.join('; ')}` : ''}`);
+  }
 }
 
-export function environment(): Record<string, unknown> {
+/** The machine and settings of a run; against a target (its base URL), the generator's machine only. */
+export function environment(target: string | null = null): Record<string, unknown> {
   return {
     node: process.version,
     cpus: cpus().length,
     cpu_model: cpus()[0]?.model,
-    generator_on_same_host: true,
+    target,
+    generator_on_same_host: target === null ? true : 'unknown',
     duration_s: DURATION_S,
     connections: CONNECTIONS,
-    note: 'load generator and server share this machine: compare ratios within one run, not absolute figures across machines',
+    note:
+      target === null
+        ? 'load generator and server share this machine: compare ratios within one run, not absolute figures across machines'
+        : 'a running deployment: absolute figures only (no baselines), which include the network between this machine and it',
   };
 }
 
+/** Writes the report as JSON under BENCH_RESULTS_DIR (default bench/results) and returns its path. */
 export function saveReport(name: string, report: unknown): string {
-  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-  const file = new URL(`./results/${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, import.meta.url);
-  writeFileSync(file, JSON.stringify(report, null, 2));
-  return file.pathname;
+  const dir = process.env.BENCH_RESULTS_DIR ?? fileURLToPath(new URL('./results/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  const stem = join(dir, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  // two runs finishing in the same millisecond each keep their own file
+  for (let n = 1; ; n++) {
+    const file = n === 1 ? `${stem}.json` : `${stem}-${n}.json`;
+    try {
+      writeFileSync(file, JSON.stringify(report, null, 2), { flag: 'wx' });
+      return file;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
 }
 
 /** The telemetry frame every verdict scenario posts. */

@@ -1,85 +1,51 @@
 /**
- * `npm run bench`: every scenario against baselines measured in the same run. Prints a table and
- * writes bench/results/*.json. Scenario names on the command line run a subset:
- *   npm run bench -- http kernels saturation
- * BENCH_DURATION (s, default 10) and BENCH_CONNECTIONS (default 50) tune every run. `ledger-scale`
- * runs only when named (it builds a 10-million-entry ledger).
+ * `npm run bench -- [options] [scenario …]`: the scenarios locally (the service built and started
+ * here, against baselines measured in the same run) or against a running deployment (--target),
+ * a table per scenario, the report in bench/results/*.json, and the --slo thresholds checked
+ * against it. `npm run bench -- --help` lists options, scenarios and environment variables.
+ * Arguments are checked before anything is built, loaded or started.
  */
-import { SCENARIOS } from './scenarios.js';
-import { environment, printTable, saveReport, startKoaHello, startServer, startService, type Server, type Summary } from './lib.js';
-import { writeReportMarkdown } from './report.js';
-import { signingBench } from './signing.js';
-import { admissionBench } from './admission.js';
-import { sseBench } from './sse.js';
-import { ledgerBench } from './ledger.js';
-import { ledgerMemory } from './ledger-memory.js';
-import { ledgerScaleBench } from './ledger-scale.js';
-import { warmupBench } from './warmup.js';
-import { servicePool } from './pool-baseline.js';
+import { spawnSync } from 'node:child_process';
+import { EXIT_BREACH, EXIT_USAGE, evaluateSlo, formatSlo, parseArgs, usage, type SloResult } from './cli.js';
 
-// --report also writes bench/REPORT.md (committed when performance work lands)
-const writeMarkdown = process.argv.includes('--report');
-const wanted = process.argv.slice(2).filter((a) => a !== '--report');
-const chosen = SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.name));
+const parsed = parseArgs(process.argv.slice(2));
+if (parsed.kind === 'help') {
+  process.stdout.write(usage());
+  process.exit(0);
+}
+if (parsed.kind === 'error') {
+  process.stderr.write(`bench: ${parsed.message}\n`);
+  process.exit(EXIT_USAGE);
+}
+const options = parsed.options;
 
-// its /pool route runs kernels on a pool of the service's size and thread priority
-const pool = servicePool();
-const koa = await startKoaHello('koa-hello', pool);
-const bare = await startServer('http-hello', ['--import', 'tsx', 'bench/servers/http-hello.ts'], '/');
-// the service runs from the compiled build, as in production
-// in its own data directory (file mode is the default): never the checkout's ./data
-const svc: Server = await startService('service');
-const report: { environment: Record<string, unknown>; scenarios: Record<string, unknown> } = { environment: environment(), scenarios: {} };
+const { environment, saveReport } = await import('./lib.js');
+const report: { environment: Record<string, unknown>; scenarios: Record<string, unknown>; slo?: SloResult[] } = {
+  environment: { ...environment(options.target), ...(options.target ? { token: options.token ? 'sent, not recorded' : 'none', rate_per_s: options.rate } : {}) },
+  scenarios: {},
+};
 try {
-  for (const scenario of chosen) {
-    const rows: (Summary & { ratio?: number; vs?: string })[] = await scenario.run({ koa, bare, svc });
-    printTable(`${scenario.name}: ${scenario.title}`, rows);
-    report.scenarios[scenario.name] = rows;
+  if (options.target) {
+    const { runTarget } = await import('./target.js');
+    await runTarget({ base: options.target, token: options.token, rate: options.rate }, options.scenarios, report.scenarios);
+  } else {
+    // the service runs from the build, as in production (a target needs none)
+    const build = spawnSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
+    if (build.status !== 0) throw new Error(`npm run build exited with ${build.status ?? build.signal}`);
+    const { runLocal } = await import('./local.js');
+    await runLocal(options.scenarios, report.scenarios);
   }
-  if (wanted.length === 0 || wanted.includes('sse')) {
-    const r = await sseBench(svc);
-    console.log(`\n## sse: ${r.viewers} viewers on one stream (generator in this process)`);
-    console.log(`events ${r.events}, missed deliveries ${r.missed}, event age at arrival p50 ${r.ageP50Ms} ms / p99 ${r.ageP99Ms} ms, fan-out spread p99 ${r.spreadP99Ms} ms (client side), server fan-out p99 <= ${r.serverFanoutP99Ms} ms, RSS ${r.rssBeforeMb.toFixed(0)} -> ${r.rssAfterMb.toFixed(0)} MB`);
-    report.scenarios.sse = r;
-  }
-} finally {
-  await Promise.all([koa.stop(), bare.stop(), svc.stop()]);
+} catch (e) {
+  process.stderr.write(`bench: ${(e as Error).stack ?? String(e)}\n`);
+  process.exit(1);
 }
-if (wanted.length === 0 || wanted.includes('ledger')) report.scenarios.ledger = await ledgerBench();
-if (wanted.length === 0 || wanted.includes('ledger-memory')) {
-  const r = ledgerMemory();
-  console.log(`\n## ledger-memory: ${r.nodes} nodes appended in memory mode, ${r.bytesPerNode.toFixed(0)} bytes per node (heap + array buffers after GC${r.gc ? '' : '; run without --expose-gc, figures include garbage'})`);
-  report.scenarios['ledger-memory'] = r;
-}
-// only when named: building its ledgers takes many minutes
-if (wanted.includes('ledger-scale')) report.scenarios['ledger-scale'] = await ledgerScaleBench();
-if (wanted.length === 0 || wanted.includes('warmup')) {
-  const r = await warmupBench();
-  console.log('\n## warmup: start-up to ready, and the first call of each kernel in a fresh thread against its warm calls');
-  for (const s of r.startup) console.log(`pool.warmup=${s.warmup}: spawn to /health 200 ${s.spawnToHealthyMs.toFixed(0)} ms; process start to ready ${s.startupMs ?? '?'} ms; warm-up per thread ${JSON.stringify(s.warmMs)} ms`);
-  for (const f of r.firstCalls) {
-    const mode = `pool.warmup=${f.warmup}${f.warmup ? ` (${f.warmupPasses} passes)` : ''}`;
-    console.log(`${mode}: the pass of first calls took ${f.firstPassCpuRatio?.toFixed(2) ?? '?'}x the thread CPU of a steady pass (per pass: ${JSON.stringify(f.passCpuMs?.map((ms) => Math.round(ms)))} ms; median of ${f.rounds} fresh threads)`);
-    console.log(`${mode}: per kernel, wall time first/warm median ${f.medianRatio.toFixed(2)}x, worst ${f.worstRatio.toFixed(2)}x, ${f.over1_2} of ${f.kernels} over 1.2x`);
-    for (const k of f.worst) console.log(`  ${k.id.padEnd(28)} first ${k.firstMs.toFixed(2)} ms, warm ${k.warmMs.toFixed(2)} ms, ${k.ratio.toFixed(2)}x`);
-    if (f.cpu) {
-      console.log(`${mode}: per kernel, thread CPU first/warm median ${f.cpu.medianRatio.toFixed(2)}x, worst ${f.cpu.worstRatio.toFixed(2)}x, ${f.cpu.over1_2} of ${f.kernels} over 1.2x; the call of pass ${f.cpu.spread.pass} against the same warm calls, median ${f.cpu.spread.medianRatio.toFixed(2)}x, ${f.cpu.spread.over1_2} of ${f.kernels} over 1.2x`);
-      for (const k of f.cpu.worst) console.log(`  ${k.id.padEnd(28)} first ${k.firstCpuMs.toFixed(2)} ms, warm ${k.warmCpuMs.toFixed(2)} ms of CPU, ${k.ratio.toFixed(2)}x`);
-    }
-  }
-  report.scenarios.warmup = r;
-}
-if (wanted.length === 0 || wanted.includes('admission')) {
-  const r = await admissionBench();
-  console.log(`\n## admission: spin tasks of 50-150 ms (wall clock) at 4x a 2-thread pool's capacity, in-process`);
-  console.log(`${r.ratePerS}/s offered, capacity ${r.capacityPerS}/s: ${JSON.stringify(r.outcomes)}; kept ${r.kept.toFixed(2)}x capacity`);
-  report.scenarios.admission = r;
-}
-if (wanted.length === 0 || wanted.includes('signing')) {
-  const rows = await signingBench();
-  console.log('\n## signing: signatures per second, in-process, ratio to a plain crypto.sign loop');
-  for (const r of rows) console.log(`${r.label.padEnd(52)}${r.sigsPerSec.toFixed(0).padStart(9)} sig/s  ${r.ratio.toFixed(2)}x`);
-  report.scenarios.signing = rows;
+if (options.slo.length) {
+  report.slo = evaluateSlo(options.slo, report);
+  for (const line of formatSlo(report.slo)) console.log(line);
 }
 console.log(`\nreport: ${saveReport('bench', report)}`);
-if (writeMarkdown) console.log(`markdown: ${writeReportMarkdown(report)}`);
+if (options.report) {
+  const { writeReportMarkdown } = await import('./report.js');
+  console.log(`markdown: ${writeReportMarkdown(report)}`);
+}
+process.exit(report.slo?.some((r) => !r.pass) ? EXIT_BREACH : 0);

@@ -13,9 +13,9 @@ export interface Servers {
 
 type Row = Summary & { ratio?: number; vs?: string };
 
+/** A local scenario; its title and what it does against a target are in catalogue.ts. */
 export interface Scenario {
   name: string;
-  title: string;
   run(s: Servers): Promise<Row[]>;
 }
 
@@ -27,7 +27,7 @@ const okRatio = (row: Summary, base: Summary, vs: string): Row => ({
   vs: `2xx ${vs}`,
 });
 /** A row's p99 over a baseline's (a p99 of 0 counts as 1 µs). */
-const p99Ratio = (row: Summary, base: Summary, vs: string): Row => ({ ...row, ratio: row.p99 / Math.max(base.p99, 0.001), vs });
+export const p99Ratio = (row: Summary, base: Summary, vs: string): Row => ({ ...row, ratio: row.p99 / Math.max(base.p99, 0.001), vs });
 
 /**
  * A baseline measured before and after the rows compared with it (A-B-A): this machine's speed
@@ -50,9 +50,9 @@ const stagesOf = (base: string, run: () => Promise<Summary>): Promise<Summary> =
 const minorGcOf = (base: string, run: () => Promise<Summary>): Promise<Summary> =>
   annotated(base, run, (a, b, r) => `minor GC ${(((minorGcSeconds(b) - minorGcSeconds(a)) * 1e6) / Math.max(1, r.requests)).toFixed(1)} µs a call`);
 
-const KERNEL = '/api/svc/v1/ssm/scan';
+export const KERNEL = '/api/svc/v1/ssm/scan';
 /** The http scenario's routes: the unknown path measures the middleware chain alone; /doctrine adds a static handler. */
-const ROUTES = [
+export const ROUTES = [
   ['GET unknown path (404)', '/api/svc/v1/no-such-route', 'the 404'],
   ['GET /api/svc/v1/doctrine', '/api/svc/v1/doctrine', '/doctrine'],
   ['GET /api/svc/v1/health', '/api/svc/v1/health', '/health'],
@@ -82,8 +82,15 @@ async function register(url: string, answer: Awaited<ReturnType<typeof capture>>
   if (res.status !== 204) throw new Error(`registering ${url}: ${res.status}`);
 }
 /** Health probes per second in the overload scenario. */
-const HEALTH_RATE = 200;
+export const HEALTH_RATE = 200;
 
+
+/** The kernels scenario's routes: kernel id and path. */
+export const KERNEL_ROUTES = [
+  ['ssm/scan', KERNEL],
+  ['ternary/quantize', '/api/svc/v1/ternary/quantize'],
+  ['blt/entropy-patch', '/api/svc/v1/blt/entropy-patch'],
+] as const;
 
 /**
  * Two of the lightest kernels (where per-request overhead shows most) and one of median cost at
@@ -92,11 +99,7 @@ const HEALTH_RATE = 200;
  */
 async function kernelRows(koa: Server, svc: Server, shape: BaselinePool, suffix: string): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const [id, path] of [
-    ['ssm/scan', KERNEL],
-    ['ternary/quantize', '/api/svc/v1/ternary/quantize'],
-    ['blt/entropy-patch', '/api/svc/v1/blt/entropy-patch'],
-  ] as const) {
+  for (const [id, path] of KERNEL_ROUTES) {
     await warm(`${svc.base}${path}`);
     // the effective parameters the route runs with, so both baselines run exactly the same task
     const params = ((await (await fetch(`${svc.base}${path}`)).json()) as { params: Record<string, unknown> }).params;
@@ -122,7 +125,6 @@ async function kernelRows(koa: Server, svc: Server, shape: BaselinePool, suffix:
 export const SCENARIOS: Scenario[] = [
   {
     name: 'http',
-    title: 'an unknown path (404), /doctrine and /health against bare node:http, bare Koa + @koa/router and bare Koa sending the same bytes; the 404 with the access log on',
     async run({ koa, bare, svc }) {
       await warm(`${bare.base}/`);
       await warm(`${koa.base}/hello`);
@@ -162,7 +164,6 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'kernels',
-    title: 'kernels at defaults over HTTP, against the same task in a bare pool (no HTTP) and behind a bare Koa route on a bare pool; at the service\'s pool size, then with one core kept for HTTP and the load generator',
     async run({ koa, svc }) {
       const rows = await kernelRows(koa, svc, servicePool(), '');
       // With as many kernel threads as cores, the HTTP front end and the load generator (on the
@@ -186,7 +187,6 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'verdicts',
-    title: 'POST /verdict (evaluate, sign in the pool, append, answer with proof) against the Koa hello and GET /health; again at four times the connections',
     async run({ koa, svc }) {
       const post = { url: `${svc.base}/api/svc/v1/verdict`, method: 'POST' as const, body: FRAME, headers: { 'content-type': 'application/json' } };
       await warm(post.url, post);
@@ -206,7 +206,6 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'saturation',
-    title: '/health latency idle vs while a heavy kernel saturates the pool (the main thread must stay responsive), and a bare Koa hello probed the same way',
     async run({ svc, koa }) {
       // autocannon keeps whole milliseconds, and a closed loop of probes is a flood of its own:
       // the ratio is taken from paced probes (timed to the microsecond, as a health checker sends
@@ -227,7 +226,7 @@ export const SCENARIOS: Scenario[] = [
       const [koaBusy] = await Promise.all([paced(`baseline koa hello, service's pool saturated (${HEALTH_RATE}/s paced)`, koaPaced), saturating(`${KERNEL} 2048x16 saturating a third time (32 conn)`)]);
       // the probes timed from their send: the prober's own timer lateness (~0.5 ms at the median,
       // the same idle or busy) flattens the ratio from when they were due
-      const sendTimed = (r: Summary, label: string): Summary => ({ ...r, label, ...r.fromSend! });
+      const sendTimed = (r: Summary, label: string): Summary => ({ ...r, label, ...r.fromSend!, fixedRate: { ...r.fixedRate!, latency: 'from-send' } });
       const idleSent = sendTimed(idlePaced, '↳ idle, timed from each send');
       return [
         idle,
@@ -246,7 +245,6 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'overload',
-    title: 'the worst-case kernel at 4x its capacity: successes kept, the rest shed with 503; /health p99; verdicts during the flood; retry storms and hostile clients',
     async run({ svc }) {
       const heavy = `${svc.base}/api/svc/v1/mla/latent-compress?seq_len=256&n_heads=16&d_head=64&d_latent=256`;
       await warm(heavy, { connections: 2 });

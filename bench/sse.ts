@@ -4,19 +4,23 @@
  * arrival, signing included), the fan-out spread (first → last viewer per event), events missed,
  * and the service's RSS before and after the viewers connect (from /metrics).
  */
-import { request } from 'node:http';
-import { scrapeMetrics, type Server } from './lib.js';
+import { clientFor, scrapeMetrics } from './lib.js';
+
+/** The service's /metrics, or none when it does not answer there (a deployment may not expose it). */
+const metricsOf = (base: string): Promise<Map<string, number>> => scrapeMetrics(base).catch(() => new Map<string, number>());
 
 /** p99 upper bound from a Prometheus histogram's cumulative buckets (one without labels). */
 async function histogramP99(base: string, name: string): Promise<number> {
   const prefix = `${name}_bucket{le="`;
-  const buckets = [...(await scrapeMetrics(base))].filter(([series]) => series.startsWith(prefix)).map(([series, n]) => ({ le: Number(series.slice(prefix.length, -2)), n }));
+  const buckets = [...(await metricsOf(base))].filter(([series]) => series.startsWith(prefix)).map(([series, n]) => ({ le: Number(series.slice(prefix.length, -2)), n }));
   const total = buckets.at(-1)?.n ?? 0;
   return (buckets.find((b) => b.n >= 0.99 * total)?.le ?? NaN) * 1000;
 }
 
 export interface SseRow {
   viewers: number;
+  /** Viewers answered other than 200 (e.g. 503 at a connection cap); they count as no viewer. */
+  refused: number;
   events: number;
   missed: number;
   ageP50Ms: number;
@@ -34,18 +38,26 @@ const pct = (xs: number[], p: number): number => {
 };
 
 async function rssMb(base: string): Promise<number> {
-  return ((await scrapeMetrics(base)).get('process_resident_memory_bytes') ?? NaN) / 2 ** 20;
+  return ((await metricsOf(base)).get('process_resident_memory_bytes') ?? NaN) / 2 ** 20;
 }
 
-export async function sseBench(svc: Server, viewers = Number(process.env.BENCH_SSE_VIEWERS ?? 2000), seconds = Number(process.env.BENCH_DURATION ?? 10)): Promise<SseRow> {
+/** `headers` go with every viewer's request (a bearer token, against a deployment that wants one). */
+export async function sseBench(svc: { base: string }, viewers = Number(process.env.BENCH_SSE_VIEWERS ?? 2000), seconds = Number(process.env.BENCH_DURATION ?? 10), headers: Record<string, string> = {}): Promise<SseRow> {
   const rssBefore = await rssMb(svc.base);
   const arrivals = new Map<number, { ts: number; at: number[] }>();
   const sockets: (() => void)[] = [];
+  let refused = 0;
   const url = `${svc.base}/api/svc/v1/stream/verdicts`;
   await Promise.all(
     Array.from({ length: viewers }, () =>
       new Promise<void>((resolve, reject) => {
-        const req = request(url, { agent: false }, (res) => {
+        const req = clientFor(url).request(url, { agent: false, headers }, (res) => {
+          if (res.statusCode !== 200) {
+            refused++;
+            res.resume();
+            resolve();
+            return;
+          }
           let buf = '';
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => {
@@ -87,11 +99,18 @@ export async function sseBench(svc: Server, viewers = Number(process.env.BENCH_S
   const ages: number[] = [];
   const spreads: number[] = [];
   let missed = 0;
+  const connected = viewers - refused;
   for (const [, rec] of complete) {
-    missed += viewers - rec.at.length;
+    missed += connected - rec.at.length;
     for (const at of rec.at) ages.push(at - rec.ts);
     spreads.push(Math.max(...rec.at) - Math.min(...rec.at));
   }
   const serverFanoutP99Ms = await histogramP99(svc.base, 'svc_sse_fanout_seconds');
-  return { viewers, events: complete.length, missed, ageP50Ms: pct(ages, 50), ageP99Ms: pct(ages, 99), spreadP99Ms: pct(spreads, 99), serverFanoutP99Ms, rssBeforeMb: rssBefore, rssAfterMb: rssAfter };
+  return { viewers, refused, events: complete.length, missed, ageP50Ms: pct(ages, 50), ageP99Ms: pct(ages, 99), spreadP99Ms: pct(spreads, 99), serverFanoutP99Ms, rssBeforeMb: rssBefore, rssAfterMb: rssAfter };
+}
+
+/** The run's figures as the bench prints them. */
+export function describeSse(r: SseRow): string {
+  const refused = r.refused ? ` (${r.refused} refused)` : '';
+  return `events ${r.events}, missed deliveries ${r.missed}${refused}, event age at arrival p50 ${r.ageP50Ms} ms / p99 ${r.ageP99Ms} ms, fan-out spread p99 ${r.spreadP99Ms} ms (client side), server fan-out p99 <= ${r.serverFanoutP99Ms} ms, RSS ${r.rssBeforeMb.toFixed(0)} -> ${r.rssAfterMb.toFixed(0)} MB`;
 }
