@@ -8,7 +8,7 @@
  * 1.04x of the steady pass in one run and 3.25x, 1.75x, 1.14x, 1.04x, 1.04x, 1.0x in another. A
  * pass near steady is not every kernel warm: after four passes 12-15 of 65 kernels still took
  * over 1.2x their warm time on their first real call (V8 was still optimising their code), after
- * sixteen (pool.warmupPasses) 2-9, against 2-4 among warm calls (bench/README.md, "Ninth pass"). The
+ * sixteen (pool.warmupPasses) 2-9, against 2-4 among warm calls (docs/bench.md, "Ninth pass"). The
  * thread reports what it ran in every probe answer.
  */
 import { KERNELS } from './registry.js';
@@ -36,7 +36,7 @@ export function warmKernels(passes: number): WarmReport {
     // each task as a request brings it, through the structured clone a message makes: optimised
     // code checks object shapes (maps), and the deserialiser's differ from this module's literal's.
     // Without it the first pass of real tasks made 23-27 deoptimisations (18-19 "wrong map"),
-    // with it 8-12 (5-6) (node --trace-deopt, bench/README.md "Ninth pass")
+    // with it 8-12 (5-6) (node --trace-deopt, docs/bench.md "Ninth pass")
     else calls.push(structuredClone({ kind: 'kernel', id: def.id, params: orderParams(def, value as Record<string, unknown>), requestLabel: null }));
   }
   let ok = calls;

@@ -129,7 +129,7 @@ export function bodyReader(types: readonly string[], { limitBytes, timeoutMs }: 
  * body nearly always comes in the same TCP read as its headers, and the parser has pushed all of
  * it into the request stream one microtask after the route's handler starts. Taking the declared
  * Content-Length of bytes from the stream's buffer skips koa-body's stream plumbing, a timer and
- * three promises per request (~6 µs of a verdict's main thread, bench/README.md). Only an
+ * three promises per request (~6 µs of a verdict's main thread, docs/bench.md). Only an
  * identity-encoded body with a Content-Length within the limit is taken; anything else
  * (compressed, chunked, too large, still arriving) goes through koa-body and its checks as before.
  */

@@ -85,7 +85,7 @@ export class AppError extends Error {
     options?: { cause?: unknown },
   ) {
     // an answer, not a bug: only an error that is logged (a 5xx other than shedding) keeps its
-    // stack; capturing one cost ~9 µs, the largest single cost of a 404 (bench/README.md)
+    // stack; capturing one cost ~9 µs, the largest single cost of a 404 (docs/bench.md)
     const stackLimit = Error.stackTraceLimit;
     if (status < 500 || SHED_CODES.has(code)) Error.stackTraceLimit = 0;
     super(typeof detail === 'string' ? detail : `${code}: ${detail.length} validation issue(s)`, options);

@@ -1,6 +1,6 @@
 /**
  * A shortcut past joi for request bodies that are plainly valid. joi builds ~13 KB of state per
- * validation of an 11-key telemetry frame (a sixth of everything a verdict allocates, bench/README.md);
+ * validation of an 11-key telemetry frame (a sixth of everything a verdict allocates, docs/bench.md);
  * most requests under load are well formed. From a schema's `describe()` tree this compiles a
  * predicate that says yes only when joi, with the options validatePart uses (convert off for bodies,
  * no unknown keys), would accept the value unchanged. Anything else, including every value it is

@@ -1,7 +1,7 @@
 /**
  * The outermost middleware: request context (id, trace, headers, log line, metrics) and the one
  * place where errors become HTTP. One layer, not two: every Koa layer costs a promise and a
- * microtask per request (bench/README.md).
+ * microtask per request (docs/bench.md).
  */
 import type { Context, Next } from 'koa';
 import { API_CSP, HTML_CSP, type HtmlPolicy } from './csp.js';
@@ -59,7 +59,7 @@ export function sendError(ctx: Context, err: AppError): void {
 export function requestContext({ log, metrics, traces, sheds }: ContextDeps, shed?: ShedSummary) {
   // the access line's fields are ours (ids, method, route template, path without its query,
   // status, time), so it skips the redaction every other line goes through: its wildcard paths
-  // cost ~3.4 µs a line, more than the rest of the line (bench/README.md, eighth pass)
+  // cost ~3.4 µs a line, more than the rest of the line (docs/bench.md, eighth pass)
   const access = log.child({}, { redact: { paths: [] } });
   return async function requestContextMiddleware(ctx: Context, next: Next): Promise<void> {
     const started = performance.now();

@@ -3,7 +3,7 @@
  * svc_kernel_run_seconds for a kernel call) without prom-client's per-call work. prom-client
  * validates the label set, builds its hash and looks the series up on every `inc` and
  * `observe`, even through a labelled child: ~0.6 µs a request for the pair, about 8 % of a 404's
- * main thread (bench/README.md, eighth pass). Here a request's series are found once per label
+ * main thread (docs/bench.md, eighth pass). Here a request's series are found once per label
  * set and take plain additions.
  *
  * What scrapers and the views read is unchanged: the counter is still a prom-client Counter,

@@ -91,7 +91,7 @@ class Job {
   private timer: NodeJS.Timeout | undefined = undefined;
   // what listens for the caller going away; cleanup() removes the listeners and drops these, since
   // something old still reaches a finished job, and through these fields the response and request
-  // stayed alive through every minor GC (bench/README.md, eleventh pass)
+  // stayed alive through every minor GC (docs/bench.md, eleventh pass)
   private signal: AbortSignal | undefined = undefined;
   private onAbort: (() => void) | undefined = undefined;
   private stopDeparture: (() => void) | undefined = undefined;
@@ -161,7 +161,7 @@ class Job {
  * literal to a property in its constructor (test/closures.test.ts says why that matters), so the
  * settled task's promise and this result stay reachable through minor GCs until the next full one.
  * Emptied, the result keeps nothing big there: the kernel's body and the signatures die young
- * (bench/README.md, eleventh pass).
+ * (docs/bench.md, eleventh pass).
  */
 function takeValue<T>(result: { value: T }): T {
   const value = result.value;
