@@ -32,6 +32,12 @@ export interface LedgerNode {
   nodeDigest: Buffer;
   /** Marks nodes produced by the simulated flight. */
   simulated: boolean;
+  /**
+   * What the evaluation reported beyond the signed receipt (the frame, the axes, PAC-Bayes), as
+   * JSON text: kept with the node so every replica serves the same verdict body, but outside the
+   * node digest (unsigned; its frame is bound by the receipt's frame_sha256). Null where absent.
+   */
+  detail?: Buffer | null;
 }
 
 /** What a caller supplies; index, chain link and digest are the ledger's to assign. */

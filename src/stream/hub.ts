@@ -26,9 +26,12 @@ export interface HubOptions {
   backfillMax?: number;
   /** The newest event id that exists anywhere (the ledger's newest index), for resumes after a restart. */
   newestIndex?: () => number | null;
-  /** Event ids survive restarts and are shared by replicas (a durable ledger): an id ahead of this
-   * hub is a position to wait for, not a sign that the service restarted. */
-  idsPersist?: boolean;
+  /**
+   * How long a Last-Event-ID newer than the newest event may be a position still to come: other
+   * replicas' events this one has not applied yet (replication lag, postgres mode). Past it, or at
+   * once when 0 (one writer: memory and file modes), the viewer gets `event: reset`.
+   */
+  aheadGraceMs?: number;
   /** Bytes of events one connection is replayed at most (never more than sendBufferBytes); the
    * stream then ends with `event: catchup` and the client resumes from its Last-Event-ID. */
   replayMaxBytes?: number;
@@ -58,6 +61,8 @@ interface StoredEvent {
   /** Serialised on first use: with nobody watching, events are only kept for resumes. */
   wire: () => string;
 }
+
+const AHEAD_REASON = 'Last-Event-ID is newer than the newest event (a ledger restored from a backup, or an id from elsewhere)';
 
 /** Viewers written to in one turn of the event loop. */
 const FANOUT_SLICE = 128;
@@ -143,12 +148,12 @@ export class SseHub {
     const newest = Math.max(this.newestId ?? -1, this.opts.newestIndex?.() ?? -1);
     if (rawLastEventId !== '' && lastEventId === null) {
       res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'Last-Event-ID is not a decimal event id', newest_id: newest < 0 ? null : newest })}\n\n`);
-    } else if (lastEventId !== null && lastEventId > newest && this.opts.idsPersist) {
-      // ids are ledger indices that outlive the process: this replica has not seen that id yet
-      // (another replica served it); the viewer gets what comes after it, nothing twice
+    } else if (lastEventId !== null && lastEventId > newest && (this.opts.aheadGraceMs ?? 0) > 0) {
+      // another replica may have served that id: wait for this one to apply it, nothing twice
       sent = lastEventId;
+      this.resetUnlessReached(res, lastEventId);
     } else if (lastEventId !== null && lastEventId > newest) {
-      res.write(`event: reset\ndata: ${JSON.stringify({ reason: 'Last-Event-ID is newer than the newest event (the service restarted or the id is from elsewhere)', newest_id: newest < 0 ? null : newest })}\n\n`);
+      res.write(`event: reset\ndata: ${JSON.stringify({ reason: AHEAD_REASON, newest_id: newest < 0 ? null : newest })}\n\n`);
     } else if (lastEventId !== null) {
       sent = lastEventId;
       const kept = this.ring.toArray();
@@ -185,6 +190,22 @@ export class SseHub {
       }
       this.onActive(true);
     }
+  }
+
+  /**
+   * A viewer waiting for an id this replica has not applied: once the grace is over and the id is
+   * still not here, it is told `event: reset` and gets every event from then on.
+   */
+  private resetUnlessReached(res: ServerResponse, lastEventId: number): void {
+    const timer = setTimeout(() => {
+      const v = this.viewers.get(res);
+      const newest = Math.max(this.newestId ?? -1, this.opts.newestIndex?.() ?? -1);
+      if (!v || newest >= lastEventId) return;
+      res.write(`event: reset\ndata: ${JSON.stringify({ reason: AHEAD_REASON, newest_id: newest < 0 ? null : newest })}\n\n`);
+      v.sent = newest;
+    }, this.opts.aheadGraceMs);
+    timer.unref();
+    res.once('close', () => clearTimeout(timer));
   }
 
   /** Writes `missed` oldest first within this connection's and this address's replay budgets. */

@@ -4,7 +4,10 @@
  */
 import type { NoFlyZone } from '../ledger/ledger.config.js';
 import { Ring } from '../lib/ring.js';
-import type { Verdict } from '../verdicts/verdict-service.js';
+import type { LedgerNode } from '../ledger/ledger.js';
+import { RECEIPT_KIND } from '../ledger/receipt.js';
+import { nodeVerdict } from '../verdicts/detail.js';
+import type { Decision } from '../verdicts/evaluate.js';
 import { SENSOR } from './flight.js';
 import { EARTH_RADIUS_M } from '../lib/geo.js';
 
@@ -18,49 +21,108 @@ export function enu(lat: number, lon: number, altM: number): { e: number; n: num
   };
 }
 
+/** One verdict of the scene, from its ledger node (the signed receipt and the frame stored with it). */
+export interface SceneEntry {
+  trackId: string;
+  source: string | null;
+  lat: number;
+  lon: number;
+  altM: number | null;
+  headingDeg: number | null;
+  speedMps: number | null;
+  lambda: number;
+  decision: Decision;
+  geofenceInside: boolean | null;
+  index: number;
+  nodeDigest: string;
+  tsUtc: string;
+  simulated: boolean;
+}
+
+/** The scene entry of a receipt node whose frame is known; null for other nodes. */
+export function sceneEntry(node: LedgerNode): SceneEntry | null {
+  if (node.kind !== RECEIPT_KIND) return null;
+  const { receipt, detail } = nodeVerdict(node);
+  if (!detail) return null;
+  const f = detail.frame;
+  return {
+    trackId: f.track_id,
+    source: f.source ?? null,
+    lat: f.lat,
+    lon: f.lon,
+    altM: f.alt_m ?? null,
+    headingDeg: f.heading_deg ?? null,
+    speedMps: f.speed_mps ?? null,
+    lambda: receipt.lambda,
+    decision: receipt.decision as Decision,
+    geofenceInside: receipt.geofence_inside,
+    index: node.index,
+    nodeDigest: node.nodeDigest.toString('hex'),
+    tsUtc: node.tsUtc,
+    simulated: node.simulated,
+  };
+}
+
+/**
+ * The latest verdicts of the shared ledger, fed in index order from every node the ledger applies
+ * (this replica's and the others'), so every replica holding the same nodes serves the same scene.
+ */
 export class EdgeScene {
-  private readonly recent: Ring<Verdict>;
+  private readonly recent: Ring<SceneEntry>;
 
   constructor(
-    size: number,
+    private readonly size: number,
     private readonly zones: readonly NoFlyZone[],
   ) {
     this.recent = new Ring(size);
   }
 
-  add(v: Verdict): void {
-    this.recent.push(v);
+  /** Fills the buffer from the newest nodes of a ledger opened at start (at most `scanMax` read back). */
+  backfill(get: (index: number) => LedgerNode | undefined, ledgerSize: number, scanMax = this.size * 4): void {
+    const found: SceneEntry[] = [];
+    for (let i = ledgerSize - 1; i >= Math.max(0, ledgerSize - scanMax) && found.length < this.size; i--) {
+      const node = get(i);
+      const entry = node ? sceneEntry(node) : null;
+      if (entry) found.push(entry);
+    }
+    for (let k = found.length - 1; k >= 0; k--) this.recent.push(found[k]!);
+  }
+
+  add(node: LedgerNode): void {
+    const entry = sceneEntry(node);
+    if (entry) this.recent.push(entry);
   }
 
   document(ledgerSize: number): Record<string, unknown> {
-    const latest = new Map<string, Verdict>();
+    const latest = new Map<string, SceneEntry>();
     const all = this.recent.toArray();
-    for (const v of all) latest.set(v.frame.track_id, v);
+    for (const v of all) latest.set(v.trackId, v);
     const decisions = { ALLOW: 0, REVIEW: 0, DENY: 0 };
-    for (const v of all) decisions[v.evaluation.decision]++;
+    for (const v of all) decisions[v.decision]++;
     return {
       schema: 'svc.edge-scene/v1',
-      generated_at: new Date().toISOString(),
+      // the newest verdict's time: the scene is a function of the ledger, not of the replica's clock
+      generated_at: all.at(-1)?.tsUtc ?? new Date(0).toISOString(),
       frame: { kind: 'ENU', units: 'm', origin: SENSOR },
       verdicts_in_buffer: all.length,
       decisions,
       ledger_size: ledgerSize,
       tracks: [...latest.values()].map((v) => ({
-        track_id: v.frame.track_id,
-        source: v.frame.source ?? null,
-        position: { lat: v.frame.lat, lon: v.frame.lon, alt_m: v.frame.alt_m ?? null, enu: enu(v.frame.lat, v.frame.lon, v.frame.alt_m ?? SENSOR.alt_m) },
-        heading_deg: v.frame.heading_deg ?? null,
-        speed_mps: v.frame.speed_mps ?? null,
-        lambda: v.evaluation.lambda,
-        decision: v.evaluation.decision,
-        geofence_inside: v.evaluation.geofence.inside,
-        ledger_index: v.node.index,
-        node_digest: v.node.nodeDigest.toString('hex'),
-        ts_utc: v.node.tsUtc,
+        track_id: v.trackId,
+        source: v.source,
+        position: { lat: v.lat, lon: v.lon, alt_m: v.altM, enu: enu(v.lat, v.lon, v.altM ?? SENSOR.alt_m) },
+        heading_deg: v.headingDeg,
+        speed_mps: v.speedMps,
+        lambda: v.lambda,
+        decision: v.decision,
+        geofence_inside: v.geofenceInside,
+        ledger_index: v.index,
+        node_digest: v.nodeDigest,
+        ts_utc: v.tsUtc,
         simulated: v.simulated,
       })),
       zones: this.zones.map((z) => ({ id: z.id, name: z.name, polygon: z.polygon, enu: z.polygon.map(([la, lo]) => enu(la, lo, SENSOR.alt_m)) })),
-      honesty: 'Built from verdicts really evaluated, signed and appended to the ledger; tracks marked simulated come from the simulated flight.',
+      honesty: 'Built from the shared ledger: verdicts really evaluated, signed and appended (by any replica); tracks marked simulated come from the simulated flight.',
     };
   }
 }

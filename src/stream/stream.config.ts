@@ -21,6 +21,11 @@ export interface StreamConfig {
   sceneSize: number;
   /** Frames accepted in one POST /edge/3d. */
   maxFramesPerRequest: number;
+  /**
+   * The simulated flight: `on-demand` while somebody watches the stream (with write tokens set,
+   * somebody bearing one), `off` (the stream carries real verdicts only), or `always`.
+   */
+  flight: 'on-demand' | 'off' | 'always';
 }
 
 export const streamConfig: FeatureConfig = {
@@ -36,6 +41,7 @@ export const streamConfig: FeatureConfig = {
     replayBytesPerAddressPerS: Joi.number().integer().min(0).max(1024 * 1024 * 1024).default(1024 * 1024),
     sceneSize: Joi.number().integer().min(1).max(10_000).default(256),
     maxFramesPerRequest: Joi.number().integer().min(1).max(1000).default(64),
+    flight: Joi.string().valid('on-demand', 'off', 'always').default('on-demand'),
   }).default(),
   env: {
     SVC_STREAM_MAX_VIEWERS: 'maxViewers',
@@ -44,5 +50,6 @@ export const streamConfig: FeatureConfig = {
     SVC_STREAM_LAG_CHECK_MS: 'lagCheckMs',
     SVC_STREAM_REPLAY_MAX_BYTES: 'replayMaxBytes',
     SVC_STREAM_REPLAY_BYTES_PER_ADDRESS_PER_S: 'replayBytesPerAddressPerS',
+    SVC_STREAM_FLIGHT: 'flight',
   },
 };

@@ -8,9 +8,7 @@ import { definePlugin, type Built } from '../platform/plugin.js';
 import type { VerdictCore } from '../verdicts/verdicts.feature.js';
 import { keyUrlFor } from '../ledger/documents.js';
 import type { Services } from '../platform/services.js';
-import { nodeVerdictBody, verdictBody } from '../verdicts/verdicts.routes.js';
-import type { Verdict } from '../verdicts/verdict-service.js';
-import type { LedgerNode } from '../ledger/ledger.js';
+import { nodeVerdictBody } from '../verdicts/verdicts.routes.js';
 import { RECEIPT_KIND } from '../ledger/receipt.js';
 import type { LedgerStore } from '../ledger/store/store.js';
 import type { TrackSource } from '../cot/tracks.js';
@@ -149,40 +147,6 @@ export class FlightLeadership {
   }
 }
 
-/**
- * Publishes every node the ledger mirror applies, in index order: this replica's own verdicts with
- * their full body (once their Verdict is known, right after the commit), other replicas' from the
- * node alone. Nothing is published out of order: an own node waits for its Verdict.
- */
-export class VerdictPublisher {
-  private readonly queue: { node: LedgerNode; own: boolean }[] = [];
-  private readonly local = new Map<number, Verdict>();
-
-  constructor(private readonly publish: (node: LedgerNode, v: Verdict | null) => void) {}
-
-  node(node: LedgerNode, own: boolean): void {
-    if (node.kind !== RECEIPT_KIND) return;
-    this.queue.push({ node, own });
-    this.drain();
-  }
-
-  verdict(v: Verdict): void {
-    this.local.set(v.node.index, v);
-    this.drain();
-  }
-
-  private drain(): void {
-    while (this.queue.length) {
-      const { node, own } = this.queue[0]!;
-      const v = this.local.get(node.index) ?? null;
-      if (own && !v) return;
-      this.queue.shift();
-      this.local.delete(node.index);
-      this.publish(node, v);
-    }
-  }
-}
-
 export interface StreamCore {
   hub: SseHub;
   scene: EdgeScene;
@@ -213,7 +177,8 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
     sendQueue: procSendQueueProbe(),
     lagCheckMs: cfg.lagCheckMs,
     newestIndex: () => (core.ledger.size ? core.ledger.size - 1 : null),
-    idsPersist: core.store.mode !== 'memory',
+    // replicas apply each other's nodes within the catch-up poll (a second) after a NOTIFY is missed
+    aheadGraceMs: core.store.mode === 'postgres' ? 3000 : 0,
     // older than the ring: rebuilt from the ledger mirror, which every replica holds whole
     backfill: (from, to) => {
       const out: { id: number; wire: () => string }[] = [];
@@ -232,7 +197,7 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
   let starters = 0;
   const watchFlight = (ctx: Context): void => {
     const res = ctx.res;
-    if (res.closed || (tokens.required && tokens.match(ctx.get('authorization')) === null)) return;
+    if (cfg.flight !== 'on-demand' || res.closed || (tokens.required && tokens.match(ctx.get('authorization')) === null)) return;
     if (++starters === 1) leadership.want();
     res.once('close', () => {
       if (--starters === 0) leadership.unwant();
@@ -244,8 +209,10 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
       ...detail,
     });
   flight.onPause = onPause;
+  if (cfg.flight === 'always') leadership.want();
   // the drones are CoT sample tracks too (simulated: exported with how="m-s", opex="s")
-  registerTrackSource('flight', () =>
+  if (cfg.flight !== 'off')
+    registerTrackSource('flight', () =>
     flightFrames(flight.currentTick, cfg.tickMs / 1000, Date.now()).map((f) => ({
       id: f.track_id.toLowerCase(),
       callsign: f.track_id,
@@ -276,13 +243,14 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
   hubCounter('svc_sse_replays_cut_total', 'SSE resumes whose replay stopped at a byte budget (ended with event: catchup)', () => hub.stats().catchups);
   const onFanout = (seconds: number): void => fanout.observe(seconds);
   hub.onFanout = onFanout;
-  // every verdict the mirror applies, this replica's and (postgres mode) every other replica's, in
-  // index order; serialised once per event, whatever the number of viewers
-  const publisher = new VerdictPublisher((node, v) => hub.publish(node.index, 'verdict', () => (v ? verdictBody(v, core, keyUrl) : nodeVerdictBody(node, core, keyUrl))));
-  core.ledger.onAppend((node, own) => publisher.node(node, own));
-  core.verdicts.onVerdict((v) => {
-    scene.add(v);
-    publisher.verdict(v);
+  // every verdict the ledger applies, this replica's and (postgres mode) every other replica's, in
+  // index order, told from the node alone so every replica serves the same bytes for an id;
+  // serialised once per event, whatever the number of viewers
+  scene.backfill((i) => core.ledger.get(i), core.ledger.size);
+  core.ledger.onAppend((node) => {
+    if (node.kind !== RECEIPT_KIND) return;
+    scene.add(node);
+    hub.publish(node.index, 'verdict', () => nodeVerdictBody(node, core, keyUrl));
   });
   return {
     routes: streamRoutes({ hub, scene, verdicts: core.verdicts, ledger: core.ledger, maxFrames: cfg.maxFramesPerRequest, retryAfterS: s.config.pool.retryAfterS, watchFlight }),

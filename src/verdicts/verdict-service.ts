@@ -12,6 +12,7 @@ import { RECEIPT_KIND } from '../ledger/receipt.js';
 import type { SignedReceipt, Signer } from '../ledger/signer.js';
 import { Errors } from '../http/errors.js';
 import type { PreviousFix } from './axes.js';
+import { detailBytes } from './detail.js';
 import { evaluate, type Evaluation } from './evaluate.js';
 import type { TelemetryFrame } from './telemetry.js';
 
@@ -105,7 +106,7 @@ export class VerdictService {
     let nodes: LedgerNode[];
     try {
       nodes = await this.writer.append(
-        receipts.map((r) => ({ kind: RECEIPT_KIND, tsUtc, payload: r.payload, paeSha256: r.paeSha256, sig: r.sig, keyid: this.keyid, simulated })),
+        receipts.map((r, i) => ({ kind: RECEIPT_KIND, tsUtc, payload: r.payload, paeSha256: r.paeSha256, sig: r.sig, keyid: this.keyid, simulated, detail: detailBytes(prepared[i]!.frame, prepared[i]!.evaluation) })),
       );
     } catch (err) {
       this.ledger.release(frames.length);

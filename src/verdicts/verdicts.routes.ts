@@ -4,7 +4,7 @@ import { dsseDocument } from '../ledger/receipt.js';
 import { publicKeyUrl } from '../ledger/documents.js';
 import type { LedgerCore } from '../ledger/ledger.feature.js';
 import type { LedgerNode } from '../ledger/ledger.js';
-import type { ReceiptBody, ReceiptSubject } from '../ledger/receipt.js';
+import { nodeVerdict } from './detail.js';
 import { telemetryFrameSchema, type TelemetryFrame } from './telemetry.js';
 import type { Verdict, VerdictService } from './verdict-service.js';
 import { VERDICT } from './verdicts.responses.js';
@@ -26,7 +26,10 @@ export type VerdictLedger = Pick<LedgerCore, 'ledger' | 'checkpoints'>;
  * its proof_url answers the offline tlog-proof once it is).
  */
 function ledgerPart(node: LedgerNode, { ledger, checkpoints }: VerdictLedger): Record<string, unknown> {
-  const size = ledger.size;
+  return { ...treePart(node, ledger.size, ledger), checkpoint: checkpoints.coverage(node.index) };
+}
+
+function treePart(node: LedgerNode, size: number, ledger: VerdictLedger['ledger']): Record<string, unknown> {
   return {
     index: node.index,
     node_digest: node.nodeDigest.toString('hex'),
@@ -34,11 +37,10 @@ function ledgerPart(node: LedgerNode, { ledger, checkpoints }: VerdictLedger): R
     ledger_size: size,
     khipu_root: ledger.root(size).toString('hex'),
     inclusion_proof: { leaf_index: node.index, tree_size: size, audit_path: ledger.inclusionProof(node.index, size).map((h) => h.toString('hex')) },
-    checkpoint: checkpoints.coverage(node.index),
   };
 }
 
-/** The public shape of a verdict; also what the SSE stream and the edge scene carry. */
+/** The public shape of a verdict, as POST /verdict answers it. */
 export function verdictBody(v: Verdict, ledger: VerdictLedger, keyUrl: string | null): Record<string, unknown> {
   const e = v.evaluation;
   return {
@@ -61,32 +63,35 @@ export function verdictBody(v: Verdict, ledger: VerdictLedger, keyUrl: string | 
 }
 
 /**
- * The same public shape built from a ledger node alone: what a replica knows of a verdict another
- * replica signed (postgres mode), or of one older than its process. The decision, λ, the floor,
- * breaches, the geofence flag and the track (receipts bound to their subject) come from the signed
- * payload; what is not signed (the frame itself, the 13 axes, PAC-Bayes detail) is null, and
- * `evaluation` says so.
+ * The same public shape built from a ledger node alone, identical on every replica and at every
+ * time: what the SSE stream carries (live, resumed or backfilled). The signed receipt gives the
+ * decision, λ, the floor, breaches, the geofence flag and the track; the detail stored with the
+ * node gives the frame's source, λ empirical, PAC-Bayes, the axes and the geofence. A node written
+ * without detail has those null and `evaluation: FROM_SIGNED_RECEIPT`. The ledger part is the tree
+ * as of this node (ledger_size = index + 1), so it never depends on when it is read; the proof
+ * against a signed checkpoint is at `checkpoint.proof_url`.
  */
 export function nodeVerdictBody(node: LedgerNode, ledger: VerdictLedger, keyUrl: string | null): Record<string, unknown> {
-  const signed = JSON.parse(node.payload.toString('utf8')) as { payload: ReceiptBody; subject?: ReceiptSubject };
-  const b = signed.payload;
+  const { receipt: b, subject, detail: d } = nodeVerdict(node);
+  const { origin, proof_url } = ledger.checkpoints.coverage(node.index);
+  const tree = { ...treePart(node, node.index + 1, ledger.ledger), checkpoint: { origin, proof_url } };
   return {
     schema: 'svc.verdict/v1',
-    track_id: signed.subject?.track_id ?? null,
-    source: null,
+    track_id: subject?.track_id ?? null,
+    source: d?.frame.source ?? null,
     decision: b.decision,
     lambda: b.lambda,
-    lambda_empirical: null,
+    lambda_empirical: d?.lambda_empirical ?? null,
     lambda_floor: b.lambda_floor,
-    pac_bayes: null,
-    axes: null,
-    geofence: { inside: b.geofence_inside },
+    pac_bayes: d?.pac_bayes ?? null,
+    axes: d?.axes ?? null,
+    geofence: d?.geofence ?? { inside: b.geofence_inside },
     breaches: b.breaches,
     simulated: node.simulated,
     ts_utc: node.tsUtc,
-    evaluation: 'FROM_SIGNED_RECEIPT',
+    ...(d ? {} : { evaluation: 'FROM_SIGNED_RECEIPT' }),
     receipt: receiptPart(node, keyUrl),
-    ledger: ledgerPart(node, ledger),
+    ledger: tree,
   };
 }
 

@@ -264,6 +264,19 @@ describe('ledger file store, in process (FileStore)', () => {
         expect(n.simulated, String(simulated)).to.equal(false);
       }
     });
+
+    it('a node\'s evaluation detail follows the fields the digest covers and reads back byte for byte; it changes no digest', () => {
+      const [plainNode] = chain(inputs(0, 1));
+      const detail = Buffer.from('{"frame":{"track_id":"t1","lat":36.1,"lon":-115.1},"axes":{"kinematic":0.912345},"pac_bayes":{"n":5000}}');
+      const withDetail: LedgerNode = { ...plainNode!, detail };
+      const line = nodeLine(withDetail);
+      expect(Object.keys(JSON.parse(line) as object)).to.deep.equal([...FIELDS, 'detail']);
+      expect(line.startsWith(nodeLine(plainNode!).slice(0, -2))).to.equal(true);
+      const back = parseNodeLine(line, 0, ZERO) as LedgerNode;
+      expect(back.detail!.equals(detail)).to.equal(true);
+      expect(back.nodeDigest.equals(plainNode!.nodeDigest)).to.equal(true);
+      expect(parseNodeLine(nodeLine(plainNode!), 0, ZERO)).to.not.have.property('detail');
+    });
   });
 
   describe('the writer lock', () => {

@@ -46,8 +46,9 @@ describe('ledger node table (NodeTable)', () => {
     const table = new NodeTable();
     expect(table.length).to.equal(0);
     expect(table.get(0)).to.equal(undefined);
+    // every other node carries an evaluation detail (one of them empty of bytes but for braces)
     const nodes = Array.from({ length: 9 }, (_, i) =>
-      node(i, { kind: kinds[(i * 2) % 3]!, keyid: `key-${(i * 3) % 5}`, simulated: i % 3 === 1, sig: i === 4 ? Buffer.alloc(0) : node(i).sig }),
+      node(i, { kind: kinds[(i * 2) % 3]!, keyid: `key-${(i * 3) % 5}`, simulated: i % 3 === 1, sig: i === 4 ? Buffer.alloc(0) : node(i).sig, ...(i % 2 ? { detail: Buffer.from(i === 3 ? '{}' : `{"axes":[${i}]}`) } : {}) }),
     );
     nodes.forEach((n, i) => {
       table.push(n);

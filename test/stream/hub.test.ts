@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { until } from '../helpers/until.js';
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { SseHub } from '../../src/stream/hub.js';
@@ -129,11 +130,32 @@ describe('SseHub', () => {
   });
 
   it('a viewer resumed past ids this replica has not published yet never receives them (no duplicates)', () => {
-    const hub = hubWith({ sendBufferBytes: 1e6, idsPersist: true });
+    const hub = hubWith({ sendBufferBytes: 1e6, aheadGraceMs: 60_000 });
     hub.publish(0, 'verdict', () => ({}));
     const ahead = attach(hub, 3); // another replica already sent it 0..3
     for (let i = 1; i < 6; i++) hub.publish(i, 'verdict', () => ({ i }));
     expect(ahead.written.filter((w) => w.startsWith('id: ')).map((w) => w.split('\n')[0])).to.deep.equal(['id: 4', 'id: 5']);
+  });
+
+  it('a viewer ahead of every event for longer than replication lag explains gets event: reset, then every new event', async () => {
+    const hub = hubWith({ sendBufferBytes: 1e6, aheadGraceMs: 30 });
+    hub.publish(0, 'verdict', () => ({}));
+    // as after a ledger restored from an older backup: ids 1..5 will be other events
+    const ahead = attach(hub, 5);
+    expect(ahead.written.some((w) => w.startsWith('event: reset'))).to.equal(false);
+    await until('the reset', () => ahead.written.some((w) => w.startsWith('event: reset')));
+    expect(JSON.parse(ahead.written.find((w) => w.startsWith('event: reset'))!.split('data: ')[1]!)).to.deep.include({ newest_id: 0 });
+    for (let i = 1; i < 4; i++) hub.publish(i, 'verdict', () => ({ i }));
+    expect(ahead.written.filter((w) => w.startsWith('id: ')).map((w) => w.split('\n')[0])).to.deep.equal(['id: 1', 'id: 2', 'id: 3']);
+    // reached within the grace: no reset, nothing twice
+    const lagging = attach(hub, 4);
+    // attached after it with the same grace: once this one is reset, the lagging one's grace is over
+    const sentinel = attach(hub, 1000);
+    hub.publish(4, 'verdict', () => ({}));
+    hub.publish(5, 'verdict', () => ({}));
+    await until('the grace to pass', () => sentinel.written.some((w) => w.startsWith('event: reset')));
+    expect(lagging.written.some((w) => w.startsWith('event: reset'))).to.equal(false);
+    expect(lagging.written.filter((w) => w.startsWith('id: ')).map((w) => w.split('\n')[0])).to.deep.equal(['id: 5']);
   });
 
   it('drops a viewer whose kernel send queue passes the cap, even with nothing queued in the process', async () => {

@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { Ledger, type LedgerNode } from '../../src/ledger/ledger.js';
 import { pae, PAYLOAD_TYPE, sha256 } from '../../src/ledger/dsse.js';
-import { receiptPayload } from '../../src/ledger/receipt.js';
+import { RECEIPT_KIND, receiptPayload, receiptSubject } from '../../src/ledger/receipt.js';
+import { detailBytes } from '../../src/verdicts/detail.js';
 import { inclusionProof, leafHash, rootFromLeafHashes, verifyInclusion } from '../../src/lib/merkle.js';
 import { evaluate } from '../../src/verdicts/evaluate.js';
 import { nodeVerdictBody, verdictBody, verdictRoutes, DECIDES_VERDICTS, type VerdictLedger } from '../../src/verdicts/verdicts.routes.js';
@@ -22,11 +23,13 @@ function frameAt(k: number, extra: Partial<TelemetryFrame> = {}): TelemetryFrame
 }
 
 /** Evaluates, builds the receipt and appends it the way the verdict service does (signature bytes stand in). */
-function verdictOf(ledger: Ledger, frame: TelemetryFrame, simulated: boolean): Verdict {
+function verdictOf(ledger: Ledger, frame: TelemetryFrame, simulated: boolean, opts: { bound?: boolean; detail?: Buffer } = {}): Verdict {
   const evaluation = evaluate(frame, [zone], undefined, NOW);
   const tsUtc = new Date(NOW).toISOString();
-  const payload = receiptPayload({ breaches: evaluation.breaches, decision: evaluation.decision, geofence_inside: evaluation.geofence.inside, lambda: evaluation.lambda, lambda_floor: evaluation.lambdaFloor }, tsUtc);
-  const node = ledger.append({ kind: 'counter_uas_decision', tsUtc, payload, paeSha256: sha256(pae(PAYLOAD_TYPE, payload)), sig: Buffer.from(`sig-${frame.track_id}`), keyid: 'ab'.repeat(32), simulated });
+  const body = { breaches: evaluation.breaches, decision: evaluation.decision, geofence_inside: evaluation.geofence.inside, lambda: evaluation.lambda, lambda_floor: evaluation.lambdaFloor };
+  const payload = opts.bound ? receiptPayload(body, tsUtc, RECEIPT_KIND, receiptSubject(frame)) : receiptPayload(body, tsUtc);
+  const detail = opts.detail ?? (opts.bound ? detailBytes(frame, evaluation) : null);
+  const node = ledger.append({ kind: 'counter_uas_decision', tsUtc, payload, paeSha256: sha256(pae(PAYLOAD_TYPE, payload)), sig: Buffer.from(`sig-${frame.track_id}`), keyid: 'ab'.repeat(32), simulated, detail });
   return { frame, evaluation, node, simulated };
 }
 
@@ -35,20 +38,23 @@ const core = (ledger: Ledger): VerdictLedger => ({ ledger, checkpoints: { covera
 
 const digests = (ledger: Ledger): Buffer[] => Array.from({ length: ledger.size }, (_, i) => ledger.get(i)!.nodeDigest);
 
-function expectLedgerPart(body: Record<string, unknown>, node: LedgerNode, ledger: Ledger): void {
-  const leaves = digests(ledger).map((d) => leafHash(d));
+/** The ledger part: against the tree now (a verdict answer), or as of the node itself (a stored verdict). */
+function expectLedgerPart(body: Record<string, unknown>, node: LedgerNode, ledger: Ledger, asOfNode = false): void {
+  const size = asOfNode ? node.index + 1 : ledger.size;
+  const leaves = digests(ledger).slice(0, size).map((d) => leafHash(d));
   const root = rootFromLeafHashes(leaves);
   const path = inclusionProof(leaves, node.index);
+  const proofUrl = `/api/svc/v1/receipt/proof?index=${node.index}`;
   expect(body.ledger).to.deep.equal({
     index: node.index,
     node_digest: node.nodeDigest.toString('hex'),
     prev: (node.index === 0 ? Buffer.alloc(32) : ledger.get(node.index - 1)!.nodeDigest).toString('hex'),
-    ledger_size: ledger.size,
+    ledger_size: size,
     khipu_root: root.toString('hex'),
-    inclusion_proof: { leaf_index: node.index, tree_size: ledger.size, audit_path: path.map((h) => h.toString('hex')) },
-    checkpoint: { origin: 'o', newest_size: null, covers: false, covered_within_ms: 1000, proof_url: `/api/svc/v1/receipt/proof?index=${node.index}` },
+    inclusion_proof: { leaf_index: node.index, tree_size: size, audit_path: path.map((h) => h.toString('hex')) },
+    checkpoint: asOfNode ? { origin: 'o', proof_url: proofUrl } : { origin: 'o', newest_size: null, covers: false, covered_within_ms: 1000, proof_url: proofUrl },
   });
-  expect(verifyInclusion(leafHash(node.nodeDigest), node.index, ledger.size, path, root)).to.equal(true);
+  expect(verifyInclusion(leafHash(node.nodeDigest), node.index, size, path, root)).to.equal(true);
 }
 
 function expectReceiptPart(body: Record<string, unknown>, node: LedgerNode, keyUrl: string | null): void {
@@ -105,10 +111,34 @@ describe('verdict body', () => {
       expect(body.geofence).to.deep.equal({ inside: e.geofence.inside });
       expect(body.breaches).to.deep.equal(JSON.parse(JSON.stringify(e.breaches)));
       expectReceiptPart(body, node, 'https://k.example/pub.pem');
-      expectLedgerPart(body, node, ledger);
+      expectLedgerPart(body, node, ledger, true);
     }
     expect(inside.evaluation.breaches.length).to.be.greaterThan(0);
     expectReceiptPart(nodeVerdictBody(ledger.get(1)!, core(ledger), null), ledger.get(1)!, null);
+  });
+
+  it('nodeVerdictBody of a node stored with its detail equals the verdict answer but for the ledger part, whenever it is read', () => {
+    const ledger = new Ledger(100);
+    const verdicts = [0, 1, 2].map((k) => verdictOf(ledger, frameAt(k), k === 1, { bound: true }));
+    const stored = verdicts.map((v) => JSON.stringify(nodeVerdictBody(ledger.get(v.node.index)!, core(ledger), null)));
+    for (const v of verdicts) {
+      const { ledger: answerLedger, ...answer } = verdictBody(v, core(ledger), null);
+      const { ledger: storedLedger, ...fromNode } = nodeVerdictBody(ledger.get(v.node.index)!, core(ledger), null);
+      expect(JSON.parse(JSON.stringify(fromNode))).to.deep.equal(JSON.parse(JSON.stringify(answer)));
+      expect((answerLedger as { ledger_size: number }).ledger_size).to.equal(ledger.size);
+      expectLedgerPart({ ledger: storedLedger }, v.node, ledger, true);
+    }
+    // the ledger grows: the stored verdicts' bodies do not change by a byte
+    verdictOf(ledger, frameAt(7), false, { bound: true });
+    expect(verdicts.map((v) => JSON.stringify(nodeVerdictBody(ledger.get(v.node.index)!, core(ledger), null)))).to.deep.equal(stored);
+  });
+
+  it('nodeVerdictBody refuses a detail whose frame is not the one the receipt signed (moved from another node)', () => {
+    const ledger = new Ledger(10);
+    const other = frameAt(5);
+    const v = verdictOf(ledger, frameAt(1), false, { bound: true, detail: detailBytes(other, evaluate(other, [zone], undefined, NOW)) });
+    const body = nodeVerdictBody(ledger.get(v.node.index)!, core(ledger), null);
+    expect(body).to.include({ track_id: 't1', source: null, lambda_empirical: null, pac_bayes: null, axes: null, evaluation: 'FROM_SIGNED_RECEIPT' });
   });
 
   it('a verdict route reaches the engine, the signer, the pool, the ledger and the scene, and mutates the ledger and the scene', () => {

@@ -23,6 +23,8 @@ interface NodeLine {
   pae_sha256: string;
   prev: string;
   digest: string;
+  /** The unsigned evaluation detail, a JSON object, after the fields the digest covers. */
+  detail?: unknown;
 }
 
 export function nodeLine(n: LedgerNode): string {
@@ -39,7 +41,9 @@ export function nodeLine(n: LedgerNode): string {
     prev: n.prev.toString('hex'),
     digest: n.nodeDigest.toString('hex'),
   };
-  return `${JSON.stringify(line)}\n`;
+  if (!n.detail) return `${JSON.stringify(line)}\n`;
+  // the detail is JSON text already: spliced in, not parsed and serialised again
+  return `${JSON.stringify(line).slice(0, -1)},"detail":${n.detail.toString('utf8')}}\n`;
 }
 
 /** Parses and checks one line against the chain so far; a string says what is wrong. */
@@ -62,5 +66,7 @@ export function parseNodeLine(text: string, index: number, head: Buffer): Ledger
   if (!prev.equals(index === 0 ? ZERO_DIGEST : head)) return `prev does not match node ${index - 1}`;
   const digest = nodeDigest(index, prev, paeSha256);
   if (digest.toString('hex') !== l.digest) return 'node digest does not recompute';
-  return { index, kind: l.kind, tsUtc: l.ts_utc, simulated: l.simulated === true, keyid: l.keyid, payload, paeSha256, sig: Buffer.from(l.sig, 'base64'), prev, nodeDigest: digest };
+  const node: LedgerNode = { index, kind: l.kind, tsUtc: l.ts_utc, simulated: l.simulated === true, keyid: l.keyid, payload, paeSha256, sig: Buffer.from(l.sig, 'base64'), prev, nodeDigest: digest };
+  if (typeof l.detail === 'object' && l.detail !== null) node.detail = Buffer.from(JSON.stringify(l.detail), 'utf8');
+  return node;
 }

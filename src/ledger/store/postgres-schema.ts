@@ -49,6 +49,8 @@ CREATE TABLE IF NOT EXISTS ledger_node (
   CONSTRAINT ledger_node_digest CHECK (digest = sha256('svc.khipu.node.v1'::bytea || '\\x0a'::bytea || int8send(idx) || prev || pae_sha256)),
   CONSTRAINT ledger_node_genesis CHECK ((idx = 0) = (prev = ${ZERO32}))
 );
+-- the unsigned evaluation detail (JSON text), outside the node digest; added to older schemas in place
+ALTER TABLE ledger_node ADD COLUMN IF NOT EXISTS detail text;
 CREATE INDEX IF NOT EXISTS ledger_node_batch ON ledger_node (batch_id);
 CREATE INDEX IF NOT EXISTS ledger_node_pae ON ledger_node (pae_sha256);
 

@@ -54,7 +54,7 @@ export interface PostgresStoreOptions {
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }
 
-const COLUMNS = 'idx, prev, digest, pae_sha256, payload, sig, keyid, kind, ts_utc, simulated';
+const COLUMNS = 'idx, prev, digest, pae_sha256, payload, sig, keyid, kind, ts_utc, simulated, detail';
 const PAGE = 5000;
 /** At close, connections still not ended after this are cut: a hung server never acknowledges a goodbye. */
 const CLOSE_GRACE_MS = 500;
@@ -77,6 +77,7 @@ interface NodeRow {
   kind: string;
   ts_utc: string;
   simulated: boolean;
+  detail: string | null;
 }
 
 /** Checks one row against the chain so far, like the file mode's parseNodeLine; a string says what is wrong. */
@@ -87,7 +88,9 @@ export function rowToNode(r: NodeRow, index: number, head: Buffer): LedgerNode |
   if (!r.prev.equals(index === 0 ? ZERO_DIGEST : head)) return `prev does not match node ${index - 1}`;
   const digest = nodeDigest(index, r.prev, paeSha256);
   if (!digest.equals(r.digest)) return 'node digest does not recompute';
-  return { index, kind: r.kind, tsUtc: r.ts_utc, simulated: r.simulated, keyid: r.keyid, payload: r.payload, paeSha256, sig: r.sig, prev: r.prev, nodeDigest: digest };
+  const node: LedgerNode = { index, kind: r.kind, tsUtc: r.ts_utc, simulated: r.simulated, keyid: r.keyid, payload: r.payload, paeSha256, sig: r.sig, prev: r.prev, nodeDigest: digest };
+  if (typeof r.detail === 'string') node.detail = Buffer.from(r.detail, 'utf8');
+  return node;
 }
 
 /** Errors that mean the database (or the way to it) is gone, as opposed to a refused statement. */
@@ -296,8 +299,8 @@ export class PostgresStore implements LedgerStore {
       const params: unknown[] = [];
       const values = nodes.map((n) => {
         const at = params.length;
-        params.push(n.index, n.prev, n.nodeDigest, n.paeSha256, n.payload, n.sig, n.keyid, n.kind, n.tsUtc, n.simulated, this.opts.replicaId, batchId);
-        return `(${Array.from({ length: 12 }, (_, k) => `$${at + k + 1}`).join(',')})`;
+        params.push(n.index, n.prev, n.nodeDigest, n.paeSha256, n.payload, n.sig, n.keyid, n.kind, n.tsUtc, n.simulated, n.detail?.toString('utf8') ?? null, this.opts.replicaId, batchId);
+        return `(${Array.from({ length: 13 }, (_, k) => `$${at + k + 1}`).join(',')})`;
       });
       await client.query(`INSERT INTO ledger_node (${COLUMNS}, replica_id, batch_id) VALUES ${values.join(',')}`, params);
       const newSize = size + nodes.length;

@@ -133,6 +133,7 @@ export function sequence(inputs: readonly AppendInput[], tip: Tip): LedgerNode[]
     const digest = nodeDigest(index, prev, input.paeSha256);
     // written out, not spread: every node of every batch gets the same object shape
     const node: LedgerNode = { index, kind: input.kind, tsUtc: input.tsUtc, payload: input.payload, paeSha256: input.paeSha256, sig: input.sig, keyid: input.keyid, prev, nodeDigest: digest, simulated: input.simulated ?? false };
+    if (input.detail) node.detail = input.detail;
     prev = digest;
     return node;
   });
