@@ -108,10 +108,8 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
   if (!state.selfTest.ok) s.log.error({ reason: state.selfTest.reason }, 'signing self-test failed: ledger not ready');
   // start-up checked only what the last checkpoint did not cover: the rest is checked again meanwhile
   // (a start that read every record has nothing left to check)
-  const fsck =
-    store.mode === 'file' && cfg.fsckAtStart && !replay.corruptAt && (replay.fromCheckpoint ?? 0) > 0 && store.recordsEnd
-      ? new BackgroundFsck({ dataDir: cfg.dataDir, recordsEnd: () => store.recordsEnd!(), onDamage: (bad) => store.damaged?.(bad), log: s.log })
-      : null;
+  const target = cfg.fsckAtStart && !replay.corruptAt && (replay.fromCheckpoint ?? 0) > 0 ? (store.fsckTarget?.() ?? null) : null;
+  const fsck = target ? new BackgroundFsck({ dataDir: target.dataDir, recordsEnd: target.recordsEnd, onDamage: (bad) => store.damaged?.(bad), log: s.log }) : null;
   if (fsck) {
     state.fsck = fsck.status.bind(fsck);
     fsckMetrics(s.metrics.registry, state.fsck);

@@ -104,6 +104,9 @@ describe('postgres mode: each replica keeps a copy of the chain on its disk', fu
       } finally {
         await c.end();
       }
+      // what the checkpoint covered was not read at start: the copy is checked again in the background
+      await until('the background fsck of the copy', async () => (await b.http.get(`${API}/ledger/readiness`)).body.fsck?.state === 'PASSED');
+      expect((await b.http.get(`${API}/ledger/readiness`)).body.fsck).to.deep.include({ checked: 300, first_bad_index: null });
       // appends go on past the memory-mode cap, each to the copy too
       await post(b, 340, 10);
       await checkpointAt(b, 350);
@@ -140,5 +143,22 @@ describe('postgres mode: each replica keeps a copy of the chain on its disk', fu
     }
     const checked = await fsckDataDir(copyDir(0));
     expect([checked.nodes, checked.firstBad]).to.deep.equal([351, null]);
+  });
+
+  it('damage in a copy found by the background fsck is reported; appends, which go to the database, go on', async () => {
+    // a record the checkpoint covers: start-up opens the copy at the checkpoint without reading it
+    const file = join(copyDir(0), 'khipu.jsonl');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const at = lines.slice(0, 41).join('\n').length + 1 + lines[41]!.indexOf('"payload":"') + 12;
+    flipByte(file, at);
+    const t = await buildTestApp(config);
+    try {
+      expect(stateOf(t).replay.fromCheckpoint).to.equal(351);
+      await until('the background fsck to finish', async () => ['DAMAGED', 'PASSED'].includes((await t.http.get(`${API}/ledger/readiness`)).body.fsck?.state));
+      expect((await t.http.get(`${API}/ledger/readiness`)).body.fsck).to.deep.include({ state: 'DAMAGED', first_bad_index: 40 });
+      await t.http.post(`${API}/verdict`).send(loadFrame(351)).expect(200);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -307,6 +307,10 @@ export class FileStore implements LedgerStore {
     return this.durableBytes;
   }
 
+  fsckTarget(): { dataDir: string; recordsEnd(): number } {
+    return { dataDir: this.opts.dataDir, recordsEnd: this.recordsEnd.bind(this) };
+  }
+
   /** `<dataDir>/checkpoint`: the newest signed checkpoint, whatever its origin. */
   checkpointStore(): CheckpointStore {
     return new FileCheckpointStore(join(this.opts.dataDir, 'checkpoint'));

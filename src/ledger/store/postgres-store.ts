@@ -275,6 +275,19 @@ export class PostgresStore implements LedgerStore {
     await this.copy?.syncDerived();
   }
 
+  fsckTarget(): { dataDir: string; recordsEnd(): number } | null {
+    return this.copy?.fsckTarget() ?? null;
+  }
+
+  /**
+   * Damage in this replica's copy (found by the background fsck): the database is whole and
+   * appends go on, but tiles and receipts read from the copy cannot be trusted until a restart
+   * rebuilds it from the rows; readiness and /health say so.
+   */
+  damaged(bad: { index: number; reason: string }): void {
+    this.opts.log?.warn({ index: bad.index, reason: bad.reason }, 'ledger copy of this replica damaged: restart the replica to rebuild it from the database');
+  }
+
   async commit(inputs: readonly AppendInput[], tip: Tip): Promise<LedgerNode[]> {
     if (this.state !== 'READY') throw this.refusal();
     const batchId = randomUUID();

@@ -86,6 +86,11 @@ export interface LedgerStore {
   checkpointStore?(origin: string): CheckpointStore;
   /** Where the durable records end (file mode: a byte offset in khipu.jsonl). */
   recordsEnd?(): number;
+  /**
+   * The file-mode directory the background fsck checks after a start from a checkpoint, and where
+   * its records end now: the log itself (file mode) or this replica's copy (postgres mode).
+   */
+  fsckTarget?(): { dataDir: string; recordsEnd(): number } | null;
   /** Damage found after start (by the background fsck): appends are refused from now on. */
   damaged?(bad: { index: number; reason: string }): void;
   close(): Promise<void>;
