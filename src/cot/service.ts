@@ -9,7 +9,8 @@ import type { CotConfig } from './cot.config.js';
 import { randomBytes } from 'node:crypto';
 import { ingestedEvent, serialiseEvent, serialiseFragment, trackEvent, UID_PREFIX, XML_DECLARATION, type ExportEntry } from './export.js';
 import { prepareCot, type CotPrepareInput, type PreparedCot } from '../lib/cot/prepare.js';
-import { IngestStore, type StoredEvent, type StoreResult } from './store.js';
+import { IngestUnavailableError, type IngestedEvent, type PutResult, type SharedIngestStore } from './shared-store.js';
+import { IngestStore, type IngestView, type StoredEvent } from './store.js';
 import type { Track, TrackRegistry } from './tracks.js';
 import { validateCot, type CotIssue } from '../lib/cot/validate.js';
 import { isElement, parseXml, XMLNS_URI, type XmlElement } from '../lib/cot/xml.js';
@@ -58,19 +59,25 @@ function nodeJson(el: XmlElement): Record<string, unknown> {
 }
 
 export class CotService {
-  readonly store: IngestStore;
+  /** What export and status read: the process's own store, or the mirror of the shared one. */
+  readonly store: IngestView;
+  /** The process's own store (memory and file modes); null when the replicas share one. */
+  private readonly local: IngestStore | null;
 
   /**
    * `prepare` runs the parse, validation and serialisation of an ingested body (prepare.ts): in a
-   * kernel thread when the feature wires the pool, in this thread otherwise.
+   * kernel thread when the feature wires the pool, in this thread otherwise. `shared`: the store
+   * every replica shares in postgres mode (shared-store.ts), which decides each ingest itself.
    */
   constructor(
     private readonly tracks: TrackRegistry,
     private readonly cfg: Readonly<CotConfig>,
     private readonly now: () => number = Date.now,
     private readonly prepare: (input: CotPrepareInput) => Promise<PreparedCot> = async (input) => prepareCot(input),
+    private readonly shared: SharedIngestStore | null = null,
   ) {
-    this.store = new IngestStore(cfg.maxStoredTracks, cfg.maxStoredBytes);
+    this.local = shared ? null : new IngestStore(cfg.maxStoredTracks, cfg.maxStoredBytes);
+    this.store = shared?.view ?? this.local!;
   }
 
   /** Unguessable per process: marks where the export time goes in a cached event. */
@@ -174,10 +181,26 @@ export class CotService {
   }
 
   /**
-   * Parse, validate and store one event; throws AppError (415/422) without storing anything.
-   * `producer` is the write token's identity (null without one): a uid first stored with a token
-   * is replaced only with that token; one stored without a token may be replaced by anyone, and
-   * a token that replaces it takes it over.
+   * The owner rule, then the store's: decided in this process (synchronously, so no other ingest
+   * comes between the check and the store), or by the shared store in one database statement.
+   */
+  private put(ev: IngestedEvent): PutResult | Promise<PutResult> {
+    if (this.local) {
+      const owner = this.local.get(ev.uid)?.owner ?? null;
+      if (owner !== null && owner !== ev.owner) return 'owned';
+      return this.local.put(ev);
+    }
+    return this.shared!.put(ev).catch((err: unknown) => {
+      if (err instanceof IngestUnavailableError) throw Errors.capacity('CoT ingest store (PostgreSQL) unavailable', err.retryAfterS);
+      throw err;
+    });
+  }
+
+  /**
+   * Parse, validate and store one event; throws AppError (415/422) without storing anything, or
+   * 503 when the shared store cannot take it. `producer` is the write token's identity (null
+   * without one): a uid first stored with a token is replaced only with that token; one stored
+   * without a token may be replaced by anyone, and a token that replaces it takes it over.
    */
   async ingest(body: string, producer: Producer = null): Promise<Record<string, unknown>> {
     const nowMs = this.now();
@@ -193,13 +216,12 @@ export class CotService {
     const uid = a.uid!;
     this.checkUid(uid);
     this.checkTimes(a, nowMs);
-    const owner = this.store.get(uid)?.owner ?? null;
-    if (owner !== null && owner !== producer) {
-      throw Errors.validation([uidIssue('cot_uid_owned', `uid '${uid}' was stored with another write token: only that token may replace it`, uid)]);
-    }
 
     const bytes = Buffer.byteLength(exported.head) + Buffer.byteLength(exported.tail) + new Date(nowMs).toISOString().length;
-    const result: StoreResult = this.store.put({ uid, timeMs: dateTimeMs(a.time!), owner: producer, event: root, storedAt: new Date(nowMs).toISOString(), exported, bytes });
+    const result = await this.put({ uid, timeMs: dateTimeMs(a.time!), owner: producer, event: root, storedAt: new Date(nowMs).toISOString(), exported, bytes });
+    if (result === 'owned') {
+      throw Errors.validation([uidIssue('cot_uid_owned', `uid '${uid}' was stored with another write token: only that token may replace it`, uid)]);
+    }
     const point = root.children.find((c) => isElement(c) && c.local === 'point') as XmlElement;
     const detail = root.children.find((c) => isElement(c) && c.local === 'detail') as XmlElement | undefined;
     const detailKids = detail?.children.filter(isElement) ?? [];

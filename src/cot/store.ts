@@ -22,7 +22,17 @@ export interface StoredEvent {
 
 export type StoreResult = { stored: true; reason: 'new' | 'replaced_older'; evicted: string | null } | { stored: false; reason: 'not_newer_than_stored'; evicted: null };
 
-export class IngestStore {
+/** What export and status read: this process's store, or in postgres mode its mirror of the shared table (mirror.ts). */
+export interface IngestView {
+  readonly size: number;
+  readonly bytes: number;
+  readonly valid: number;
+  values(): IterableIterator<StoredEvent>;
+  get(uid: string): StoredEvent | undefined;
+  list(): StoredEvent[];
+}
+
+export class IngestStore implements IngestView {
   private readonly byUid = new Map<string, StoredEvent>();
   private totalBytes = 0;
   private validCount = 0;
