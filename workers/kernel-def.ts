@@ -1,12 +1,12 @@
 /**
  * The contract every kernel fulfils. A kernel is a pure, synchronous function of its validated
- * parameters and a seeded PRNG; the main thread uses the same definition to register the route
- * and validate, the worker host uses it to execute.
+ * parameters and a seeded PRNG; the main thread uses the same definition to register the route,
+ * validate and document it, the worker host uses it to execute. Everything a client reads about a
+ * kernel (parameter descriptions, cross-parameter rules, summary) is declared here, in its file.
  */
 import type { ObjectSchema } from 'joi';
-import { Joi, seed, type Schema } from '../src/lib/params.js';
+import { Joi, seed, type Schema, type ValueOf } from '../src/lib/params.js';
 import type { RngStreams } from '../src/lib/prng.js';
-import { KERNEL_DOCS, SEED_DOC } from './kernel-docs.js';
 
 /** A cross-parameter rule that failed; becomes a 422 `value_error` naming `param`. */
 export interface ConstraintViolation {
@@ -23,7 +23,15 @@ export interface KernelOutput {
   constants?: Record<string, unknown>;
 }
 
-export interface KernelDef<P extends Record<string, unknown> = Record<string, any>> {
+/** A kernel's own parameter schemas by name (`seed` is added for every kernel). */
+export type ParamSchemas = Record<string, Schema>;
+
+/** The validated parameters a kernel's schemas give its `run`: `seed`, then each key's value type. */
+export type ParamValues<S extends ParamSchemas> = { seed: number } & { [K in keyof S]: ValueOf<S[K]> };
+
+export const SEED_DOC = 'PRNG seed (uint32): every random ingredient is drawn from named streams of it, so the same seed and parameters give byte-identical bodies';
+
+export interface KernelDef<P extends Record<string, unknown> = Record<string, any>, S extends ParamSchemas = ParamSchemas> {
   /** Route id below the API prefix, e.g. `ssm/scan`; also the PRNG stream prefix. */
   id: string;
   /** Bumped whenever the same parameters would give a different body. */
@@ -44,16 +52,24 @@ export interface KernelDef<P extends Record<string, unknown> = Record<string, an
   references: string[];
   /** One sentence: what is real (the algorithm) and what is synthetic (the data). */
   honesty: string;
-  /** Parameter schemas in the order of the kernel note's table, without `seed` (added for every kernel). */
-  params: Record<string, Schema>;
+  /**
+   * Parameter schemas in the order of the kernel note's table, without `seed` (added for every
+   * kernel). Each carries its `.description()` (OpenAPI appends bounds and default) and, for a rule
+   * on one parameter that `constraints` checks, documentation-only JSON Schema keywords in
+   * `.meta({ jsonSchema })`. Their value types are the types `run` and `constraints` receive.
+   */
+  params: S;
   /** Cross-parameter rules, checked on the main thread after the per-key schemas pass. */
   constraints?(params: P): ConstraintViolation[];
+  /** The messages `constraints` can return, verbatim: the route's description lists them. Required with `constraints`. */
+  rules?: readonly string[];
   /** The in-bounds parameter set that costs the most (bench and the budget test run it). */
   worstCase: Record<string, unknown>;
   run(params: P, rng: RngStreams): KernelOutput;
 }
 
-export function defineKernel<P extends Record<string, unknown>>(def: KernelDef<P>): KernelDef<P> {
+/** A kernel whose parameter types are inferred from its `params` schemas (no type argument to write). */
+export function defineKernel<S extends ParamSchemas>(def: KernelDef<NoInfer<ParamValues<S>>, S>): KernelDef<ParamValues<S>, S> {
   return def;
 }
 
@@ -64,25 +80,11 @@ export function kernelPath(def: KernelDef): string {
 
 const paramsSchemas = new WeakMap<KernelDef, ObjectSchema>();
 
-/**
- * The full parameter schema of a kernel: `seed` first, then its own keys; unknown keys are refused.
- * Each key carries its description from kernel-docs.ts (and any documentation-only JSON Schema
- * keyword). Built once per kernel.
- */
+/** The full parameter schema of a kernel: `seed` first, then its own keys; unknown keys are refused. Built once per kernel. */
 export function kernelParamsSchema(def: KernelDef): ObjectSchema {
   const cached = paramsSchemas.get(def);
   if (cached) return cached;
-  const docs = KERNEL_DOCS[def.id];
-  const keys: Record<string, Schema> = { seed: seed().description(SEED_DOC) };
-  for (const [k, s] of Object.entries(def.params)) {
-    let d = s;
-    const text = docs?.params[k];
-    if (text) d = d.description(text);
-    const keywords = docs?.keywords?.[k];
-    if (keywords) d = d.meta({ jsonSchema: keywords });
-    keys[k] = d;
-  }
-  const schema: ObjectSchema = Joi.object(keys).unknown(false);
+  const schema: ObjectSchema = Joi.object({ seed: seed().description(SEED_DOC), ...def.params }).unknown(false);
   paramsSchemas.set(def, schema);
   return schema;
 }

@@ -6,7 +6,6 @@
  * string, an opaque label with defaults.
  */
 import Joi, { type ObjectSchema } from 'joi';
-import { KERNEL_DOCS } from '../../workers/kernel-docs.js';
 import { toJsonSchema } from '../docs/joi-to-json-schema.js';
 import { described } from '../http/schema-walk.js';
 import { kernelParamsSchema, orderParams, type KernelDef } from '../../workers/kernel-def.js';
@@ -48,9 +47,9 @@ export function kernelRequestQuerySchema(def: KernelDef): ObjectSchema {
   return s;
 }
 
-/** The cross-parameter rules of a kernel (kernel-docs.ts), as the route's description; undefined when it has none. */
+/** The cross-parameter rules the kernel declares, as the route's description; undefined when it has none. */
 export function kernelRulesDescription(def: KernelDef): string | undefined {
-  const rules = KERNEL_DOCS[def.id]?.rules ?? [];
+  const rules = def.rules ?? [];
   if (!rules.length) return undefined;
   const where = def.input === 'request' ? ' (keys of the JSON `request`)' : '';
   return `Cross-parameter rules${where}, each checked after the per-parameter bounds; a violation is 422 \`value_error\` at the parameter it names: ${rules.map((r) => `${r}.`).join(' ')}`;

@@ -50,25 +50,46 @@ export const Joi = JoiBase.extend(
 
 export type Schema = JoiBase.Schema;
 
+declare const VALUE: unique symbol;
+
+/**
+ * A schema that carries the type of the value it validates to, so a kernel's parameter types are
+ * inferred from its declaration (`ParamValues`) instead of being written a second time.
+ */
+export type Param<T> = Schema & { readonly [VALUE]?: T };
+
+/** The validated type of a schema: what its `Param` carries, `unknown` for an untyped joi schema. */
+export type ValueOf<S> = S extends { readonly [VALUE]?: infer T } ? T : unknown;
+
+/** A schema joi cannot type from its calls (arrays, nullable, no default): its value type, stated once beside it. */
+export function typed<T>(schema: Schema): Param<T> {
+  return schema;
+}
+
 /** Integer parameter in [min, max] with a default. */
-export function int(min: number, max: number, dflt: number): Schema {
+export function int(min: number, max: number, dflt: number): Param<number> {
   return Joi.qint().min(min).max(max).default(dflt);
 }
 
 /** Finite number parameter in [min, max] with a default. */
-export function num(min: number, max: number, dflt: number): Schema {
+export function num(min: number, max: number, dflt: number): Param<number> {
   return Joi.qnum().min(min).max(max).default(dflt);
 }
 
-export function bool(dflt: boolean): Schema {
+export function bool(dflt: boolean): Param<boolean> {
   return Joi.qbool().default(dflt);
 }
 
 /** String parameter of 0..maxLen characters with a default. */
-export function str(maxLen: number, dflt: string): Schema {
+export function str(maxLen: number, dflt: string): Param<string> {
   return Joi.string().allow('').max(maxLen).default(dflt);
+}
+
+/** One of a fixed set of words, with a default: typed as their union. */
+export function oneOf<const T extends string>(values: readonly T[], dflt: NoInfer<T>): Param<T> {
+  return Joi.string().valid(...values).default(dflt);
 }
 
 /** The seed every kernel takes: uint32, default 42 (maps one-to-one onto the PRNG state). */
 export const SEED_MAX = 4294967295;
-export const seed = (): Schema => int(0, SEED_MAX, 42);
+export const seed = (): Param<number> => int(0, SEED_MAX, 42);

@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { effectiveParams } from '../../src/kernels/kernel-params.js';
 import { AppError } from '../../src/http/errors.js';
 import { defineKernel } from '../../workers/kernel-def.js';
-import { Joi, int } from '../../src/lib/params.js';
+import { Joi, int, typed } from '../../src/lib/params.js';
 
 // A request-mode kernel written for this test: the real ones live in workers/kernels.
-const def = defineKernel<{ seed: number; down: number; lesion: number[] }>({
+const def = defineKernel({
   id: 'test/request',
   version: 1,
   input: 'request',
@@ -13,7 +13,8 @@ const def = defineKernel<{ seed: number; down: number; lesion: number[] }>({
   technique: 't',
   references: [],
   honesty: 't',
-  params: { down: int(1, 10, 2), lesion: Joi.array().items(Joi.number().integer().min(0).max(9)).max(3).default([]) },
+  params: { down: int(1, 10, 2), lesion: typed<number[]>(Joi.array().items(Joi.number().integer().min(0).max(9)).max(3).default([])) },
+  rules: ['lesion must not contain down'],
   constraints: (p) => (p.lesion.includes(p.down) ? [{ param: 'lesion', msg: 'lesion must not contain down' }] : []),
   worstCase: {},
   run: () => ({ result: {} }),

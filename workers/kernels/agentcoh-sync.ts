@@ -220,7 +220,7 @@ export function simulateMesi(n: number, sizes: Int32Array, ops: Ops, V: number, 
   };
 }
 
-export default defineKernel<{ seed: number; agents: number; artifacts: number; steps: number }>({
+export default defineKernel({
   id: 'agentcoh/sync',
   version: 1,
   input: 'query',
@@ -228,7 +228,11 @@ export default defineKernel<{ seed: number; agents: number; artifacts: number; s
   technique: 'directory-based MESI cache coherence applied to multi-agent artifact synchronisation',
   references: ['arXiv:2603.15183', 'doi:10.1145/800015.808204'],
   honesty: 'The MESI protocol and its token accounting are simulated exactly; the agents, artifact sizes and operation stream are seeded synthetic draws.',
-  params: { agents: int(1, 64, 6), artifacts: int(1, 64, 5), steps: int(1, 50000, 400) },
+  params: {
+    agents: int(1, 64, 6).description('agents sharing artifacts'),
+    artifacts: int(1, 64, 5).description('shared artifacts'),
+    steps: int(1, 50000, 400).description('simulated read/write steps'),
+  },
   worstCase: { agents: 64, artifacts: 1, steps: 50000 },
   run({ agents: n, artifacts: m, steps }, rng) {
     // draw order: sizes (stream `sizes`, one per artifact); ops (stream `ops`, agent, artifact, u per step)

@@ -146,7 +146,7 @@ function maxQuantError(x: Float64Array, qx: Float64Array): number {
   return e;
 }
 
-export default defineKernel<{ seed: number; seq_len: number; d_head: number; levels: number }>({
+export default defineKernel({
   id: 'aimc/attend',
   version: 1,
   input: 'query',
@@ -154,7 +154,11 @@ export default defineKernel<{ seed: number; seq_len: number; d_head: number; lev
   technique: 'analog in-memory-computing attention (gain cells, HardSigmoid) with hardware non-idealities',
   references: ['arXiv:2409.19315'],
   honesty: 'The attention arithmetic and the non-ideality model are computed exactly; Q, K, V and the noise are seeded synthetic draws, and no device physics or energy figures are claimed.',
-  params: { seq_len: int(1, 256, 16), d_head: int(1, 64, 8), levels: int(2, 4096, 16) },
+  params: {
+    seq_len: int(1, 256, 16).description('sequence length (tokens)'),
+    d_head: int(1, 64, 8).description('head width'),
+    levels: int(2, 4096, 16).description('quantisation levels of the analog write and the ADC'),
+  },
   worstCase: { seq_len: 256, d_head: 64, levels: 4096 },
   run({ seq_len: L, d_head: d, levels }, rng) {
     // draw order: stream `qkv`: Q, K, V (L·d normals each, row-major); stream `read`: see aimcAttention

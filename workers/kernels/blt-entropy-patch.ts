@@ -132,7 +132,7 @@ export function entropyBoundaries(H: ArrayLike<number>, theta: number, minLen: n
   return out;
 }
 
-export default defineKernel<{ seed: number; n_bytes: number; theta: number; min_len: number }>({
+export default defineKernel({
   id: 'blt/entropy-patch',
   version: 1,
   input: 'query',
@@ -140,7 +140,11 @@ export default defineKernel<{ seed: number; n_bytes: number; theta: number; min_
   technique: 'Byte Latent Transformer entropy-based patching (global threshold)',
   references: ['arXiv:2412.09871'],
   honesty: 'The n-gram entropy model, the thresholded patching and the baselines are real computations; the text is seeded pseudo-words with Zipf frequencies, and the entropy model is an n-gram, not BLT\u2019s trained byte transformer.',
-  params: { n_bytes: int(16, 65536, 2048), theta: num(0, 8, 2.4), min_len: int(1, 64, 2) },
+  params: {
+    n_bytes: int(16, 65536, 2048).description('bytes of synthetic text patched'),
+    theta: num(0, 8, 2.4).description('global entropy threshold that starts a patch, bits'),
+    min_len: int(1, 64, 2).description('shortest patch, bytes'),
+  },
   worstCase: { n_bytes: 65536, theta: 0, min_len: 1 },
   run({ n_bytes: n, theta, min_len: minLen }, rng) {
     // streams: `vocab` (the pseudo-words), `train` (the model's corpus), `text` (the evaluated bytes)

@@ -221,7 +221,7 @@ function sparsity(codes: Int8Array): number {
   return z / codes.length;
 }
 
-export default defineKernel<{ seed: number; n_params: number; tau: number; alpha: number }>({
+export default defineKernel({
   id: 'catq/calibrate',
   version: 1,
   input: 'query',
@@ -229,7 +229,11 @@ export default defineKernel<{ seed: number; n_params: number; tau: number; alpha
   technique: 'calibrated ternary post-training quantisation (CAT-Q) with TWN thresholds',
   references: ['arXiv:2606.26650', 'arXiv:1605.04711'],
   honesty: 'The ternarisers, the calibration search and every error are computed; the weights (scaled Student-t) and activations (Gaussian with outlier channels) are seeded synthetic data, and the gradient training of CAT-Q is replaced by a grid search on the same objective.',
-  params: { n_params: int(64, 16384, 4096), tau: num(0.05, 3, 0.75), alpha: num(1e-4, 10, 0.1) },
+  params: {
+    n_params: int(64, 16384, 4096).description('weights quantised'),
+    tau: num(0.05, 3, 0.75).description('softness of the tanh ternariser'),
+    alpha: num(1e-4, 10, 0.1).description('regularisation of the calibration'),
+  },
   worstCase: { n_params: 16384, tau: 0.75, alpha: 10 },
   run({ n_params: n, tau, alpha }, rng) {
     // draw order: weights (stream `w`, five normals each), outlier channels (stream `outliers`,

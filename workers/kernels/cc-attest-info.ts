@@ -8,7 +8,7 @@ import { defineKernel } from '../kernel-def.js';
 import { int } from '../../src/lib/params.js';
 import { attestationKey, HASH_ALG, INITIAL_REGISTER, POLICY, referenceValues, reportData, verifierNonce } from '../lib/attestation.js';
 
-export default defineKernel<{ seed: number; stages: number }>({
+export default defineKernel({
   id: 'cc-attest/info',
   version: 1,
   input: 'query',
@@ -17,7 +17,9 @@ export default defineKernel<{ seed: number; stages: number }>({
   references: ['RFC 9334', 'RFC 9711', 'TCG PC Client Platform Firmware Profile', 'RFC 8785'],
   honesty:
     'The measurement, extend and binding computations are real; there is no TEE or hardware key: measurements are digests of seeded synthetic component descriptors and the signature chain is simulated with Ed25519.',
-  params: { stages: int(1, 16, 5) },
+  params: {
+    stages: int(1, 16, 5).description('measured-boot stages in the reference catalogue'),
+  },
   worstCase: { stages: 16 },
   run({ seed, stages }, rng) {
     // draws: stage i's descriptor from the shared stream `cc-attest/stage/<i>` (lib/attestation.ts)

@@ -28,7 +28,7 @@ export function scenarios(j: number): Scenario[] {
   ];
 }
 
-export default defineKernel<{ seed: number; stages: number }>({
+export default defineKernel({
   id: 'cc-attest/verify',
   version: 1,
   input: 'query',
@@ -37,7 +37,9 @@ export default defineKernel<{ seed: number; stages: number }>({
   references: ['RFC 9334', 'RFC 8032', 'DMTF DSP0274 (SPDM)', 'TCG TPM 2.0 Library Part 1', 'RFC 9711'],
   honesty:
     'The extend chain, signature and appraisal logic are real; there is no TEE: component images are seeded synthetic bytes and Ed25519 stands in for the hardware ECDSA P-384 key.',
-  params: { stages: int(1, 64, 5) },
+  params: {
+    stages: int(1, 64, 5).description('measured-boot stages of the chain'),
+  },
   worstCase: { stages: 64 },
   run({ seed, stages }, rng) {
     const ref = referenceValues(rng, stages);

@@ -170,7 +170,7 @@ export function perplexity(m: CtxModel, H: Float64Array): number {
   return Math.exp(nll / (T - 1));
 }
 
-export default defineKernel<{ seed: number; seq_len: number; d_model: number; vocab: number; unroll: number; gain: number }>({
+export default defineKernel({
   id: 'ctxready/unroll',
   version: 1,
   input: 'query',
@@ -178,7 +178,13 @@ export default defineKernel<{ seed: number; seq_len: number; d_model: number; vo
   technique: 'context-ready transformer, parallel Jacobi unroll of a causal correction recurrence',
   references: ['arXiv:2606.27538', 'arXiv:1706.03762'],
   honesty: 'The block, the correction recurrence and its parallel unroll are computed exactly; weights and tokens are seeded random draws, not a trained model.',
-  params: { seq_len: int(2, 64, 32), d_model: int(4, 24, 16), vocab: int(4, 64, 32), unroll: int(0, 32, 8), gain: num(0, 2, 0.5) },
+  params: {
+    seq_len: int(2, 64, 32).description('sequence length (tokens)'),
+    d_model: int(4, 24, 16).description('model width'),
+    vocab: int(4, 64, 32).description('vocabulary size'),
+    unroll: int(0, 32, 8).description('K: parallel unroll steps of the correction network (0: none)'),
+    gain: num(0, 2, 0.5).description('gain of the correction network'),
+  },
   worstCase: { seq_len: 64, d_model: 24, vocab: 64, unroll: 32, gain: 2 },
   run({ seq_len: T, d_model: d, vocab: V, unroll: K, gain }, rng) {
     // draws: stream `weights` then stream `tokens`, see drawModel

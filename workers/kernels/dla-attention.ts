@@ -196,7 +196,7 @@ export function causalLinearAttention(tok: DlaTokens): { out: Float64Array; S: F
   return { out, S, z };
 }
 
-export default defineKernel<{ seed: number; seq_len: number; d: number; capacity: number; tau: number; switch_prob: number }>({
+export default defineKernel({
   id: 'dla/attention',
   version: 1,
   input: 'query',
@@ -204,7 +204,13 @@ export default defineKernel<{ seed: number; seq_len: number; d: number; capacity
   technique: 'dynamic linear attention (multi-state elu+1 linear attention, information-aware merging, capacity-bounded cache)',
   references: ['arXiv:2606.10650', 'arXiv:2006.16236', 'arXiv:1706.03762'],
   honesty: 'The state construction, merging, readout and both reference attentions are computed exactly; queries, keys and values are seeded Gaussian draws with synthetic regime switches.',
-  params: { seq_len: int(8, 256, 64), d: int(2, 16, 8), capacity: int(1, 64, 8), tau: num(-1, 2, 0.3), switch_prob: num(0, 1, 0.08) },
+  params: {
+    seq_len: int(8, 256, 64).description('sequence length (tokens)'),
+    d: int(2, 16, 8).description('head width'),
+    capacity: int(1, 64, 8).description('most linear-attention states kept at once'),
+    tau: num(-1, 2, 0.3).description('drift threshold that opens a new state'),
+    switch_prob: num(0, 1, 0.08).description('probability per token that the synthetic source switches regime'),
+  },
   // costliest: every token its own state (tau = −1) with the largest cache, so every readout mixes 64 states
   worstCase: { seq_len: 256, d: 16, capacity: 64, tau: -1, switch_prob: 1 },
   run({ seq_len: T, d, capacity: C, tau, switch_prob: switchProb }, rng) {

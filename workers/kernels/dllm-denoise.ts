@@ -160,7 +160,7 @@ function adjacentSameStep(commitStep: Int32Array): number {
   return n;
 }
 
-export default defineKernel<{ seed: number; seq_len: number; steps: number }>({
+export default defineKernel({
   id: 'dllm/denoise',
   version: 1,
   input: 'query',
@@ -169,8 +169,12 @@ export default defineKernel<{ seed: number; seq_len: number; steps: number }>({
   references: ['arXiv:2502.09992', 'arXiv:2406.07524'],
   honesty:
     'The sampler, the forward–backward denoiser, Viterbi and the entropy reference are exact computations; the "language" is a seeded random 16-token Markov chain, not a trained model.',
-  params: { seq_len: int(1, 256, 64), steps: int(1, 128, 16) },
+  params: {
+    seq_len: int(1, 256, 64).description('sequence length (tokens)'),
+    steps: int(1, 128, 16).description('unmasking steps (at most seq_len)'),
+  },
   worstCase: { seq_len: 256, steps: 128 },
+  rules: ['steps must be ≤ seq_len'],
   constraints: (p) => (p.steps <= p.seq_len ? [] : [{ param: 'steps', msg: 'steps must be ≤ seq_len' }]),
   run({ seq_len: L, steps }, rng) {
     // draws: transition logits, V rows of V normals (stream `chain`); random-remasking positions (stream `remask`)

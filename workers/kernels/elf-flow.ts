@@ -150,7 +150,7 @@ export function decode(voc: Vocab, z: ArrayLike<number>): { token: number; dist:
   return { token: best, dist: Math.sqrt(bestD) };
 }
 
-export default defineKernel<{ seed: number; dim: number; targets: number; particles: number; steps: number }>({
+export default defineKernel({
   id: 'elf/flow',
   version: 1,
   input: 'query',
@@ -158,7 +158,12 @@ export default defineKernel<{ seed: number; dim: number; targets: number; partic
   technique: 'continuous flow matching in token-embedding space with x-prediction (ELF), final-step decoding',
   references: ['arXiv:2605.10938', 'arXiv:2210.02747', 'arXiv:2209.03003'],
   honesty: 'The flow, the Bayes-optimal x-predictor and the decoding are computed exactly; the vocabulary embeddings, prior and noise are seeded synthetic draws, not a trained language model.',
-  params: { dim: int(2, 32, 6), targets: int(2, 32, 4), particles: int(1, 256, 32), steps: int(1, 32, 8) },
+  params: {
+    dim: int(2, 32, 6).description('embedding dimension'),
+    targets: int(2, 32, 4).description('target embeddings (tokens) of the mixture'),
+    particles: int(1, 256, 32).description('samples drawn'),
+    steps: int(1, 32, 8).description('Euler steps of the flow'),
+  },
   worstCase: { dim: 32, targets: 32, particles: 256, steps: 32 },
   run({ dim, targets: V, particles: P, steps }, rng) {
     // draw order: vocabulary (stream `vocab`: embeddings, then prior logits); noise (stream `noise`: dim normals per particle)

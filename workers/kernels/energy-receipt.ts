@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { endianness } from 'node:os';
 import { defineKernel } from '../kernel-def.js';
 import { canonicalJson, roundNumber, sha256Hex } from '../../src/lib/numbers.js';
-import { int, Joi, num } from '../../src/lib/params.js';
+import { int, Joi, num, typed } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 import { GENESIS, HASH_FORMULA, METHOD } from '../../src/lib/energy-receipt.js';
 
@@ -76,7 +76,7 @@ export function meter(rng: Rng, tokens: number, powerW: number, latencyS: number
   return { energy_j: energy, duration_s: duration, trace_digest: createHash('sha256').update(bytes).digest('hex') };
 }
 
-export default defineKernel<{ seed: number; tokens: number; power_w: number; latency_s: number; grid_gco2_per_kwh: number; prev_hash?: string }>({
+export default defineKernel({
   id: 'energy/receipt',
   version: 1,
   input: 'query',
@@ -85,11 +85,11 @@ export default defineKernel<{ seed: number; tokens: number; power_w: number; lat
   references: ['arXiv:1910.09700', 'arXiv:2311.16863', 'doi:10.1002/advs.202100707', 'RFC 8785', 'doi:10.1007/BF00196791'],
   honesty: 'The accounting, canonicalisation and hash chain are real; power and latency are the caller’s inputs and the per-token metering trace is a seeded simulation, not a hardware reading.',
   params: {
-    tokens: int(1, 262144, 512),
-    power_w: num(0, 10000, 350),
-    latency_s: num(1e-6, 60, 0.02),
-    grid_gco2_per_kwh: num(0, 2000, 480),
-    prev_hash: Joi.string().pattern(HASH_RE).messages({ 'string.pattern.base': 'must be 64 lowercase hex characters' }),
+    tokens: int(1, 262144, 512).description('tokens of the inference'),
+    power_w: num(0, 10000, 350).description('average power drawn during the inference, W (the caller’s input)'),
+    latency_s: num(1e-6, 60, 0.02).description('duration of the inference, s'),
+    grid_gco2_per_kwh: num(0, 2000, 480).description('carbon intensity of the grid, gCO2e/kWh'),
+    prev_hash: typed<string | undefined>(Joi.string().pattern(HASH_RE).messages({ 'string.pattern.base': 'must be 64 lowercase hex characters' })).description('hash of the previous receipt to chain onto (64 lowercase hex; absent: genesis)'),
   },
   worstCase: { tokens: 262144, power_w: 10000, latency_s: 60, grid_gco2_per_kwh: 2000, prev_hash: 'f'.repeat(64) },
   run({ tokens, power_w: P, latency_s: L, grid_gco2_per_kwh: G, prev_hash }, rng) {

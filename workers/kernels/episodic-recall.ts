@@ -143,7 +143,7 @@ export function recall(episodes: readonly Episode[], query: string): { scored: S
   return { scored, ranking };
 }
 
-export default defineKernel<{ seed: number; query: string; k: number; n_episodes: number }>({
+export default defineKernel({
   id: 'episodic/recall',
   version: 1,
   input: 'query',
@@ -151,7 +151,12 @@ export default defineKernel<{ seed: number; query: string; k: number; n_episodes
   technique: 'memory-stream retrieval with min–max normalised recency, importance and cosine relevance; signed feature-hashing embeddings',
   references: ['arXiv:2304.03442', 'arXiv:2502.06975', 'arXiv:0902.2206'],
   honesty: 'The retrieval score, ranking and hashing vectoriser are real; the stored episodes (texts, ages, importances) are seeded synthetic memories.',
-  params: { query: str(QUERY_MAX, DEFAULT_QUERY), k: int(1, 500, 3), n_episodes: int(1, 500, 12) },
+  params: {
+    query: str(QUERY_MAX, DEFAULT_QUERY).description('the question retrieved against the memory stream'),
+    k: int(1, 500, 3).description('memories retrieved (at most n_episodes)'),
+    n_episodes: int(1, 500, 12).description('memories in the stream'),
+  },
+  rules: ['k must not exceed n_episodes'],
   constraints: (p) => (p.k > p.n_episodes ? [{ param: 'k', msg: 'k must not exceed n_episodes' }] : []),
   worstCase: { query: Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '), k: 500, n_episodes: 500 },
   run({ query, k, n_episodes: n }, rng) {

@@ -9,9 +9,7 @@ import { int, num } from '../../src/lib/params.js';
 
 const HISTORY_CAP = 200;
 
-type EvolveKeys = { seed: number; dim: number; samples: number; lambda: number; generations: number; sigma0: number; noise: number };
-
-export default defineKernel<EvolveKeys>({
+export default defineKernel({
   id: 'fgbrain/evolve',
   version: 1,
   input: 'request',
@@ -19,7 +17,15 @@ export default defineKernel<EvolveKeys>({
   technique: 'elitist (1+λ) evolution strategy, Rechenberg 1/5th rule step-size adaptation',
   references: ['doi:10.1023/A:1015059928466'],
   honesty: 'The evolution strategy and the least-squares benchmark are real; the design matrix, target and noise are seeded synthetic draws.',
-  params: { dim: int(2, 32, 16), samples: int(2, 256, 64), lambda: int(1, 16, 8), generations: int(1, 600, 400), sigma0: num(0.001, 10, 1.0), noise: num(0, 1, 0.1) },
+  params: {
+    dim: int(2, 32, 16).description('dimension of the linear readout being fitted'),
+    samples: int(2, 256, 64).description('training samples (at least dim)'),
+    lambda: int(1, 16, 8).description('λ: offspring per generation of the (1+λ)-ES'),
+    generations: int(1, 600, 400).description('generations of the evolution strategy'),
+    sigma0: num(0.001, 10, 1.0).description('initial mutation step size'),
+    noise: num(0, 1, 0.1).description('standard deviation of the target noise'),
+  },
+  rules: ['samples must be at least dim'],
   constraints: (p) => (p.samples < p.dim ? [{ param: 'samples', msg: 'samples must be at least dim' }] : []),
   worstCase: { dim: 32, samples: 256, lambda: 16, generations: 600 },
   run(p, rng) {

@@ -5,11 +5,11 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, LIF, simulateFire } from '../lib/fgbrain.js';
-import { fireParams, fireWorstCase, sourcesWithinN, toFireParams, type FireKeys } from './fgbrain-fire-params.js';
+import { fireParams, fireWorstCase, SOURCES_RULE, sourcesWithinN, toFireParams } from './fgbrain-fire-params.js';
 
 const RASTER_CAP = 4000;
 
-export default defineKernel<FireKeys>({
+export default defineKernel({
   id: 'fgbrain/fire',
   version: 1,
   input: 'query',
@@ -18,6 +18,7 @@ export default defineKernel<FireKeys>({
   references: ['isbn:9780262041997', 'doi:10.1017/CBO9780511815706'],
   honesty: 'The neuron model and simulation are real; the network is the seeded synthetic fgbrain graph.',
   params: fireParams,
+  rules: [SOURCES_RULE],
   constraints: sourcesWithinN,
   worstCase: fireWorstCase,
   run(p, rng) {

@@ -7,7 +7,13 @@ import { buildSubstrate, undirected } from '../lib/fgbrain.js';
 import { jacobiEigen, zeros } from '../lib/linalg.js';
 import { int } from '../../src/lib/params.js';
 
-export const graphParams = { n: int(8, 96, 48), m: int(1, 4, 2) };
+/** What `n` and `m` mean on every fgbrain route that grows the graph. */
+export const GRAPH_DOC = {
+  n: 'nodes of the dependency DAG (Price cumulative-advantage growth)',
+  m: 'edges each new node attaches to earlier nodes (Price model out-degree)',
+};
+
+export const graphParams = { n: int(8, 96, 48).description(GRAPH_DOC.n), m: int(1, 4, 2).description(GRAPH_DOC.m) };
 
 export function components(adj: number[][]): number {
   const seen = new Uint8Array(adj.length);
@@ -22,7 +28,7 @@ export function components(adj: number[][]): number {
   return count;
 }
 
-export default defineKernel<{ seed: number; n: number; m: number }>({
+export default defineKernel({
   id: 'fgbrain/graph',
   version: 1,
   input: 'query',

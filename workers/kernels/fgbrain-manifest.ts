@@ -8,7 +8,8 @@ import { buildSubstrate, simulateFire, undirected } from '../lib/fgbrain.js';
 import { jacobiEigen, zeros } from '../lib/linalg.js';
 import { inclusionProof, leafHash, merkleRoot } from '../../src/lib/merkle.js';
 import { canonicalJson, sha256Hex } from '../../src/lib/numbers.js';
-import { Joi, int } from '../../src/lib/params.js';
+import { Joi, int, typed } from '../../src/lib/params.js';
+import { GRAPH_DOC } from './fgbrain-graph.js';
 import { drawPatterns } from './fgbrain-memory.js';
 
 export const ARTIFACTS = ['params', 'graph', 'spectrum', 'fire', 'memory', 'kernels'] as const;
@@ -32,7 +33,7 @@ const round10 = (x: number): number => {
   return r === 0 ? 0 : r;
 };
 
-export default defineKernel<{ seed: number; n: number; m: number; include: Artifact[] }>({
+export default defineKernel({
   id: 'fgbrain/manifest',
   // 2: the kernels artifact lists fgbrain/repair and fgbrain/plasticity (version 1 left them out)
   version: 2,
@@ -42,9 +43,9 @@ export default defineKernel<{ seed: number; n: number; m: number; include: Artif
   references: ['in-toto Statement v1', 'RFC 8785', 'RFC 9162'],
   honesty: 'Digests, statement and proofs are real and recomputable; the artifacts they name are the seeded synthetic fgbrain computations.',
   params: {
-    n: int(8, 96, 48),
-    m: int(1, 4, 2),
-    include: Joi.array().items(Joi.string().valid(...ARTIFACTS)).unique().min(1).max(ARTIFACTS.length).default([...ARTIFACTS]),
+    n: int(8, 96, 48).description(GRAPH_DOC.n),
+    m: int(1, 4, 2).description(GRAPH_DOC.m),
+    include: typed<Artifact[]>(Joi.array().items(Joi.string().valid(...ARTIFACTS)).unique().min(1).max(ARTIFACTS.length).default([...ARTIFACTS])).description('artifacts to include in the manifest: any of params, graph, spectrum, fire, memory, kernels'),
   },
   worstCase: { n: 96, m: 4 },
   run(p, rng) {

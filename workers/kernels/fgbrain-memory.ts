@@ -5,12 +5,11 @@
  */
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, undirected } from '../lib/fgbrain.js';
-import { Joi, int, num } from '../../src/lib/params.js';
+import { int, num, oneOf } from '../../src/lib/params.js';
+import { GRAPH_DOC } from './fgbrain-graph.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export const CRITICAL_LOAD = 0.138;
-
-type MemoryKeys = { seed: number; neurons: number; patterns: number; corruption: number; max_sweeps: number; connectivity: 'full' | 'graph'; m: number };
 
 /** ±1 patterns, pattern-major: −1 when u < 0.5. */
 export function drawPatterns(rng: Rng, p: number, n: number): Int8Array[] {
@@ -35,7 +34,7 @@ export function energy(w: Float64Array, s: Int8Array, n: number): number {
   return -0.5 * e;
 }
 
-export default defineKernel<MemoryKeys>({
+export default defineKernel({
   id: 'fgbrain/memory',
   version: 1,
   input: 'request',
@@ -44,13 +43,14 @@ export default defineKernel<MemoryKeys>({
   references: ['doi:10.1073/pnas.79.8.2554', 'doi:10.1103/PhysRevLett.55.1530'],
   honesty: 'Storage, recall and the energy are real; the patterns and corruptions are seeded synthetic draws.',
   params: {
-    neurons: int(16, 128, 64),
-    patterns: int(1, 32, 4),
-    corruption: num(0, 0.5, 0.2),
-    max_sweeps: int(1, 50, 20),
-    connectivity: Joi.string().valid('full', 'graph').default('full'),
-    m: int(1, 4, 2),
+    neurons: int(16, 128, 64).description('neurons of the Hopfield network (at most 96 in graph mode)'),
+    patterns: int(1, 32, 4).description('patterns stored by the Hebbian rule'),
+    corruption: num(0, 0.5, 0.2).description('fraction of a cue flipped before recall'),
+    max_sweeps: int(1, 50, 20).description('most asynchronous update sweeps of a recall'),
+    connectivity: oneOf(['full', 'graph'], 'full').description('full: all-to-all weights; graph: only along the dependency DAG'),
+    m: int(1, 4, 2).description(GRAPH_DOC.m),
   },
+  rules: ['neurons must be at most 96 in graph mode'],
   constraints: (p) => (p.connectivity === 'graph' && p.neurons > 96 ? [{ param: 'neurons', msg: 'neurons must be at most 96 in graph mode' }] : []),
   worstCase: { neurons: 128, patterns: 32, corruption: 0.5, max_sweeps: 50 },
   run(p, rng) {

@@ -7,7 +7,7 @@
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, LIF, simulateFire } from '../lib/fgbrain.js';
 import { num } from '../../src/lib/params.js';
-import { fireParams, fireWorstCase, sourcesWithinN, toFireParams, type FireKeys } from './fgbrain-fire-params.js';
+import { fireParams, fireWorstCase, SOURCES_RULE, sourcesWithinN, toFireParams } from './fgbrain-fire-params.js';
 
 export interface Window {
   aPlus: number;
@@ -54,9 +54,7 @@ export function onlineDw(pre: readonly number[], post: readonly number[], w: Win
   return dw;
 }
 
-type PlasticityKeys = FireKeys & { a_plus: number; a_minus: number; tau_plus_ms: number; tau_minus_ms: number; w_init: number; w_max: number };
-
-export default defineKernel<PlasticityKeys>({
+export default defineKernel({
   id: 'fgbrain/plasticity',
   version: 1,
   input: 'request',
@@ -66,13 +64,14 @@ export default defineKernel<PlasticityKeys>({
   honesty: 'The STDP rule is real and exact for these spike trains; it is applied offline (weights do not feed back into the run), on a synthetic network.',
   params: {
     ...fireParams,
-    a_plus: num(0, 0.1, 0.01),
-    a_minus: num(0, 0.1, 0.0105),
-    tau_plus_ms: num(1, 100, 20),
-    tau_minus_ms: num(1, 100, 20),
-    w_init: num(0, 10, 0.5),
-    w_max: num(0.01, 10, 1),
+    a_plus: num(0, 0.1, 0.01).description('STDP potentiation amplitude (pre before post)'),
+    a_minus: num(0, 0.1, 0.0105).description('STDP depression amplitude (post before pre)'),
+    tau_plus_ms: num(1, 100, 20).description('potentiation time constant, ms'),
+    tau_minus_ms: num(1, 100, 20).description('depression time constant, ms'),
+    w_init: num(0, 10, 0.5).description('initial synaptic weight (at most w_max)'),
+    w_max: num(0.01, 10, 1).description('upper bound of a synaptic weight'),
   },
+  rules: [SOURCES_RULE, 'w_init must not exceed w_max'],
   constraints: (p) => [...sourcesWithinN(p), ...(p.w_init > p.w_max ? [{ param: 'w_init', msg: 'w_init must not exceed w_max' }] : [])],
   worstCase: { ...fireWorstCase, bg_rate_hz: 0 },
   run(p, rng) {

@@ -8,7 +8,8 @@
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, undirected } from '../lib/fgbrain.js';
 import { jacobiEigen, zeros } from '../lib/linalg.js';
-import { Joi, int } from '../../src/lib/params.js';
+import { Joi, int, oneOf, typed } from '../../src/lib/params.js';
+import { GRAPH_DOC } from './fgbrain-graph.js';
 
 type Graph = Set<number>[];
 
@@ -56,9 +57,7 @@ function lambda2(g: Graph, alive: Uint8Array): number {
 
 export const stretchBound = (k: number): number => (k >= 2 ? 2 * Math.floor(Math.log2(k)) - 2 : 0);
 
-type RepairKeys = { seed: number; n: number; m: number; lesion: number[] | null; heal: 'forgiving-tree' | 'none' };
-
-export default defineKernel<RepairKeys>({
+export default defineKernel({
   id: 'fgbrain/repair',
   version: 1,
   input: 'request',
@@ -68,11 +67,12 @@ export default defineKernel<RepairKeys>({
   honesty: 'The healing rule and all measurements are real; the graph is synthetic, and the cumulative-degree ("will") machinery of the full Forgiving Tree is omitted (the bound is per deletion).',
   params: {
     // capped at 64 (the note leaves it open): at 96 the worst case measured 80–140 ms here
-    n: int(8, 64, 48),
-    m: int(1, 4, 2),
-    lesion: Joi.array().items(Joi.number().integer().min(0).max(63)).min(1).max(8).unique().allow(null).default(null),
-    heal: Joi.string().valid('forgiving-tree', 'none').default('forgiving-tree'),
+    n: int(8, 64, 48).description(GRAPH_DOC.n),
+    m: int(1, 4, 2).description(GRAPH_DOC.m),
+    lesion: typed<number[] | null>(Joi.array().items(Joi.number().integer().min(0).max(63)).min(1).max(8).unique().allow(null).default(null)).description('node ids to delete, in order (1–8 distinct ids below n; null: drawn from the seed)'),
+    heal: oneOf(['forgiving-tree', 'none'], 'forgiving-tree').description('forgiving-tree: reconstruct each deletion with a Forgiving Tree; none: delete only'),
   },
+  rules: ['every lesion id must be below n'],
   constraints: (p) => ((p.lesion ?? []).some((v) => v >= p.n) ? [{ param: 'lesion', msg: 'every lesion id must be below n' }] : []),
   worstCase: { n: 64, m: 4, lesion: [0, 1, 2, 3, 4, 5, 6, 7] },
   run(p, rng) {

@@ -6,7 +6,7 @@
 import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, simulateFire } from '../lib/fgbrain.js';
 import { num } from '../../src/lib/params.js';
-import { fireParams, fireWorstCase, sourcesWithinN, toFireParams, type FireKeys } from './fgbrain-fire-params.js';
+import { fireParams, fireWorstCase, SOURCES_RULE, sourcesWithinN, toFireParams } from './fgbrain-fire-params.js';
 
 /** Defaults from the 2001 split of 3.29e9 ATP/neuron/s at 4 Hz; every one can be overridden. */
 export const ATP_DEFAULTS = {
@@ -16,9 +16,7 @@ export const ATP_DEFAULTS = {
   joule_per_atp: 55e3 / 6.02214076e23, // 55 kJ/mol
 };
 
-type EnergyKeys = FireKeys & { atp_per_spike: number; atp_per_synaptic_event: number; atp_rest_per_neuron_s: number; joule_per_atp: number };
-
-export default defineKernel<EnergyKeys>({
+export default defineKernel({
   id: 'fgbrain/vitals/energy',
   version: 1,
   input: 'request',
@@ -28,11 +26,12 @@ export default defineKernel<EnergyKeys>({
   honesty: 'The accounting is exact for the simulated counts; the coefficients are published estimates (echoed and overridable), the network is synthetic.',
   params: {
     ...fireParams,
-    atp_per_spike: num(0, 1e10, ATP_DEFAULTS.atp_per_spike),
-    atp_per_synaptic_event: num(0, 1e8, ATP_DEFAULTS.atp_per_synaptic_event),
-    atp_rest_per_neuron_s: num(0, 1e10, ATP_DEFAULTS.atp_rest_per_neuron_s),
-    joule_per_atp: num(0, 1e-18, ATP_DEFAULTS.joule_per_atp),
+    atp_per_spike: num(0, 1e10, ATP_DEFAULTS.atp_per_spike).description('ATP molecules per action potential'),
+    atp_per_synaptic_event: num(0, 1e8, ATP_DEFAULTS.atp_per_synaptic_event).description('ATP molecules per synaptic event'),
+    atp_rest_per_neuron_s: num(0, 1e10, ATP_DEFAULTS.atp_rest_per_neuron_s).description('ATP molecules per neuron per second at rest'),
+    joule_per_atp: num(0, 1e-18, ATP_DEFAULTS.joule_per_atp).description('energy of one ATP hydrolysis, J'),
   },
+  rules: [SOURCES_RULE],
   constraints: sourcesWithinN,
   worstCase: fireWorstCase,
   run(p, rng) {

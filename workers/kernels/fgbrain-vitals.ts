@@ -7,7 +7,7 @@ import { defineKernel } from '../kernel-def.js';
 import { buildSubstrate, LIF, simulateFire, undirected } from '../lib/fgbrain.js';
 import { jacobiEigen, zeros } from '../lib/linalg.js';
 import { components } from './fgbrain-graph.js';
-import { fireParams, fireWorstCase, sourcesWithinN, toFireParams, type FireKeys } from './fgbrain-fire-params.js';
+import { fireParams, fireWorstCase, SOURCES_RULE, sourcesWithinN, toFireParams } from './fgbrain-fire-params.js';
 
 const BIN_STEPS = 100; // 10 ms
 const AVALANCHE_STEPS = 15; // 1.5 ms
@@ -23,7 +23,7 @@ export function binCounts(spikes: number[][], steps: number, width: number): num
   return out;
 }
 
-export default defineKernel<FireKeys>({
+export default defineKernel({
   id: 'fgbrain/vitals',
   version: 1,
   input: 'request',
@@ -32,6 +32,7 @@ export default defineKernel<FireKeys>({
   references: ['doi:10.4249/scholarpedia.1347', 'doi:10.1523/JNEUROSCI.23-35-11167.2003'],
   honesty: 'The statistics are computed from a real simulation; the network and its inputs are seeded synthetic data.',
   params: fireParams,
+  rules: [SOURCES_RULE],
   constraints: sourcesWithinN,
   worstCase: fireWorstCase,
   run(p, rng) {

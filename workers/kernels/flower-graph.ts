@@ -139,9 +139,7 @@ export function kMeans(points: Float64Array[], k: number, rng: Rng, iterations =
   return assign;
 }
 
-type Params = { seed: number; petals: number; petal_size: number; core: number; p_in: number; p_out: number; p_core: number };
-
-export default defineKernel<Params>({
+export default defineKernel({
   id: 'flower/graph',
   version: 2,
   informative: {
@@ -153,13 +151,14 @@ export default defineKernel<Params>({
   references: ['doi:10.1016/0378-8733(83)90021-7', 'arXiv:0711.0189', 'Chung 1997, Spectral Graph Theory', 'doi:10.1007/BF01908075'],
   honesty: 'The spectral analysis and clustering are real; the graph is a seeded synthetic stochastic block model, not a measured network.',
   params: {
-    petals: int(2, 12, 6),
-    petal_size: int(3, 16, 8),
-    core: int(1, 8, 4),
-    p_in: num(0, 1, 0.6),
-    p_out: num(0, 1, 0.02),
-    p_core: num(0, 1, 0.15),
+    petals: int(2, 12, 6).description('petals (clusters) of the flower graph'),
+    petal_size: int(3, 16, 8).description('nodes per petal'),
+    core: int(1, 8, 4).description('nodes of the core'),
+    p_in: num(0, 1, 0.6).description('edge probability inside a petal'),
+    p_out: num(0, 1, 0.02).description('edge probability between petals'),
+    p_core: num(0, 1, 0.15).description('edge probability between the core and a petal'),
   },
+  rules: [`core + petals·petal_size must be <= ${MAX_NODES}`],
   constraints: (p) => (p.core + p.petals * p.petal_size > MAX_NODES ? [{ param: 'petal_size', msg: `core + petals·petal_size must be <= ${MAX_NODES}` }] : []),
   worstCase: { petals: 12, petal_size: 7, core: 8 }, // measured costliest: most eigen-clusters at n = 92
   run({ petals: k, petal_size: s, core: c, p_in, p_out, p_core }, rng) {

@@ -259,7 +259,7 @@ function frob(A: Float64Array, B: Float64Array): number {
   return Math.sqrt(s);
 }
 
-export default defineKernel<{ seed: number; dims: number; steps: number }>({
+export default defineKernel({
   id: 'flowmatch/sample',
   version: 1,
   input: 'query',
@@ -267,7 +267,10 @@ export default defineKernel<{ seed: number; dims: number; steps: number }>({
   technique: 'conditional flow matching on the rectified (linear) path with an exactly solvable Gaussian target',
   references: ['arXiv:2210.02747', 'arXiv:2209.03003', 'arXiv:2209.15571'],
   honesty: 'The regression, the exact field, the Euler sampler and its closed-form law are computed exactly; the target distribution and all samples are seeded synthetic draws.',
-  params: { dims: int(1, 32, 8), steps: int(1, 32, 16) },
+  params: {
+    dims: int(1, 32, 8).description('dimension of the Gaussian target'),
+    steps: int(1, 32, 16).description('Euler steps'),
+  },
   worstCase: { dims: 32, steps: 32 },
   run({ dims: d, steps: K }, rng) {
     // draw order: target (stream `target`, see drawTarget); per step k stream `train/k` (see fitStep); samples (stream `sample`: SAMPLES·d normals)

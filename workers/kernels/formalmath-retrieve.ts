@@ -49,7 +49,7 @@ function goldRanks(candidates: Int32Array, scores: Float64Array, isGold: Uint8Ar
   return ranks;
 }
 
-export default defineKernel<{ seed: number; corpus_size: number; dim: number; n_relevant: number; k: number; separation: number }>({
+export default defineKernel({
   id: 'formalmath/retrieve',
   version: 1,
   input: 'query',
@@ -59,8 +59,15 @@ export default defineKernel<{ seed: number; corpus_size: number; dim: number; n_
   honesty: 'The ranking, the accessibility filter and the retrieval metrics are real; the premise and goal embeddings are seeded random vectors with the gold premises tilted towards the goal, not a trained encoder or a Lean library.',
   // corpus_size capped at 16384 (the note says 65536): drawing 65536×64 Box–Muller normals alone
   // took ~160 ms here; at 16384×64 the whole call measured ~50 ms warm (60–75 ms with the 2 cores busy)
-  params: { corpus_size: int(2, 16384, 512), dim: int(2, 64, 16), n_relevant: int(1, 256, 8), k: int(1, 1024, 16), separation: num(0, 10, 0.4) },
+  params: {
+    corpus_size: int(2, 16384, 512).description('premises in the corpus'),
+    dim: int(2, 64, 16).description('embedding dimension'),
+    n_relevant: int(1, 256, 8).description('premises relevant to the goal (at most floor(0.8·corpus_size), the accessible count)'),
+    k: int(1, 1024, 16).description('retrieval depth of the recall@k curve (at most corpus_size)'),
+    separation: num(0, 10, 0.4).description('how far relevant premises stand out in embedding space'),
+  },
   worstCase: { corpus_size: 16384, dim: 64, n_relevant: 256, k: 1024, separation: 10 },
+  rules: ['n_relevant must be at most the accessible count floor(0.8·corpus_size)', 'k must be at most corpus_size'],
   constraints: (p) => {
     const out: ConstraintViolation[] = [];
     if (p.n_relevant > accessibleCount(p.corpus_size)) out.push({ param: 'n_relevant', msg: 'n_relevant must be at most the accessible count floor(0.8·corpus_size)' });

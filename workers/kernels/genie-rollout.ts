@@ -84,7 +84,7 @@ function decodeInto(G: Float64Array, P: number, D: number, Z: Float64Array, zOff
   }
 }
 
-export default defineKernel<{ seed: number; dim: number; n_actions: number; horizon: number; rho: number }>({
+export default defineKernel({
   id: 'genie/rollout',
   version: 1,
   input: 'query',
@@ -92,7 +92,12 @@ export default defineKernel<{ seed: number; dim: number; n_actions: number; hori
   technique: 'latent-action world model (Genie): VQ latent actions, dynamics rollout, Δt PSNR',
   references: ['arXiv:2402.15391'],
   honesty: 'The rollouts, least-squares encoder, VQ action inference and PSNR are computed; the world (a contracting rotation with a tanh decoder) and the codebook are seeded synthetic stand-ins for learned networks.',
-  params: { dim: int(2, 32, 8), n_actions: int(2, 64, 6), horizon: int(1, 1024, 32), rho: num(0, 0.999, 0.85) },
+  params: {
+    dim: int(2, 32, 8).description('frame (latent) dimension'),
+    n_actions: int(2, 64, 6).description('latent actions of the VQ codebook'),
+    horizon: int(1, 1024, 32).description('rollout steps'),
+    rho: num(0, 0.999, 0.85).description('contraction factor of the dynamics'),
+  },
   worstCase: { dim: 32, n_actions: 64, horizon: 1024, rho: 0.999 },
   run({ dim: D, n_actions: A, horizon: H, rho }, rng) {
     // draw order, one stream each: G 2D×D (`decoder`), Gaussian D×D for R (`rotation`), codebook A×D

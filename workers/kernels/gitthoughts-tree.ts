@@ -228,7 +228,7 @@ export function selectCommits(res: SearchResult): { commits: Commit[]; truncated
   return { commits: chosen.sort((a, b) => a.index - b.index), truncated: true };
 }
 
-export default defineKernel<{ seed: number; beam: number; rollouts: number; numbers: string }>({
+export default defineKernel({
   id: 'gitthoughts/tree',
   version: 1,
   input: 'query',
@@ -236,7 +236,12 @@ export default defineKernel<{ seed: number; beam: number; rollouts: number; numb
   technique: 'Tree-of-Thoughts breadth-first search with a version-controlled (git object) thought store',
   references: ['arXiv:2606.14470', 'arXiv:2305.10601'],
   honesty: 'The search, exact rational arithmetic and git object ids are real; the value function is exact enumeration or seeded random rollouts standing in for an LLM, and the inputs are seeded.',
-  params: { beam: int(1, 36, 5), rollouts: int(0, 64, 0), numbers: str(40, '') },
+  params: {
+    beam: int(1, 36, 5).description('beam width of the breadth-first Tree-of-Thoughts search'),
+    rollouts: int(0, 64, 0).description('random rollouts per scored state (0: exact enumeration as the value function)'),
+    numbers: str(40, '').description('the Game of 24 numbers: four comma-separated integers 1…13 (empty: drawn from the seed)'),
+  },
+  rules: ['numbers must be four comma-separated integers 1…13, e.g. 4,7,8,8'],
   constraints: (p) => {
     if (p.numbers.trim() === '') return [];
     const nums = parseNumbers(p.numbers);

@@ -10,7 +10,7 @@ import { int, num } from '../../src/lib/params.js';
 
 const D = 8;
 
-export default defineKernel<{ seed: number; n_q: number; n_k: number; iters: number; reg: number }>({
+export default defineKernel({
   id: 'goat/transport',
   version: 2,
   informative: {
@@ -24,7 +24,12 @@ export default defineKernel<{ seed: number; n_q: number; n_k: number; iters: num
   references: ['arXiv:2601.15380', 'arXiv:1306.0895', 'arXiv:2110.11773'],
   honesty: 'The attention rows, the Sinkhorn solver and its diagnostics are real; queries, keys and the prior are seeded synthetic draws.',
   // iters capped at 300 (the note says 500): 64×64 at 500 iterations took ~110 ms here
-  params: { n_q: int(1, 64, 12), n_k: int(1, 64, 16), iters: int(1, 300, 40), reg: num(0.01, 100, 1.0) },
+  params: {
+    n_q: int(1, 64, 12).description('queries'),
+    n_k: int(1, 64, 16).description('keys'),
+    iters: int(1, 300, 40).description('Sinkhorn iterations'),
+    reg: num(0.01, 100, 1.0).description('entropic regularisation ε'),
+  },
   worstCase: { n_q: 64, n_k: 64, iters: 300, reg: 0.01 },
   run({ n_q, n_k, iters, reg }, rng) {
     // draws: Q (stream `q`), K (stream `k`), prior coefficients a, b (stream `prior`)

@@ -191,7 +191,7 @@ export function dpScores(graph: Edge[][], anchors: { id: number; score: number }
   return best;
 }
 
-export default defineKernel<{ seed: number; nodes: number; dim: number; k: number }>({
+export default defineKernel({
   id: 'graphmem/traverse',
   version: 1,
   input: 'query',
@@ -199,7 +199,12 @@ export default defineKernel<{ seed: number; nodes: number; dim: number; k: numbe
   technique: 'multi-view memory graph with policy-weighted beam traversal (MAGMA), exact max-product DP reference',
   references: ['arXiv:2601.03236', 'arXiv:2405.14831'],
   honesty: 'The graph construction, beam traversal and exact reference are real; the memory items, their stories and the query are seeded synthetic draws.',
-  params: { nodes: int(4, 400, 40), dim: int(2, 64, 12), k: int(1, 32, 5) },
+  params: {
+    nodes: int(4, 400, 40).description('memory nodes'),
+    dim: int(2, 64, 12).description('embedding dimension'),
+    k: int(1, 32, 5).description('memories retrieved (at most nodes)'),
+  },
+  rules: ['k must not exceed nodes'],
   constraints: (p) => (p.k > p.nodes ? [{ param: 'k', msg: 'k must not exceed nodes' }] : []),
   worstCase: { nodes: 400, dim: 64, k: 32 },
   run({ nodes: n, dim, k }, rng) {

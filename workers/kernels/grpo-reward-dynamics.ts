@@ -64,7 +64,7 @@ export function drawAnswer(cum: Float64Array, rng: Rng): number {
   return cum.length - 1;
 }
 
-export default defineKernel<{ seed: number; group_size: number; steps: number }>({
+export default defineKernel({
   id: 'grpo/reward-dynamics',
   version: 1,
   input: 'query',
@@ -72,7 +72,10 @@ export default defineKernel<{ seed: number; group_size: number; steps: number }>
   technique: 'Group Relative Policy Optimization with verifiable binary rewards on a tabular softmax policy',
   references: ['arXiv:2402.03300', 'arXiv:2501.12948', 'arXiv:2503.14476', 'arXiv:2503.20783'],
   honesty: 'The GRPO update, advantages and KL gradient are computed exactly; the prompts, answers, initial logits and sampled groups are seeded synthetic draws, not a language model.',
-  params: { group_size: int(2, 256, 8), steps: int(1, 500, 24) },
+  params: {
+    group_size: int(2, 256, 8).description('rollouts per GRPO group'),
+    steps: int(1, 500, 24).description('policy-gradient steps'),
+  },
   worstCase: { group_size: 256, steps: 500 },
   run({ group_size: G, steps }, rng) {
     // draw order: stream `init`: P·A initial logits (row-major), then the correct answer int(A) per prompt;

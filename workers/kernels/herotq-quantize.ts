@@ -218,9 +218,7 @@ function minus(a: Matrix, b: Matrix): Matrix {
   return { rows: a.rows, cols: a.cols, data: a.data.map((v, i) => v - b.data[i]!) };
 }
 
-type Params = { seed: number; n_in: number; n_out: number; calib: number; bits: number; outliers: number; outlier_gain: number };
-
-export default defineKernel<Params>({
+export default defineKernel({
   id: 'herotq/quantize',
   version: 1,
   input: 'query',
@@ -230,13 +228,14 @@ export default defineKernel<Params>({
   honesty:
     'The conditioning transform, rotation, quantiser and loss proxy are computed exactly; the weights and calibration inputs are seeded synthetic draws, and the learned matrix of the paper is replaced by a search over a one-parameter family.',
   params: {
-    n_in: int(8, 64, 32),
-    n_out: int(4, 64, 32),
-    calib: int(8, 512, 256),
-    bits: int(2, 8, 3),
-    outliers: int(0, 16, 4),
-    outlier_gain: num(1, 50, 10),
+    n_in: int(8, 64, 32).description('input width of the linear layer (a power of two: Walsh–Hadamard rotation)').meta({ jsonSchema: { enum: [8, 16, 32, 64] } }),
+    n_out: int(4, 64, 32).description('output width of the linear layer'),
+    calib: int(8, 512, 256).description('calibration inputs used to estimate the Hessian'),
+    bits: int(2, 8, 3).description('integer bits of the round-to-nearest quantiser'),
+    outliers: int(0, 16, 4).description('input channels given outlier magnitude'),
+    outlier_gain: num(1, 50, 10).description('magnitude multiplier of the outlier channels'),
   },
+  rules: ['n_in must be a power of two (Walsh–Hadamard rotation)', 'calib must be at least n_in (full-rank Hessian)', 'outliers must not exceed n_in/4'],
   constraints: (p) => {
     const v: ConstraintViolation[] = [];
     if ((p.n_in & (p.n_in - 1)) !== 0) v.push({ param: 'n_in', msg: 'n_in must be a power of two (Walsh–Hadamard rotation)' });

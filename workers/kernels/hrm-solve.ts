@@ -43,7 +43,7 @@ function lowGradient(M: Float64Array, b: Float64Array, zL: Float64Array, zH: Flo
   return Math.sqrt(sq);
 }
 
-export default defineKernel<{ seed: number; dim: number; n_cycles: number; t_low: number; lr: number; h_gain: number; tol: number }>({
+export default defineKernel({
   id: 'hrm/solve',
   version: 1,
   input: 'query',
@@ -52,12 +52,12 @@ export default defineKernel<{ seed: number; dim: number; n_cycles: number; t_low
   references: ['arXiv:2506.21734'],
   honesty: 'The two-timescale recurrence, the halting rule and the Cholesky reference are real; the modules are fixed gradient/proximal updates on a seeded synthetic SPD system, not trained networks, and halting uses a residual tolerance instead of the learned Q-head.',
   params: {
-    dim: int(1, 64, 12),
-    n_cycles: int(1, 256, 16),
-    t_low: int(1, 32, 8),
-    lr: num(1e-4, 0.9, 0.55),
-    h_gain: num(1e-4, 1, 0.32),
-    tol: num(1e-12, 1, 0.02),
+    dim: int(1, 64, 12).description('dimension of the SPD system solved'),
+    n_cycles: int(1, 256, 16).description('slow (H) updates'),
+    t_low: int(1, 32, 8).description('fast (L) steps per slow update'),
+    lr: num(1e-4, 0.9, 0.55).description('step size of the fast module'),
+    h_gain: num(1e-4, 1, 0.32).description('gain of the slow update'),
+    tol: num(1e-12, 1, 0.02).description('residual below which the model halts'),
   },
   // h_gain = 1e-4 keeps H from converging, so all 256 cycles run
   worstCase: { dim: 64, n_cycles: 256, t_low: 32, lr: 0.9, h_gain: 1e-4, tol: 1e-12 },

@@ -113,7 +113,7 @@ export function hiddenTable(E: Float64Array, Wg: Float64Array, Wu: Float64Array,
   return Z;
 }
 
-export default defineKernel<{ seed: number; dim: number; out_dim: number; n_chunks: number; eta: number }>({
+export default defineKernel({
   id: 'inplacettt/adapt',
   version: 2,
   informative: {
@@ -124,7 +124,12 @@ export default defineKernel<{ seed: number; dim: number; out_dim: number; n_chun
   technique: 'In-Place Test-Time Training (chunk-wise fast-weight W_down, next-token-aligned target)',
   references: ['arXiv:2604.06169'],
   honesty: 'The apply-then-update fast-weight recursion and every accuracy are computed; the frozen MLP, embeddings and the token stream (a seeded permutation rule with 10 % noise) are synthetic stand-ins for a pretrained model and a document.',
-  params: { dim: int(2, 64, 8), out_dim: int(2, 32, 4), n_chunks: int(1, 256, 48), eta: num(0, 1, 0.05) },
+  params: {
+    dim: int(2, 64, 8).description('input dimension of the MLP down-projection'),
+    out_dim: int(2, 32, 4).description('output dimension'),
+    n_chunks: int(1, 256, 48).description('chunks of the stream (one fast-weight update each)'),
+    eta: num(0, 1, 0.05).description('fast-weight learning rate'),
+  },
   worstCase: { dim: 64, out_dim: 32, n_chunks: 256, eta: 1 },
   run({ dim: d, out_dim: V, n_chunks: N, eta }, rng) {
     // draw order, one stream each: embeddings V×V (`embed`), W_gate then W_up d×V (`mlp`), W_down⁰ V×d

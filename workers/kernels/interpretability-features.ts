@@ -35,7 +35,7 @@ function unitRows(rng: Rng, m: number, d: number): Float64Array {
   return W;
 }
 
-export default defineKernel<{ seed: number; d_model: number; n_features: number; top_k: number; batch: number }>({
+export default defineKernel({
   id: 'interpretability/features',
   version: 1,
   input: 'query',
@@ -44,8 +44,14 @@ export default defineKernel<{ seed: number; d_model: number; n_features: number;
   references: ['arXiv:2406.04093', 'arXiv:2209.10652'],
   honesty:
     'TopK encoding, decoding, the least-squares refit and the support statistics are computed exactly; the features, the data and the "trained" decoder (true features plus seeded noise) are synthetic.',
-  params: { d_model: int(2, 64, 16), n_features: int(2, 1024, 128), top_k: int(1, 32, 8), batch: int(1, 128, 64) },
+  params: {
+    d_model: int(2, 64, 16).description('activation dimension'),
+    n_features: int(2, 1024, 128).description('dictionary features of the SAE'),
+    top_k: int(1, 32, 8).description('active features per example (at most n_features)'),
+    batch: int(1, 128, 64).description('examples encoded'),
+  },
   worstCase: { d_model: 64, n_features: 1024, top_k: 32, batch: 128 },
+  rules: ['top_k must be ≤ n_features'],
   constraints: (p) => (p.top_k <= p.n_features ? [] : [{ param: 'top_k', msg: 'top_k must be ≤ n_features' }]),
   run({ d_model: d, n_features: m, top_k: k, batch }, rng) {
     // s true features per example; capped at n_features (the note's floor(d/4) can exceed a tiny dictionary)

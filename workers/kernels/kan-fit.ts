@@ -253,7 +253,7 @@ function rmse(model: Kan, xs: Float64Array, ys: Float64Array, f: Float64Array): 
   return Math.sqrt(s / f.length);
 }
 
-export default defineKernel<{ seed: number; grid: number; samples: number; width: number }>({
+export default defineKernel({
   id: 'kan/fit',
   version: 2,
   informative: {
@@ -264,7 +264,11 @@ export default defineKernel<{ seed: number; grid: number; samples: number; width
   technique: 'KAN with learnable cubic B-spline edge functions plus silu base branch, full-batch Adam with analytic gradients',
   references: ['arXiv:2404.19756', 'arXiv:1412.6980'],
   honesty: 'The network, its gradients and its training are real; the training and test points are seeded uniform draws of a known closed-form target.',
-  params: { grid: int(2, 48, 12), samples: int(16, 512, 128), width: int(1, 32, 16) },
+  params: {
+    grid: int(2, 48, 12).description('B-spline grid intervals per edge'),
+    samples: int(16, 512, 128).description('training samples'),
+    width: int(1, 32, 16).description('hidden width of the [2, width, 1] network'),
+  },
   worstCase: { grid: 48, samples: 60, width: 32 },
   run({ grid: G, samples, width: W }, rng) {
     // draw order: training points (stream `data`), test points (stream `test`), parameters (stream `init`, see initKan)

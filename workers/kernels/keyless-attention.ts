@@ -141,7 +141,7 @@ export function runKeyless(m: KeylessModel): KeylessRun {
   };
 }
 
-export default defineKernel<{ seed: number; seq_len: number; d_model: number; d_head: number; heads: number }>({
+export default defineKernel({
   id: 'keyless/attention',
   version: 2,
   informative: {
@@ -153,7 +153,13 @@ export default defineKernel<{ seed: number; seq_len: number; d_model: number; d_
   technique: 'keyless attention (value-space routing, value-only KV cache)',
   references: ['arXiv:2606.21848', 'arXiv:1706.03762'],
   honesty: 'The keyless attention, decode cache and reference attention are computed exactly; the inputs and projection weights are seeded Gaussian draws, not a trained model.',
-  params: { seq_len: int(2, 128, 16), d_model: int(4, 64, 16), d_head: int(2, 32, 8), heads: int(1, 4, 2) },
+  params: {
+    seq_len: int(2, 128, 16).description('sequence length (tokens)'),
+    d_model: int(4, 64, 16).description('model width'),
+    d_head: int(2, 32, 8).description('head width (at most d_model)'),
+    heads: int(1, 4, 2).description('attention heads'),
+  },
+  rules: ['d_head must not exceed d_model'],
   constraints: (p) => (p.d_head > p.d_model ? [{ param: 'd_head', msg: 'd_head must not exceed d_model' }] : []),
   // measured: T = 128, d_model = 64, d_head = 32, h = 4 in ~35 ms; T = 256 or h = 8 would pass 100 ms
   worstCase: { seq_len: 128, d_model: 64, d_head: 32, heads: 4 },

@@ -195,7 +195,7 @@ function relFro(A: Float64Array, B: Float64Array): number {
   return Math.sqrt(num / den);
 }
 
-export default defineKernel<{ seed: number; seq_len: number; d_state: number }>({
+export default defineKernel({
   id: 'kla/update',
   version: 1,
   input: 'query',
@@ -204,7 +204,10 @@ export default defineKernel<{ seed: number; seq_len: number; d_state: number }>(
   references: ['arXiv:2605.08587', 'arXiv:2406.06484', 'arXiv:2412.06464', 'doi:10.1007/s00041-008-9030-4'],
   honesty: 'Both update rules and every reported error are computed exactly; the keys, the true map and the value noise are seeded synthetic draws.',
   // seq_len capped at 768: 1024 measured 67 ms idle but up to 107 ms under load on this machine
-  params: { seq_len: int(1, 768, 64), d_state: int(1, 32, 8) },
+  params: {
+    seq_len: int(1, 768, 64).description('sequence length (tokens)'),
+    d_state: int(1, 32, 8).description('state (key) dimension'),
+  },
   worstCase: { seq_len: 768, d_state: 32 },
   run({ seq_len: T, d_state: d }, rng) {
     // draw order: see drawData (one stream `stream`)

@@ -55,7 +55,7 @@ function argminCandidate(cache: Int32Array, size: number, limit: number, acc: Fl
   return best;
 }
 
-export default defineKernel<{ seed: number; seq_len: number; budget: number; recent: number; n_heavy: number }>({
+export default defineKernel({
   id: 'kvcache/h2o-evict',
   version: 1,
   input: 'query',
@@ -63,7 +63,13 @@ export default defineKernel<{ seed: number; seq_len: number; budget: number; rec
   technique: 'Heavy-Hitter Oracle (H2O) greedy KV-cache eviction',
   references: ['arXiv:2306.14048'],
   honesty: 'The eviction policy, the attention and the retained-mass and output-error measurements are real; queries, keys, values and the planted heavy hitters are seeded synthetic draws, not a trained model.',
-  params: { seq_len: int(16, 2048, 1024), budget: int(2, 512, 256), recent: int(0, 512, 64), n_heavy: int(0, 256, 32) },
+  params: {
+    seq_len: int(16, 2048, 1024).description('tokens generated'),
+    budget: int(2, 512, 256).description('KV-cache slots kept'),
+    recent: int(0, 512, 64).description('slots reserved for the most recent tokens (at most budget)'),
+    n_heavy: int(0, 256, 32).description('planted heavy-hitter tokens (at most seq_len)'),
+  },
+  rules: ['recent must not exceed budget', 'n_heavy must not exceed seq_len'],
   constraints: (p) => [
     ...(p.recent > p.budget ? [{ param: 'recent', msg: 'recent must not exceed budget' }] : []),
     ...(p.n_heavy > p.seq_len ? [{ param: 'n_heavy', msg: 'n_heavy must not exceed seq_len' }] : []),

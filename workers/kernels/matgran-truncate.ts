@@ -78,7 +78,7 @@ export function looPrefixAccuracy(Z: Float64Array, n: number, dim: number, label
   return acc;
 }
 
-export default defineKernel<{ seed: number; dim: number; n_classes: number; n_items: number; tol: number }>({
+export default defineKernel({
   id: 'matgran/truncate',
   version: 1,
   input: 'query',
@@ -86,8 +86,14 @@ export default defineKernel<{ seed: number; dim: number; n_classes: number; n_it
   technique: 'Matryoshka representation learning (nested PCA prefixes) with granularity selection',
   references: ['arXiv:2205.13147'],
   honesty: 'The eigendecomposition, projections, leave-one-out accuracies and the selection rule are computed exactly; the embeddings are seeded Gaussian class clusters, not a trained encoder.',
-  params: { dim: int(2, 128, 64), n_classes: int(2, 32, 8), n_items: int(4, 512, 160), tol: num(0, 1, 0.03) },
+  params: {
+    dim: int(2, 128, 64).description('full embedding dimension'),
+    n_classes: int(2, 32, 8).description('classes of the synthetic items'),
+    n_items: int(4, 512, 160).description('items embedded (at least 2·n_classes)'),
+    tol: num(0, 1, 0.03).description('accuracy loss tolerated when choosing the smallest granularity'),
+  },
   worstCase: { dim: 128, n_classes: 32, n_items: 512, tol: 0 },
+  rules: ['n_items must be at least 2·n_classes'],
   constraints: (p) => (p.n_items >= 2 * p.n_classes ? [] : [{ param: 'n_items', msg: 'n_items must be at least 2·n_classes' }]),
   run({ dim, n_classes: K, n_items: n, tol }, rng) {
     // draw order: centroids K×dim (stream `centroids`), then item noise n×dim row by row (stream `noise`)

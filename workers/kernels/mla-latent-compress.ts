@@ -77,7 +77,7 @@ export function evaluatedRows(L: number): number[] {
   return evenlySpaced(L, Math.min(QUERIES, L));
 }
 
-export default defineKernel<{ seed: number } & MlaParams>({
+export default defineKernel({
   id: 'mla/latent-compress',
   version: 2,
   informative: {
@@ -88,8 +88,14 @@ export default defineKernel<{ seed: number } & MlaParams>({
   technique: 'DeepSeek-V2 multi-head latent attention with weight absorption',
   references: ['arXiv:2405.04434', 'arXiv:2104.09864'],
   honesty: 'Both attention paths and the cache/FLOP accounting are computed; hidden states and projections are seeded Gaussian draws, not a trained model.',
-  params: { seq_len: int(1, 256, 128), n_heads: int(1, 16, 8), d_head: int(4, 64, 64), d_latent: int(1, 256, 128) },
+  params: {
+    seq_len: int(1, 256, 128).description('sequence length (tokens)'),
+    n_heads: int(1, 16, 8).description('attention heads'),
+    d_head: int(4, 64, 64).description('head width (a multiple of 4: the RoPE part is d_head/4)').meta({ jsonSchema: { multipleOf: 4 } }),
+    d_latent: int(1, 256, 128).description('width of the latent KV'),
+  },
   worstCase: { seq_len: 256, n_heads: 16, d_head: 64, d_latent: 256 },
+  rules: ['d_head must be a multiple of 4'],
   constraints: (p) => (p.d_head % 4 ? [{ param: 'd_head', msg: 'd_head must be a multiple of 4' }] : []),
   run(p, rng) {
     const { seq_len: L, n_heads: H, d_head: dh, d_latent: dc } = p;

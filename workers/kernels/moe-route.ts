@@ -164,7 +164,7 @@ export function routeExpertChoice(probs: Float64Array, T: number, E: number, k: 
   return { capacity, picks, loads: picks.map((p) => p.length), tokensUnrouted: unrouted, maxExpertsPerToken: maxPer };
 }
 
-export default defineKernel<{ seed: number; tokens: number; experts: number; topk: number }>({
+export default defineKernel({
   id: 'moe/route',
   version: 1,
   input: 'query',
@@ -172,7 +172,12 @@ export default defineKernel<{ seed: number; tokens: number; experts: number; top
   technique: 'softmax top-k token-choice routing with expert capacity, load-balancing and z losses; expert-choice routing',
   references: ['arXiv:1701.06538', 'arXiv:2006.16668', 'arXiv:2101.03961', 'arXiv:2202.08906', 'arXiv:2202.09368'],
   honesty: 'The routing, capacity dispatch, losses and expert outputs are computed exactly; the token representations, router and expert weights are seeded synthetic draws, not a trained model.',
-  params: { tokens: int(1, 2048, 64), experts: int(1, 64, 8), topk: int(1, 8, 2) },
+  params: {
+    tokens: int(1, 2048, 64).description('tokens routed'),
+    experts: int(1, 64, 8).description('experts'),
+    topk: int(1, 8, 2).description('experts chosen per token (at most experts)'),
+  },
+  rules: ['topk must not exceed experts'],
   constraints: (p) => (p.topk > p.experts ? [{ param: 'topk', msg: 'topk must not exceed experts' }] : []),
   worstCase: { tokens: 2048, experts: 64, topk: 8 },
   run({ tokens: T, experts: E, topk: k }, rng) {

@@ -83,7 +83,7 @@ export function drawInputs(N: number, R: number, rng: RngStreams): MorInputs & {
   };
 }
 
-export default defineKernel<{ seed: number; num_tokens: number; max_recursion: number }>({
+export default defineKernel({
   id: 'mor/route',
   version: 1,
   input: 'query',
@@ -91,7 +91,10 @@ export default defineKernel<{ seed: number; num_tokens: number; max_recursion: n
   technique: 'Mixture-of-Recursions (shared recursive block, expert-choice router, recursion-wise KV caching)',
   references: ['arXiv:2507.10524'],
   honesty: 'The hierarchical top-k routing through a shared recursive block and its cost accounting are real; token states and weights are seeded Gaussian draws, not a trained model.',
-  params: { num_tokens: int(1, 2048, 128), max_recursion: int(1, 16, 4) },
+  params: {
+    num_tokens: int(1, 2048, 128).description('tokens routed'),
+    max_recursion: int(1, 16, 4).description('most recursion steps a token can take'),
+  },
   worstCase: { num_tokens: 2048, max_recursion: 16 },
   run({ num_tokens: N, max_recursion: R }, rng) {
     const inp = drawInputs(N, R, rng);

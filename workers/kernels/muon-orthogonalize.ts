@@ -121,7 +121,7 @@ export function polarFactor(g: Matrix, eig: Eigen = wideGramEigen(g)): Matrix | 
   return tall ? transpose(p) : p;
 }
 
-export default defineKernel<{ seed: number; rows: number; cols: number; steps: number; decay: number }>({
+export default defineKernel({
   id: 'muon/orthogonalize',
   version: 1,
   input: 'query',
@@ -129,7 +129,12 @@ export default defineKernel<{ seed: number; rows: number; cols: number; steps: n
   technique: 'Muon quintic Newton–Schulz polar approximation with (3.4445, −4.7750, 2.0315)',
   references: ['kellerjordan.github.io/posts/muon', 'arXiv:2502.16982', 'arXiv:2505.16932'],
   honesty: 'The Newton–Schulz iteration and the SVD checks are real; the gradient matrix is seeded Gaussian data with a row decay, not a trained model.',
-  params: { rows: int(2, 64, 32), cols: int(2, 128, 64), steps: int(1, 10, 5), decay: num(0, 2, 0) },
+  params: {
+    rows: int(2, 64, 32).description('rows of the matrix'),
+    cols: int(2, 128, 64).description('columns of the matrix'),
+    steps: int(1, 10, 5).description('Newton–Schulz iterations'),
+    decay: num(0, 2, 0).description('singular-value decay of the synthetic matrix (0: flat spectrum)'),
+  },
   worstCase: { rows: 64, cols: 128, steps: 10, decay: 0 },
   run({ rows, cols, steps, decay }, rng) {
     // draws: stream `G`, one normal per entry, row-major

@@ -71,7 +71,7 @@ const steady = (losses: Float64Array): number => {
   return half.length ? half.reduce((a, b) => a + b, 0) / half.length : 0;
 };
 
-export default defineKernel<{ seed: number; levels: number; ticks: number; base: number; eta0: number; decay: number; drift: number }>({
+export default defineKernel({
   id: 'nested/schedule',
   version: 1,
   input: 'query',
@@ -79,7 +79,14 @@ export default defineKernel<{ seed: number; levels: number; ticks: number; base:
   technique: 'Nested Learning continuum memory system (multi-frequency chunked updates)',
   references: ['arXiv:2512.24695'],
   honesty: 'The update schedule and its dynamics are real; the drifting target is a seeded random walk, not a trained model.',
-  params: { levels: int(1, 12, 5), ticks: int(1, 16384, 512), base: int(1, 8, 2), eta0: num(1e-4, 2, 0.6), decay: num(0, 1, 0.5), drift: num(0, 1, 0.01) },
+  params: {
+    levels: int(1, 12, 5).description('memory levels'),
+    ticks: int(1, 16384, 512).description('simulated ticks'),
+    base: int(1, 8, 2).description('level ℓ updates every base^ℓ ticks'),
+    eta0: num(1e-4, 2, 0.6).description('learning rate of level 0'),
+    decay: num(0, 1, 0.5).description('learning-rate decay per level'),
+    drift: num(0, 1, 0.01).description('drift of the target per tick'),
+  },
   worstCase: { levels: 12, ticks: 16384, base: 1, eta0: 0.6, decay: 0.5, drift: 0.01 },
   run({ levels, ticks, base, eta0, decay, drift }, rng) {
     const multi = simulate(levels, ticks, base, eta0, decay, drift, rng.stream('theta0'), rng.stream('walk'));

@@ -47,7 +47,7 @@ function attendIdx(
   }
 }
 
-export default defineKernel<{ seed: number; seq_len: number; dim: number; block: number; top_n: number; window: number }>({
+export default defineKernel({
   id: 'nsa/simulate',
   version: 2,
   informative: {
@@ -59,7 +59,13 @@ export default defineKernel<{ seed: number; seq_len: number; dim: number; block:
   references: ['arXiv:2502.11089'],
   honesty:
     'The three NSA branches, the block selection, the gates and the full-attention reference are computed exactly; queries, keys, values and gate weights are seeded Gaussian draws (no trained model), and compression is mean pooling.',
-  params: { seq_len: int(16, 1024, 512), dim: int(2, 32, 16), block: int(2, 128, 16), top_n: int(1, 64, 8), window: int(1, 1024, 32) },
+  params: {
+    seq_len: int(16, 1024, 512).description('sequence length (tokens)'),
+    dim: int(2, 32, 16).description('head width'),
+    block: int(2, 128, 16).description('block size of the compressed and selected branches'),
+    top_n: int(1, 64, 8).description('blocks selected per query'),
+    window: int(1, 1024, 32).description('sliding-window width'),
+  },
   // L = 1024, dim 32, window 1024 at every block size measured 19–23 ms warm here; block 2 (512 block
   // means to score and rank per query) was the slowest
   worstCase: { seq_len: 1024, dim: 32, block: 2, top_n: 64, window: 1024 },

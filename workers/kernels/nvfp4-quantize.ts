@@ -7,7 +7,7 @@
  * on the same data for comparison. Design: kernels-a §1.9.
  */
 import { defineKernel } from '../kernel-def.js';
-import { bool, int, Joi, num } from '../../src/lib/params.js';
+import { bool, int, num, oneOf } from '../../src/lib/params.js';
 import type { Rng } from '../../src/lib/prng.js';
 
 export const E2M1: readonly number[] = [0, 0.5, 1, 1.5, 2, 3, 4, 6];
@@ -220,9 +220,7 @@ export function packCodes(codes: Uint8Array): string {
   return bytes.toString('hex');
 }
 
-type Params = { seed: number; n: number; outlier_rate: number; outlier_scale: number; rounding: 'rne' | 'stochastic'; rht: boolean };
-
-export default defineKernel<Params>({
+export default defineKernel({
   id: 'nvfp4/quantize',
   version: 1,
   input: 'query',
@@ -231,11 +229,11 @@ export default defineKernel<Params>({
   references: ['arXiv:2509.25149', 'OCP Microscaling Formats (MX) v1.0'],
   honesty: 'The NVFP4 and MXFP4 encoders are real (bit-exact grids); the tensor is seeded Gaussian data with planted outliers, not a trained model.',
   params: {
-    n: int(16, 65536, 256),
-    outlier_rate: num(0, 0.5, 0.02),
-    outlier_scale: num(1, 64, 8),
-    rounding: Joi.string().valid('rne', 'stochastic').default('rne'),
-    rht: bool(false),
+    n: int(16, 65536, 256).description('values in the synthetic tensor'),
+    outlier_rate: num(0, 0.5, 0.02).description('fraction of values that are outliers'),
+    outlier_scale: num(1, 64, 8).description('magnitude multiplier of the outliers'),
+    rounding: oneOf(['rne', 'stochastic'], 'rne').description('rne: round to nearest even; stochastic: stochastic rounding'),
+    rht: bool(false).description('apply a random Hadamard transform before quantising'),
   },
   worstCase: { n: 65536, rounding: 'stochastic', rht: true },
   run({ n, outlier_rate, outlier_scale, rounding, rht }, rng) {

@@ -82,7 +82,7 @@ export function grpoAdvantages(rewards: readonly number[]): { advantages: number
   return { advantages: rewards.map((r) => (std > SIGMA_EPS ? (r - mean) / std : 0)), mean, std };
 }
 
-export default defineKernel<{ seed: number; group: number; length: number; vocab: number; reflect_rate: number; window: number; gain: number }>({
+export default defineKernel({
   id: 'opera/reward',
   version: 1,
   input: 'query',
@@ -91,12 +91,12 @@ export default defineKernel<{ seed: number; group: number; length: number; vocab
   references: ['arXiv:2606.25757', 'arXiv:2402.03300'],
   honesty: 'The reward, advantages, selection and closed form are computed exactly; the policy is a seeded i.i.d. categorical emitter with synthetic reflective markers, not a language model.',
   params: {
-    group: int(1, 32, 8),
-    length: int(16, 512, 128),
-    vocab: int(4, 64, 32),
-    reflect_rate: num(0, 0.5, 0.05),
-    window: int(1, 32, 8),
-    gain: num(0, 8, 1),
+    group: int(1, 32, 8).description('rollouts per GRPO group'),
+    length: int(16, 512, 128).description('tokens per rollout'),
+    vocab: int(4, 64, 32).description('vocabulary size'),
+    reflect_rate: num(0, 0.5, 0.05).description('probability that a position is a reflective state'),
+    window: int(1, 32, 8).description('tokens after a reflective state over which the perplexity reduction is measured'),
+    gain: num(0, 8, 1).description('strength of the perplexity reduction a reflection brings'),
   },
   worstCase: { group: 32, length: 512, vocab: 64, reflect_rate: 0.5, window: 1, gain: 8 },
   run({ group: G, length: T, vocab: V, reflect_rate: rho, window: w, gain }, rng) {

@@ -106,7 +106,7 @@ export function topByActivation(candidates: number[], activation: Float64Array, 
   return topK(Float64Array.from(candidates, (i) => activation[i]!), k).map((j) => candidates[j]!);
 }
 
-export default defineKernel<{ seed: number; agents: number; dim: number; max_rounds: number; lr: number; gamma_decay: number }>({
+export default defineKernel({
   id: 'pfield/coordinate',
   version: 1,
   input: 'query',
@@ -114,7 +114,13 @@ export default defineKernel<{ seed: number; agents: number; dim: number; max_rou
   technique: 'stigmergic pressure-field coordination with temporal decay',
   references: ['arXiv:2601.08129'],
   honesty: 'The coordination loop, acceptance rule and exact optimum are computed; the artifact is a seeded quadratic chain, not a real shared document.',
-  params: { agents: int(1, 64, 8), dim: int(2, 256, 16), max_rounds: int(1, 2000, 120), lr: num(1e-4, 1, 0.15), gamma_decay: num(0, 1, 0.9) },
+  params: {
+    agents: int(1, 64, 8).description('agents'),
+    dim: int(2, 256, 16).description('dimension of the shared artifact'),
+    max_rounds: int(1, 2000, 120).description('most coordination rounds'),
+    lr: num(1e-4, 1, 0.15).description('step size of a local patch'),
+    gamma_decay: num(0, 1, 0.9).description('fitness decay per round'),
+  },
   worstCase: { agents: 64, dim: 256, max_rounds: 2000, lr: 0.15, gamma_decay: 0 },
   run({ agents, dim, max_rounds, lr, gamma_decay }, rng) {
     // draws: targets (stream `targets`), then weights (stream `weights`)

@@ -388,7 +388,7 @@ export function surfaceCode(rngFor: (label: string) => Rng, d: number, p: number
   };
 }
 
-export default defineKernel<{ seed: number; distance: number; p: number }>({
+export default defineKernel({
   id: 'qec/surface-code',
   version: 1,
   input: 'query',
@@ -396,7 +396,11 @@ export default defineKernel<{ seed: number; distance: number; p: number }>({
   technique: 'rotated surface code, code-capacity bit-flip noise, union–find decoder with peeling, weight-stratified estimation',
   references: ['arXiv:1709.06218', 'arXiv:1703.01517', 'quant-ph/0703272', 'arXiv:1111.4022', 'arXiv:1404.3747', 'arXiv:1208.0928', 'quant-ph/0110143'],
   honesty: 'The code, the union–find decoder and the estimators are real; the physical errors are seeded samples (or exhaustive enumerations) of an idealised noise model.',
-  params: { distance: int(3, 9, 5), p: num(0, 0.3, 0.003) },
+  params: {
+    distance: int(3, 9, 5).description('code distance d of the rotated surface code (odd)').meta({ jsonSchema: { not: { multipleOf: 2 } } }),
+    p: num(0, 0.3, 0.003).description('physical bit-flip probability per qubit'),
+  },
+  rules: ['distance must be odd'],
   constraints: (p) => (p.distance % 2 === 1 ? [] : [{ param: 'distance', msg: 'distance must be odd' }]),
   worstCase: { distance: 9, p: 0.3 },
   run({ distance: d, p }, rng) {

@@ -160,7 +160,7 @@ export function clusterEntropies(sizes: number[], K: number): { shannon: number;
   return { shannon: h, renyi2: -Math.log(s2) };
 }
 
-export default defineKernel<{ seed: number; generations: number; dim: number; latent_answers: number }>({
+export default defineKernel({
   id: 'qhall/quantify',
   version: 1,
   input: 'query',
@@ -168,7 +168,11 @@ export default defineKernel<{ seed: number; generations: number; dim: number; la
   technique: 'spectral semantic uncertainty over multiple generations (EigenScore, KLE von Neumann entropy, semantic entropy)',
   references: ['arXiv:2402.03744', 'arXiv:2405.20003', 'arXiv:2601.20026', 'arXiv:2302.09664'],
   honesty: 'The spectral and entropy measures are computed exactly; the generation embeddings are seeded Gaussian clouds around synthetic latent answers, not outputs of a language model, and the plateau readout is a labelled discretisation, not physics.',
-  params: { generations: int(2, 128, 24), dim: int(2, 32, 8), latent_answers: int(1, 16, 3) },
+  params: {
+    generations: int(2, 128, 24).description('sampled generations per question'),
+    dim: int(2, 32, 8).description('embedding dimension of a generation'),
+    latent_answers: int(1, 16, 3).description('distinct true answers behind the generations'),
+  },
   worstCase: { generations: 128, dim: 32, latent_answers: 16 },
   run({ generations: K, dim, latent_answers: A }, rng) {
     // draw order: main question (stream `answers`: prototypes; stream `gens`: latent + noise per generation);

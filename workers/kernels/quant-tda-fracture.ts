@@ -220,7 +220,7 @@ export function tdaFracture(rng: Rng, anomaly: boolean): TdaRun {
   return { series, lanes, windows, reference_tree_length: ref, min_shrink_ratio_post: minPost, fracture_detected: onset !== null, onset_window: onset };
 }
 
-export default defineKernel<{ seed: number; anomaly: boolean }>({
+export default defineKernel({
   id: 'quant/tda-fracture',
   version: 1,
   input: 'query',
@@ -228,7 +228,9 @@ export default defineKernel<{ seed: number; anomaly: boolean }>({
   technique: 'Vietoris–Rips persistent homology (H0 by Kruskal, H1 by GF(2) boundary reduction) of correlation-distance networks, persistence landscapes',
   references: ['arXiv:1701.06081', 'arXiv:1703.04385', 'arXiv:1207.6437', 'doi:10.1007/s100510050929', 'doi:10.1016/S0378-4371(02)01882-4'],
   honesty: 'The persistence computation is exact and real; the vessel kinematic series (lanes, noise, common-mode shock) are seeded synthetic data.',
-  params: { anomaly: bool(false) },
+  params: {
+    anomaly: bool(false).description('plant a correlation fracture in the synthetic returns'),
+  },
   worstCase: { anomaly: true },
   run({ anomaly }, rng) {
     // draws: stream `series` only (see makeSeries for the order)

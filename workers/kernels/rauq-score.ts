@@ -85,7 +85,7 @@ function drawSequence(q: number, L: number, s: Rng): Sequence {
   return { label, errStart, errLen, p, beta, erroneous };
 }
 
-export default defineKernel<{ seed: number; seq_len: number; num_heads: number }>({
+export default defineKernel({
   id: 'rauq/score',
   version: 1,
   input: 'query',
@@ -93,7 +93,10 @@ export default defineKernel<{ seed: number; seq_len: number; num_heads: number }
   technique: 'RAUQ (attention-based unsupervised uncertainty quantification)',
   references: ['arXiv:2505.20045'],
   honesty: 'The head selection, the confidence recurrence, the exact causal-softmax previous-token weights and the AUROC are real; the token probabilities and attention logits are a seeded synthetic model with one planted uncertainty-aware head per layer, not a real LLM.',
-  params: { seq_len: int(2, 2048, 32), num_heads: int(1, 64, 8) },
+  params: {
+    seq_len: int(2, 2048, 32).description('generated tokens scored'),
+    num_heads: int(1, 64, 8).description('attention heads per layer (one is selected)'),
+  },
   worstCase: { seq_len: 2048, num_heads: 64 },
   run({ seq_len: L, num_heads: H }, rng) {
     // draw order in `heads`: per layer, the planted head, then H uniforms (the planted one's unused)

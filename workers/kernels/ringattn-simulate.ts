@@ -84,7 +84,7 @@ export function ringRows(Q: Float64Array, K: Float64Array, V: Float64Array, L: n
   return { out, merges };
 }
 
-export default defineKernel<{ seed: number; seq_len: number; devices: number }>({
+export default defineKernel({
   id: 'ringattn/simulate',
   version: 1,
   input: 'query',
@@ -92,7 +92,11 @@ export default defineKernel<{ seed: number; seq_len: number; devices: number }>(
   technique: 'Ring Attention (blockwise online softmax over a device ring) with Striped Attention load accounting',
   references: ['arXiv:2310.01889', 'arXiv:1805.02867', 'arXiv:2205.14135', 'arXiv:2311.09431'],
   honesty: 'The ring schedule, the online-softmax merge and the reference attention are computed for real on one thread (devices are simulated, not separate machines); Q, K and V are seeded Gaussian draws.',
-  params: { seq_len: int(1, 8192, 4096), devices: int(1, 32, 8) },
+  params: {
+    seq_len: int(1, 8192, 4096).description('sequence length (tokens; at least devices)'),
+    devices: int(1, 32, 8).description('simulated devices in the ring'),
+  },
+  rules: ['seq_len must be at least devices'],
   constraints: (p) => (p.seq_len < p.devices ? [{ param: 'seq_len', msg: 'seq_len must be at least devices' }] : []),
   worstCase: { seq_len: 8192, devices: 32 },
   run({ seq_len: L, devices: P }, rng) {

@@ -44,7 +44,7 @@ export function objective(l: Landscape, x: readonly number[]): number {
 export const decode = (index: number, dim: number): number[] => Array.from({ length: dim }, (_, k) => Math.floor(index / SIDE ** k) % SIDE);
 const encode = (x: readonly number[]): number => x.reduce((acc, v, k) => acc + v * SIDE ** k, 0);
 
-export default defineKernel<{ seed: number; dim: number; budget: number; frontier: number; beta: number }>({
+export default defineKernel({
   id: 's3search/search',
   version: 1,
   input: 'query',
@@ -52,7 +52,12 @@ export default defineKernel<{ seed: number; dim: number; budget: number; frontie
   technique: 'stochastic beam search (Gumbel-top-k sampling without replacement)',
   references: ['arXiv:1903.06059'],
   honesty: 'The search and the brute-force benchmark are real; the landscape is a seeded sum of Gaussian bumps.',
-  params: { dim: int(1, 5, 4), budget: int(1, 4096, 64), frontier: int(1, 64, 6), beta: num(0, 1000, 4.0) },
+  params: {
+    dim: int(1, 5, 4).description('dimension of the lattice landscape'),
+    budget: int(1, 4096, 64).description('node expansions allowed'),
+    frontier: int(1, 64, 6).description('beam (frontier) width'),
+    beta: num(0, 1000, 4.0).description('inverse temperature of the Gumbel-top-k frontier'),
+  },
   worstCase: { dim: 5, budget: 4096, frontier: 64, beta: 4 },
   run({ dim, budget, frontier, beta }, rng) {
     const land = drawLandscape(dim, rng.stream('landscape'));

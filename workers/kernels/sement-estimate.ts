@@ -9,7 +9,7 @@ import { defineKernel } from '../kernel-def.js';
 import { int, num } from '../../src/lib/params.js';
 import { EMBED_DIM, MEANING_BETA, PARAPHRASE_NOISE, PARAPHRASE_WEIGHTS, PARAPHRASES, semanticEntropyRun } from '../lib/semantic-entropy.js';
 
-export default defineKernel<{ seed: number; K: number; n_clusters: number; threshold: number }>({
+export default defineKernel({
   id: 'sement/estimate',
   version: 1,
   input: 'query',
@@ -19,7 +19,11 @@ export default defineKernel<{ seed: number; K: number; n_clusters: number; thres
   honesty:
     'The clustering and estimators are real; the answers, their embeddings and likelihoods are seeded synthetic draws, and entailment is simulated by cosine similarity, not an NLI model.',
   // K is capped at 256 so that per-sample arrays stay within the 256-entry body rule
-  params: { K: int(2, 256, 40), n_clusters: int(1, 50, 5), threshold: num(-1, 1, 0.6) },
+  params: {
+    K: int(2, 256, 40).description('answers sampled'),
+    n_clusters: int(1, 50, 5).description('true meanings among the answers'),
+    threshold: num(-1, 1, 0.6).description('entailment score above which two answers share a meaning'),
+  },
   worstCase: { K: 256, n_clusters: 50, threshold: 1 },
   run({ K, n_clusters: C, threshold }, rng) {
     // draws: stream `meanings` (C×16 prototype normals, C logits, C×3×16 paraphrase normals);

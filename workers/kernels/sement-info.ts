@@ -9,7 +9,7 @@ import { EMBED_DIM, MATCH_TOL, MEANING_BETA, PARAPHRASE_NOISE, PARAPHRASE_WEIGHT
 
 export const ESTIMATE_DEFAULTS = { K: 40, n_clusters: 5, threshold: 0.6 };
 
-export default defineKernel<{ seed: number; K: number; n_clusters: number; threshold: number }>({
+export default defineKernel({
   id: 'sement/info',
   version: 1,
   input: 'query',
@@ -18,7 +18,12 @@ export default defineKernel<{ seed: number; K: number; n_clusters: number; thres
   references: ['arXiv:2302.09664', 'doi:10.1038/s41586-024-07421-0'],
   honesty:
     'The clustering rule and estimators are real; the answers are seeded synthetic draws with embeddings, and entailment is simulated by cosine similarity, not an NLI model.',
-  params: { K: int(2, 200, 40), n_clusters: int(1, 20, 5), threshold: num(-1, 1, 0.6) },
+  params: {
+    K: int(2, 200, 40).description('answers sampled in the worked example'),
+    n_clusters: int(1, 20, 5).description('distinct meanings among the answers (at most K)'),
+    threshold: num(-1, 1, 0.6).description('entailment score above which two answers share a meaning'),
+  },
+  rules: ['n_clusters must be <= K'],
   constraints: (p) => (p.n_clusters > p.K ? [{ param: 'n_clusters', msg: 'n_clusters must be <= K' }] : []),
   worstCase: { K: 200, n_clusters: 20, threshold: 1 },
   run({ K, n_clusters: C, threshold }, rng) {

@@ -46,7 +46,7 @@ export function decompose(nonzero: readonly number[], N: number): Window[] | nul
   return windows;
 }
 
-export default defineKernel<{ seed: number; big_n: number; blocks: number }>({
+export default defineKernel({
   id: 'slidesparse/pack',
   version: 1,
   input: 'query',
@@ -55,7 +55,10 @@ export default defineKernel<{ seed: number; big_n: number; blocks: number }>({
   references: ['arXiv:2603.05232', 'arXiv:2104.08378'],
   honesty: 'The pruning, decomposition and packed product are real; weights and activations are seeded Gaussian draws, not a model.',
   // blocks capped at 512 (the note says 4096): 4096 blocks of 32 took 330–440 ms here
-  params: { big_n: int(2, 16, 4), blocks: int(1, 512, 64) },
+  params: {
+    big_n: int(2, 16, 4).description('N of the (2N−2):2N sparsity pattern'),
+    blocks: int(1, 512, 64).description('blocks packed'),
+  },
   worstCase: { big_n: 16, blocks: 512 },
   run({ big_n: N, blocks }, rng) {
     const width = 2 * N;

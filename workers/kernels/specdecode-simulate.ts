@@ -78,7 +78,7 @@ export function speculate(rng: Rng, p: Float64Array, q: Float64Array, r: Float64
   return { accepted: gamma, tokens };
 }
 
-export default defineKernel<{ seed: number; draft_len: number; trials: number }>({
+export default defineKernel({
   id: 'specdecode/simulate',
   version: 1,
   input: 'query',
@@ -86,7 +86,10 @@ export default defineKernel<{ seed: number; draft_len: number; trials: number }>
   technique: 'speculative sampling (draft-and-verify with residual resampling), truncated-geometric acceptance, chi-square losslessness test',
   references: ['arXiv:2211.17192', 'arXiv:2302.01318'],
   honesty: 'The accept/resample algorithm and the statistics are real; the target and draft distributions are seeded synthetic softmaxes, not language models.',
-  params: { draft_len: int(1, GAMMA_MAX, 6), trials: int(1, 20000, 256) },
+  params: {
+    draft_len: int(1, GAMMA_MAX, 6).description('tokens the draft model proposes per target call'),
+    trials: int(1, 20000, 256).description('simulated target calls'),
+  },
   worstCase: { draft_len: 32, trials: 20000 },
   run({ draft_len: gamma, trials }, rng) {
     // draws: `model` (2V normals), `trials` (see speculate)

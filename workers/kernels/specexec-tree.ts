@@ -150,9 +150,7 @@ export function acceptanceTrials(m: MarkovModels, tree: readonly TreeNode[], tri
   return out;
 }
 
-type Params = { seed: number; vocab: number; budget: number; max_depth: number; trials: number; draft_noise: number; sharpness: number };
-
-export default defineKernel<Params>({
+export default defineKernel({
   id: 'specexec/tree',
   version: 1,
   input: 'query',
@@ -161,12 +159,12 @@ export default defineKernel<Params>({
   references: ['arXiv:2406.02532', 'arXiv:2211.17192'],
   honesty: 'The tree search and the acceptance computation are real; target and draft are seeded order-2 Markov toy models, not language models.',
   params: {
-    vocab: int(2, 32, 16),
-    budget: int(1, 256, 32),
-    max_depth: int(1, 16, 8),
-    trials: int(1, 2048, 256),
-    draft_noise: num(0, 4, 1),
-    sharpness: num(0, 6, 2),
+    vocab: int(2, 32, 16).description('vocabulary size'),
+    budget: int(1, 256, 32).description('draft tree size (tokens)'),
+    max_depth: int(1, 16, 8).description('deepest level of the draft tree'),
+    trials: int(1, 2048, 256).description('Monte Carlo trials checking the expected acceptance'),
+    draft_noise: num(0, 4, 1).description('how far the draft model departs from the target'),
+    sharpness: num(0, 6, 2).description('sharpness (inverse temperature) of the target distribution'),
   },
   worstCase: { vocab: 32, budget: 256, max_depth: 16, trials: 2048, sharpness: 6 },
   run({ vocab: V, budget: B, max_depth: D, trials, draft_noise, sharpness }, rng) {

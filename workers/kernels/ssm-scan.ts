@@ -185,7 +185,7 @@ export function ltiConvolutionGap(inp: SsmInputs): number {
   return gap;
 }
 
-export default defineKernel<{ seed: number; seq_len: number; state_dim: number }>({
+export default defineKernel({
   id: 'ssm/scan',
   version: 2,
   informative: {
@@ -197,7 +197,10 @@ export default defineKernel<{ seed: number; seq_len: number; state_dim: number }
   technique: 'selective state-space scan (Mamba, S4D-real A), work-efficient parallel prefix scan',
   references: ['arXiv:2312.00752', 'arXiv:2206.11893', 'CMU-CS-90-190'],
   honesty: 'The scan algorithms are real; the input sequence and projection weights are seeded synthetic draws, not a trained model.',
-  params: { seq_len: int(1, 4096, 64), state_dim: int(1, 32, 8) },
+  params: {
+    seq_len: int(1, 4096, 64).description('sequence length (steps of the scan)'),
+    state_dim: int(1, 32, 8).description('state dimension N per channel'),
+  },
   worstCase: { seq_len: 4096, state_dim: 32 },
   run({ seq_len: L, state_dim: N }, rng) {
     const inp = makeInputs(L, N, rng.stream('x'), rng.stream('weights'));

@@ -12,7 +12,7 @@ import { int, num } from '../../src/lib/params.js';
 const NOISE = 0.5;
 const RIDGE = 0.1;
 
-export default defineKernel<{ seed: number; dim: number; cluster: number; sweep_points: number; c_max: number; kappa: number }>({
+export default defineKernel({
   id: 'steering/sweep',
   version: 1,
   input: 'query',
@@ -21,11 +21,11 @@ export default defineKernel<{ seed: number; dim: number; cluster: number; sweep_
   references: ['arXiv:2312.06681', 'arXiv:2308.10248'],
   honesty: 'The steering vector, the LDA probe and the sweep are computed for real; the activations are seeded Gaussian clusters around a planted behaviour direction, not a language model, and the side-effect penalty is the stated kappa·c² model.',
   params: {
-    dim: int(2, 128, 32),
-    cluster: int(2, 256, 24),
-    sweep_points: int(2, 101, 21),
-    c_max: num(1e-3, 100, 6.0),
-    kappa: num(0, 10, 0.08),
+    dim: int(2, 128, 32).description('activation dimension'),
+    cluster: int(2, 256, 24).description('examples per behaviour cluster'),
+    sweep_points: int(2, 101, 21).description('steering coefficients swept'),
+    c_max: num(1e-3, 100, 6.0).description('largest steering coefficient'),
+    kappa: num(0, 10, 0.08).description('weight of the side-effect penalty'),
   },
   worstCase: { dim: 128, cluster: 256, sweep_points: 101, c_max: 100, kappa: 10 },
   run({ dim: n, cluster: m, sweep_points: S, c_max, kappa }, rng) {

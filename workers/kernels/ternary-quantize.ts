@@ -38,7 +38,7 @@ export function quantizeActivations(x: Float64Array): { q: Int32Array; absmax: n
   return { q, absmax };
 }
 
-export default defineKernel<{ seed: number; n_params: number; eps: number }>({
+export default defineKernel({
   id: 'ternary/quantize',
   version: 1,
   input: 'query',
@@ -46,7 +46,10 @@ export default defineKernel<{ seed: number; n_params: number; eps: number }>({
   technique: 'absmean ternary quantisation (BitNet b1.58) with absmax int8 activations',
   references: ['arXiv:2402.17764', 'arXiv:2310.11453'],
   honesty: 'The quantiser and the add/subtract product are real; the weights and activations are seeded Gaussian draws, not a trained model.',
-  params: { n_params: int(64, 262144, 4096), eps: num(0, 0.1, 1e-5) },
+  params: {
+    n_params: int(64, 262144, 4096).description('weights quantised'),
+    eps: num(0, 0.1, 1e-5).description('ε added to the absmean scale'),
+  },
   worstCase: { n_params: 262144 },
   run({ n_params: n, eps }, rng) {
     // draw order: weights (stream `w`), then activations token by token (stream `x`)

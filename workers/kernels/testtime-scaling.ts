@@ -190,7 +190,7 @@ export function testtimeScaling(rng: RngStreams, p: number, N: number, steps: nu
   };
 }
 
-export default defineKernel<{ seed: number; p: number; N: number; steps: number }>({
+export default defineKernel({
   id: 'testtime/scaling',
   version: 1,
   input: 'query',
@@ -198,7 +198,11 @@ export default defineKernel<{ seed: number; p: number; N: number; steps: number 
   technique: 'repeated sampling with unbiased pass@k, self-consistency, verifier best-of-n, Markov sequential revision, exponentiated power-law fit',
   references: ['arXiv:2407.21787', 'arXiv:2107.03374', 'arXiv:2203.11171', 'arXiv:2408.03314'],
   honesty: 'The estimators, closed forms and fit are real; problems, samples, verifier scores and revisions are seeded simulations, not a language model.',
-  params: { p: num(0, 1, 0.2), N: int(1, 2048, 64), steps: int(1, 64, 8) },
+  params: {
+    p: num(0, 1, 0.2).description('probability that one sample is correct'),
+    N: int(1, 2048, 64).description('samples (compute budget)'),
+    steps: int(1, 64, 8).description('sequential revision steps compared at equal compute'),
+  },
   worstCase: { p: 0.5, N: 2048, steps: 64 },
   run({ p, N, steps }, rng) {
     // draws: `problems` (M normals), `parallel` (sample-major, see testtimeScaling), `revise` (step-major uniforms)

@@ -173,7 +173,7 @@ export function leastSquares(keys: Float64Array, values: Float64Array, P: number
   return { M, loss: recall(M, keys, values, P, d).loss };
 }
 
-export default defineKernel<{ seed: number; d: number; patterns: number; epochs: number }>({
+export default defineKernel({
   id: 'titans/recall',
   version: 1,
   input: 'query',
@@ -181,7 +181,11 @@ export default defineKernel<{ seed: number; d: number; patterns: number; epochs:
   technique: 'Titans linear long-term memory (gradient surprise with momentum, weight-decay forgetting)',
   references: ['arXiv:2501.00663'],
   honesty: 'The memory recurrence and the least-squares reference are computed exactly; keys, values and presentation orders are seeded synthetic draws, and the gates are constants rather than learned.',
-  params: { d: int(1, 32, 8), patterns: int(1, 64, 8), epochs: int(1, 64, 8) },
+  params: {
+    d: int(1, 32, 8).description('key/value dimension'),
+    patterns: int(1, 64, 8).description('associations memorised'),
+    epochs: int(1, 64, 8).description('passes over the associations'),
+  },
   worstCase: { d: 32, patterns: 64, epochs: 64 },
   run({ d, patterns: P, epochs }, rng) {
     // draw order: pairs (stream `kv`, key then value per pattern); orders (stream `order`, one shuffle per epoch)

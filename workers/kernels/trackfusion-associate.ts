@@ -298,7 +298,7 @@ export function associate(rng: RngStreams, nTracks: number, nSensors: number, cl
   };
 }
 
-export default defineKernel<{ seed: number; n_tracks: number; n_sensors: number; clutter: number }>({
+export default defineKernel({
   id: 'trackfusion/associate',
   version: 1,
   input: 'query',
@@ -306,7 +306,11 @@ export default defineKernel<{ seed: number; n_tracks: number; n_sensors: number;
   technique: 'global nearest neighbour (Hungarian min-cost assignment), exact JPDA by joint-event enumeration, centralised information-filter fusion, OSPA',
   references: ['doi:10.1002/nav.3800020109', 'doi:10.1137/0105003', 'doi:10.1109/JOE.1983.1145560', 'doi:10.1109/TSP.2008.920469'],
   honesty: 'Gating, the Hungarian assignment, JPDA enumeration and fusion are real; targets, predictions, detections and clutter are seeded synthetic draws.',
-  params: { n_tracks: int(1, 40, 5), n_sensors: int(1, 12, 4), clutter: int(0, 100, 6) },
+  params: {
+    n_tracks: int(1, 40, 5).description('true targets tracked'),
+    n_sensors: int(1, 12, 4).description('sensors reporting'),
+    clutter: int(0, 100, 6).description('false-alarm measurements per scan'),
+  },
   worstCase: { n_tracks: 40, n_sensors: 12, clutter: 100 },
   run({ n_tracks, n_sensors, clutter }, rng) {
     // draws: stream `scene` (truths and predictions), streams `sensor/<s>` (detections, clutter, shuffle)

@@ -363,7 +363,7 @@ export function worldModel(rng: RngStreams, d: number, H: number, sigmaW = SIGMA
 
 const rowsOf = (a: Float64Array, r: number, c: number): number[][] => Array.from({ length: r }, (_, i) => Array.from(a.subarray(i * c, (i + 1) * c)));
 
-export default defineKernel<{ seed: number; horizon: number; latent_dim: number }>({
+export default defineKernel({
   id: 'worldmodel/predict',
   version: 1,
   input: 'query',
@@ -371,7 +371,10 @@ export default defineKernel<{ seed: number; horizon: number; latent_dim: number 
   technique: 'least-squares system identification of latent linear dynamics, open-loop imagination with covariance propagation, NEES and predictive NLL',
   references: ['arXiv:1803.10122', 'arXiv:2301.04104', 'arXiv:1506.07365'],
   honesty: 'The identification, covariance propagation and scores are real; the latent system, its training trajectory and the rollouts are seeded synthetic draws.',
-  params: { horizon: int(1, 128, 12), latent_dim: int(1, 32, 16) },
+  params: {
+    horizon: int(1, 128, 12).description('imagined rollout steps'),
+    latent_dim: int(1, 32, 16).description('dimension of the latent state'),
+  },
   worstCase: { horizon: 128, latent_dim: 32 },
   run({ horizon: H, latent_dim: d }, rng) {
     // draws: `system` (Q then B), `train` (z_0, then a_t, w_t), `test` (z_0, actions), `rollout/<r>` (noise per step)
