@@ -17,6 +17,7 @@ import { ShedGovernor } from './http/shed.js';
 import { clientAddressOf } from './http/client-address.js';
 import { atMountPath, routeSchemas, type RouteDef } from './http/route.js';
 import { kernelRoutes } from './kernels/kernels.routes.js';
+import { REGISTRY, type KernelRegistry } from '../workers/registry.js';
 import { WorkerPool } from './platform/pool.js';
 import { EventLoopMonitor } from './observability/event-loop.js';
 import { createLogger, type Logger } from './observability/logger.js';
@@ -56,8 +57,10 @@ export interface BuiltApp {
 
 export interface BuildOptions {
   log?: Logger;
-  /** The kernel lane's worker module (tests: a fixture that adds fault kernels). */
+  /** The kernel lane's worker module (tests: a fixture that adds fault or fixture kernels). */
   kernelWorker?: URL;
+  /** The kernels to serve (default: workers/registry.ts); another registry needs a `kernelWorker` whose host runs it. */
+  kernels?: KernelRegistry;
 }
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
@@ -126,7 +129,8 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   });
 
   // the list order is the route table's order; buildPlugins builds them in the order their needs require
-  const kernelsPlugin = definePlugin({ name: 'kernels', needs: [], build: () => ({ routes: kernelRoutes({ pool, metrics }), provides: {} }) });
+  const registry = opts.kernels ?? REGISTRY;
+  const kernelsPlugin = definePlugin({ name: 'kernels', needs: [], build: () => ({ routes: kernelRoutes({ pool, metrics, registry }), provides: { registry } }) });
   const docsPlugin = definePlugin({ name: 'docs', needs: [], build: (sv) => ({ routes: docsRoutes(() => sv.routeTable()), provides: {} }) });
   const plugins: readonly Plugin[] = [corePlugin, kernelsPlugin, ledgerPlugin(key, store), verdictsPlugin, streamPlugin, meshPlugin, adsbPlugin, cotPlugin, fleetPlugin, securityPlugin, evidencePlugin, energyPlugin, uiPlugin, docsPlugin];
   let built;

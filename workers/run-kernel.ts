@@ -1,12 +1,13 @@
 /** Runs one kernel to its serialised body. Shared by the worker host, the kernel tests and the cost bench. */
-import { KERNELS_BY_ID } from './registry.js';
+import { REGISTRY, type KernelRegistry } from './registry.js';
 import { serializeEnvelope } from './lib/envelope.js';
 import { RngStreams } from '../src/lib/prng.js';
 import type { KernelTask, TaskResult } from './tasks.js';
 
-export function runKernelTask(task: KernelTask): TaskResult {
+/** Runs `task` with the kernel of that id in `registry` (the service's unless a test adds kernels). */
+export function runKernelTask(task: KernelTask, registry: KernelRegistry = REGISTRY): TaskResult {
   const started = performance.now();
-  const def = KERNELS_BY_ID.get(task.id);
+  const def = registry.get(task.id);
   if (!def) return { ok: false, error: { code: 'UNKNOWN_KERNEL', msg: `unknown kernel ${task.id}` }, stats: { runMs: 0 } };
   try {
     const seed = Number(task.params.seed ?? 0);

@@ -11,7 +11,7 @@
  * sixteen (pool.warmupPasses) 2-9, against 2-4 among warm calls (docs/bench.md, "Ninth pass"). The
  * thread reports what it ran in every probe answer.
  */
-import { KERNELS } from './registry.js';
+import type { KernelRegistry } from './registry.js';
 import { kernelParamsSchema, orderParams } from './kernel-def.js';
 import { runKernelTask } from './run-kernel.js';
 import type { KernelTask } from './tasks.js';
@@ -25,12 +25,12 @@ export interface WarmReport {
   ms: number;
 }
 
-/** `passes` over every kernel (pool.warmupPasses, 16 by default: see above). */
-export function warmKernels(passes: number): WarmReport {
+/** `passes` over every kernel of `registry` (pool.warmupPasses, 16 by default: see above). */
+export function warmKernels(passes: number, registry: KernelRegistry): WarmReport {
   const started = performance.now();
   const calls: KernelTask[] = [];
   const failed: string[] = [];
-  for (const def of KERNELS) {
+  for (const def of registry.kernels) {
     const { value, error } = kernelParamsSchema(def).validate({});
     if (error) failed.push(def.id);
     // each task as a request brings it, through the structured clone a message makes: optimised
@@ -41,7 +41,7 @@ export function warmKernels(passes: number): WarmReport {
   }
   let ok = calls;
   for (let pass = 0; pass < passes; pass++) {
-    const ran = ok.filter((task) => runKernelTask(task).ok);
+    const ran = ok.filter((task) => runKernelTask(task, registry).ok);
     if (pass === 0) {
       failed.push(...ok.filter((c) => !ran.includes(c)).map((c) => c.id));
       ok = ran;

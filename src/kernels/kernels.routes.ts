@@ -1,5 +1,5 @@
 /** One GET route per registered kernel, generated from the registry. */
-import { KERNELS } from '../../workers/registry.js';
+import type { KernelRegistry } from '../../workers/registry.js';
 import { kernelParamsSchema, kernelPath, type KernelDef } from '../../workers/kernel-def.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -14,6 +14,11 @@ import { JSON_TYPE } from '../http/json-text.js';
 export interface KernelRouteDeps {
   pool: WorkerPool;
   metrics: Metrics;
+}
+
+export interface KernelRoutesDeps extends KernelRouteDeps {
+  /** The app's kernels: the service's registry, or a test's with fixture kernels added. */
+  registry: KernelRegistry;
 }
 
 export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps): RouteDef {
@@ -65,6 +70,6 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
   });
 }
 
-export function kernelRoutes(deps: KernelRouteDeps): RouteDef[] {
-  return KERNELS.map((def) => kernelRoute(def, deps));
+export function kernelRoutes({ registry, ...deps }: KernelRoutesDeps): RouteDef[] {
+  return registry.kernels.map((def) => kernelRoute(def, deps));
 }

@@ -13,6 +13,7 @@ import type { LedgerCore } from '../ledger/ledger.feature.js';
 import type { AdsbStatus, CotStatus, LedgerStatus, Services } from './services.js';
 import type { StreamCore } from '../stream/stream.feature.js';
 import type { VerdictCore } from '../verdicts/verdicts.feature.js';
+import type { KernelRegistry } from '../../workers/registry.js';
 
 type Nothing = Record<string, never>;
 
@@ -32,7 +33,8 @@ export interface Provides {
   energy: Nothing;
   ui: Nothing;
   core: Nothing;
-  kernels: Nothing;
+  /** The kernels the app serves: every listing of kernels (routes, posture inventory) reads them here. */
+  kernels: { registry: KernelRegistry };
   docs: Nothing;
 }
 

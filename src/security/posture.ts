@@ -2,7 +2,9 @@
  * Posture drift (domain-data note 2.2): the committed baseline (src/security/posture-baseline.json,
  * read at run time from the project root because the build compiles .ts only) compared with what
  * the running process really does: its route table, validated config, live pool, the headers and
- * error bodies of in-process responses, the published key and the ADS-B providers.
+ * error bodies of in-process responses, the published key and the ADS-B providers. The route
+ * inventory is the baseline's list plus the kernel registry's routes: a kernel is reviewed where it
+ * is registered, so the baseline never lists one.
  */
 import { createHash, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -15,6 +17,8 @@ import type { Observed } from '../introspection/observed.js';
 import { envelope, SOURCES } from '../core/envelope.js';
 import { API } from '../isomorphic/api.js';
 import { routeKey, unboundedNumbers } from '../introspection/route-inventory.js';
+import { kernelPath } from '../../workers/kernel-def.js';
+import type { KernelRegistry } from '../../workers/registry.js';
 
 export type Comparison = 'equal' | 'at_most' | 'between' | 'one_of' | 'node_at_least';
 export type CheckStatus = 'pass' | 'drift' | 'approved_deviation' | 'not_applicable';
@@ -52,7 +56,7 @@ export interface Baseline {
 
 export const BASELINE_FILE = join('src', 'security', 'posture-baseline.json');
 
-export function loadBaseline(file = join(projectRoot(), BASELINE_FILE)): { baseline: Baseline; sha256: string } {
+export function loadBaseline(file: string = join(projectRoot(), BASELINE_FILE)): { baseline: Baseline; sha256: string } {
   const text = readFileSync(file, 'utf8');
   const baseline = JSON.parse(text) as Baseline;
   return { baseline, sha256: sha256Hex(canonicalJson(baseline)) };
@@ -107,9 +111,14 @@ function cspDirective(csp: string | undefined, name: string): string | null {
 
 const LEAK = /\n\s+at\s|\(?\/[\w./-]+\.(?:ts|js|mjs):\d+|node_modules|\b(?:TypeError|ReferenceError|SyntaxError)\b/;
 
+/** The routes of the registry's kernels, as route keys: the part of the inventory the registry derives. */
+export function kernelRouteInventory(kernels: KernelRegistry): string[] {
+  return kernels.kernels.map((def) => routeKey({ method: 'GET', path: `${API}${kernelPath(def)}` }));
+}
+
 /** The checks that depend only on the route table (fixed once the app is built). */
-function routeChecks(routes: readonly RouteDef[], baseline: Baseline): Record<string, Actual> {
-  const inventory = new Set(baseline.route_inventory);
+function routeChecks(routes: readonly RouteDef[], baseline: Baseline, kernels: KernelRegistry): Record<string, Actual> {
+  const inventory = new Set([...baseline.route_inventory, ...kernelRouteInventory(kernels)]);
   return {
     'route-inventory': routes.map(routeKey).filter((k) => !inventory.has(k)).sort(),
     'numeric-params-bounded': routes.flatMap((r) => [
@@ -121,7 +130,7 @@ function routeChecks(routes: readonly RouteDef[], baseline: Baseline): Record<st
 }
 
 /** Reads the current value of every baseline check from the running process. */
-export async function currentState(s: Observed, baseline: Baseline, fixed: Record<string, Actual> = routeChecks(s.routeTable(), baseline)): Promise<Record<string, Actual>> {
+export async function currentState(s: Observed, baseline: Baseline, fixed: Record<string, Actual>): Promise<Record<string, Actual>> {
   const ip = s.inProcess;
   const routes = s.routeTable();
   const keys = routes.map(routeKey);
@@ -226,20 +235,20 @@ interface Prepared {
  * table and the file do not change while it runs, and walking every route's schema on a request
  * blocked the loop ~100 ms. `drift(file)` reads another baseline on each call (tests).
  */
-export function postureView(s: Observed): { prepare(): Promise<void>; drift(file?: string): Promise<Record<string, unknown>> } {
+export function postureView(s: Observed, kernels: KernelRegistry): { prepare(): Promise<void>; drift(file?: string): Promise<Record<string, unknown>> } {
   let p: Promise<Prepared> | null = null;
-  const prepare = (): Promise<Prepared> =>
-    (p ??= s.routesDescribed().then(() => {
-      const { baseline, sha256 } = loadBaseline();
-      return { baseline, sha256, fixed: routeChecks(s.routeTable(), baseline) };
-    }));
+  const prepared = (file: string | undefined): Prepared => {
+    const { baseline, sha256 } = loadBaseline(file);
+    return { baseline, sha256, fixed: routeChecks(s.routeTable(), baseline, kernels) };
+  };
+  const prepare = (): Promise<Prepared> => (p ??= s.routesDescribed().then(() => prepared(undefined)));
   return {
     prepare: () => prepare().then(() => undefined),
-    drift: async (file) => postureDrift(s, file === undefined ? await prepare() : { ...loadBaseline(file), fixed: undefined }),
+    drift: async (file) => postureDrift(s, file === undefined ? await prepare() : prepared(file)),
   };
 }
 
-async function postureDrift(s: Observed, { baseline, sha256, fixed }: { baseline: Baseline; sha256: string; fixed: Record<string, Actual> | undefined }): Promise<Record<string, unknown>> {
+async function postureDrift(s: Observed, { baseline, sha256, fixed }: Prepared): Promise<Record<string, unknown>> {
   const state = await currentState(s, baseline, fixed);
   const checks = evaluate(baseline, state, s.config.env);
   const summary = { pass: 0, drift: 0, approved_deviation: 0, not_applicable: 0, total: checks.length };

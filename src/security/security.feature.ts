@@ -9,6 +9,7 @@ import { observe, type Observed } from '../introspection/observed.js';
 import { defineRoute } from '../http/route.js';
 import { definePlugin, type Built } from '../platform/plugin.js';
 import type { Services } from '../platform/services.js';
+import type { KernelRegistry } from '../../workers/registry.js';
 import { attackSurfaceView } from './attack-surface.js';
 import { postureView } from './posture.js';
 import { topologyHealth } from './topology.js';
@@ -20,13 +21,13 @@ const RESPONSES: Record<string, Schema> = { '/attack-surface/graph': ATTACK_SURF
 
 export const securityPlugin = definePlugin({
   name: 'security',
-  needs: ['ledger', 'adsb', 'cot'],
-  build: (s: Services, deps) => buildSecurity(observe(s, deps)),
+  needs: ['ledger', 'adsb', 'cot', 'kernels'],
+  build: (s: Services, deps) => buildSecurity(observe(s, deps), deps.kernels.registry),
 });
 
-function buildSecurity(s: Observed): Built<'security'> {
+function buildSecurity(s: Observed, kernels: KernelRegistry): Built<'security'> {
   const surface = attackSurfaceView(s);
-  const posture = postureView(s);
+  const posture = postureView(s, kernels);
   const view = (path: string, summary: string, build: () => Promise<Record<string, unknown>>) =>
     defineRoute({
       method: 'GET',

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../src/lib/numbers.js';
 import { projectRoot } from '../../src/config/load.js';
 import { routeKey } from '../../src/introspection/route-inventory.js';
-import { evaluate, loadBaseline } from '../../src/security/posture.js';
+import { evaluate, kernelRouteInventory, loadBaseline } from '../../src/security/posture.js';
+import { REGISTRY } from '../../workers/registry.js';
 import { buildTestApp, withTestApp, type TestApp } from '../helpers/app.js';
 import { adsbDown, fakeUpstream, frame, worstOf, type FakeUpstream } from './fakes.js';
 
@@ -99,6 +100,15 @@ describe('security posture views', () => {
         'x-content-type-options': headers['x-content-type-options'],
         'referrer-policy': headers['referrer-policy'],
       });
+    });
+
+    it('the route inventory is the baseline’s list plus the kernel registry’s routes: the baseline lists every route but the kernels', () => {
+      const { baseline } = loadBaseline();
+      const kernels = kernelRouteInventory(REGISTRY);
+      expect(kernels).to.have.length(REGISTRY.kernels.length);
+      expect(baseline.route_inventory.filter((k) => kernels.includes(k))).to.deep.equal([]);
+      const keys = app().routes.map(routeKey);
+      expect(keys.filter((k) => !baseline.route_inventory.includes(k)).sort()).to.deep.equal([...kernels].sort());
     });
 
     it('check 2: one overridden setting drifts exactly that check, with the override as actual; current_sha256 changes, baseline.sha256 does not', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { KERNELS, KERNELS_BY_ID } from '../../workers/registry.js';
-import { kernelPath } from '../../workers/kernel-def.js';
+import { KERNELS, REGISTRY, kernelRegistry, withKernels } from '../../workers/registry.js';
+import { kernelPath, type KernelDef } from '../../workers/kernel-def.js';
 import { runBody } from '../helpers/kernels.js';
 
 // Generous against CI noise: the design target is 100 ms of worker time at the worst bound.
@@ -8,8 +8,23 @@ const BUDGET_MS = 1000;
 
 describe('workers/registry', () => {
   it('has unique ids, and paths relative to the API prefix (mounted under it)', () => {
-    expect(KERNELS_BY_ID.size).to.equal(KERNELS.length);
-    for (const def of KERNELS) expect(kernelPath(def)).to.match(/^(\/[a-z0-9-]+)+$/);
+    expect(new Set(KERNELS.map((d) => d.id)).size).to.equal(KERNELS.length);
+    for (const def of KERNELS) {
+      expect(REGISTRY.get(def.id)).to.equal(def);
+      expect(kernelPath(def)).to.match(/^(\/[a-z0-9-]+)+$/);
+    }
+    expect(REGISTRY.get('no/such-kernel')).to.equal(undefined);
+  });
+
+  it('refuses a duplicate id, and withKernels adds kernels after the base ones without changing the base', () => {
+    const [a, b] = KERNELS as [KernelDef, KernelDef];
+    expect(() => kernelRegistry([a, b, a])).to.throw(`duplicate kernel id ${a.id}`);
+    expect(() => withKernels(REGISTRY, [b])).to.throw(`duplicate kernel id ${b.id}`);
+    const extra = { ...a, id: 'extra/kernel' };
+    const more = withKernels(REGISTRY, [extra]);
+    expect(more.kernels).to.deep.equal([...KERNELS, extra]);
+    expect(more.get('extra/kernel')).to.equal(extra);
+    expect(REGISTRY.get('extra/kernel')).to.equal(undefined);
   });
 
   it('informative fields are declared with a reason, exist in the result as numbers, and are listed in the body', () => {
