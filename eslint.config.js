@@ -1,5 +1,5 @@
 // Type-aware lint: floating promises matter because an unawaited rejection in a worker vanishes
-// silently under piscina's atomics:'sync' (node-perf-style note, M7).
+// silently under piscina's atomics:'sync'.
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(

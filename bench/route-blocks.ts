@@ -1,11 +1,11 @@
 /**
  * `npm run bench:blocks`: the longest main-thread block of the first and of a repeated call of
  * every GET route, on a fresh app at the test defaults (memory ledger, two threads; ADS-B off, so
- * nothing leaves the machine). A main-thread task over ~50 ms on any route is a defect (issue 17):
- * this is how one is found. Time a kernel
- * spends in the pool does not count, nor the loop waiting for a CPU another process holds: only
- * the main thread's own work, in CPU time (test/helpers/loop-block.ts); the GC column is the
- * longest collection pause meanwhile (wall time).
+ * nothing leaves the machine). A main-thread task over ~50 ms on any route holds up every other
+ * request, a defect: this is how one is found. Time a kernel spends in the pool does not count, nor
+ * the loop waiting for a CPU another process holds: only the main thread's own work, in CPU time
+ * (test/helpers/loop-block.ts); the GC column is the longest collection pause meanwhile (wall
+ * time).
  * POST routes are then sent bodies at the limits (bench/post-samples.ts), each held to
  * POST_BUDGET_MS of main-thread CPU (signing and kernels run in the pool and do not count).
  *   npm run bench:blocks                 # every GET route and every POST sample

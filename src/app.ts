@@ -71,7 +71,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const metrics = new Metrics(eventLoop);
   // the store first: in file mode it takes the data directory's lock before anything is written
   const store = await openStore(config.ledger, { retryAfterS: config.pool.retryAfterS, log });
-  // the key exists before the pool: workers receive it once, at start (ledger-signing note 6.6)
+  // the key exists before the pool: workers receive it once, at start, never with a task
   let key;
   try {
     key = resolveSigningKey(config.ledger);

@@ -4,11 +4,11 @@ import { join, relative } from 'node:path';
 import { projectRoot } from '../src/config/load.js';
 
 // V8's parser marks a function literal that is the right-hand side of an assignment to a property
-// (`obj.x = () => …`, `this.y = function …`) for allocation in old space. Such a closure outlives the
-// request that made it until the next full GC, and every minor GC keeps what it closes over alive
-// and promotes it: under kernel load this held the main thread's whole request graph (scavenges of
-// up to 10 ms; docs/bench.md, eleventh pass). Server code names the function first, or builds it
-// in an object literal or a helper, all of which V8 allocates young.
+// (`obj.x = () => …`, `this.y = function …`) for allocation in old space. Such a closure outlives
+// the request that made it until the next full GC, and every minor GC keeps what it closes over
+// alive and promotes it: under kernel load this held the main thread's whole request graph
+// (scavenges of up to 10 ms). Server code names the function first, or builds it in an object
+// literal or a helper, all of which V8 allocates young.
 const ROOT = projectRoot();
 // the browser pages are not the server's heap
 const FOLDERS = ['src', 'workers'];

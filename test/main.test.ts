@@ -88,15 +88,15 @@ describe('src/main.ts (process entry)', function () {
     }
   });
 
-  it('issue 17 items 7, 13: header timeout, connection cap with a clean 503, and SIGTERM ends streams and exits well inside the timeout', async () => {
+  it('header timeout, connection cap with a clean 503, and SIGTERM ends streams and exits well inside the timeout', async () => {
     const { child, base, lines } = await startService({ SVC_HEADERS_TIMEOUT_MS: '600', SVC_MAX_CONNECTIONS: '4', SVC_STREAM_TICK_MS: '100', MALLOC_TOP_PAD_: '33554432' });
     expect(allocatorWarnings(lines), 'launched as npm start launches it').to.deep.equal([]);
     const port = Number(new URL(base).port);
-    // item 7: a request head that never completes is answered 408 and closed (not held 60 s)
+    // a request head that never completes is answered 408 and closed (not held 60 s)
     const slow = await rawExchange(port, 'GET /api/svc/v1/health HTTP/1.1\r\nHost: x\r\n', 8000);
     expect(slow.data).to.match(/^HTTP\/1\.1 408/);
     expect(slow.ms).to.be.below(4000);
-    // item 7: beyond the cap a new connection gets a 503 with a body, then is closed
+    // beyond the cap a new connection gets a 503 with a body, then is closed
     const holders = await Promise.all(Array.from({ length: 4 }, () => new Promise<Socket>((resolve) => {
       const s = connect(port, '127.0.0.1', () => resolve(s));
       s.on('error', () => {});
@@ -108,7 +108,7 @@ describe('src/main.ts (process entry)', function () {
     expect(refused.data).to.include('Too many connections');
     for (const h of holders) h.destroy();
     await new Promise((r) => setTimeout(r, 100));
-    // item 13: a viewer is connected when SIGTERM arrives
+    // a viewer is connected when SIGTERM arrives
     const viewer = await openSse(`${base}/api/svc/v1/stream/verdicts`);
     await viewer.waitFor(1, 10_000);
     const ended = new Promise<void>((resolve) => viewer.res.on('close', () => resolve()));

@@ -42,7 +42,7 @@ export interface KernelDef<P extends Record<string, unknown> = Record<string, an
    * the body lists them under `informative` so a client knows which numbers the tests do not recompute.
    */
   informative?: Readonly<Record<string, string>>;
-  /** `query`: parameters are query keys. `request`: they live in the JSON `request` query value (design 3). */
+  /** `query`: parameters are query keys. `request`: they live in the JSON of the route's one `request` value. */
   input: 'query' | 'request';
   /** One-line description for README and OpenAPI. */
   summary: string;

@@ -1,6 +1,7 @@
 /**
- * Config of the ADS-B feed (adsb-cot note 2.2–2.4). Providers are tried in order; tests point
- * `providers` at a fake upstream on 127.0.0.1. Composed into the one schema in src/config.
+ * Config of the ADS-B feed. Providers are tried in order, one at a time, so a snapshot never mixes
+ * two providers; tests point `providers` at a fake upstream on 127.0.0.1. Composed into the one
+ * schema in src/config.
  */
 import Joi from 'joi';
 import type { FeatureConfig } from '../config/feature-config.js';

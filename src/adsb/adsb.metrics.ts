@@ -1,6 +1,7 @@
 /**
- * Upstream health on /metrics (adsb-cot note 2.4). Labels are the configured provider names and
- * the fixed outcome set, so cardinality is bounded by config. Gauges are read at scrape time.
+ * Upstream health on /metrics, so a provider that fails or bans us shows before users notice.
+ * Labels are the configured provider names and the fixed outcome set, so cardinality is bounded by
+ * config. Gauges are read at scrape time.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { AdsbFeed } from './feed.js';

@@ -1,7 +1,8 @@
 /**
  * GET /api/svc/v1/adsb: live military aircraft in a bounding box, filtered locally from the one
- * cached global snapshot (adsb-cot note 2.3). Upstream failure is not an error status: the answer
- * is 200 with live=false and the last snapshot or nothing, and says why.
+ * cached global snapshot, so any number of boxes costs the upstreams one call per refresh. Upstream
+ * failure is not an error status: the answer is 200 with live=false and the last snapshot or
+ * nothing, and says why.
  */
 import { Errors } from '../http/errors.js';
 import { defineRoute, type RouteDef } from '../http/route.js';

@@ -1,8 +1,9 @@
 /**
- * One circuit breaker per upstream (adsb-cot note 2.2). Rate limits and refusals open it at once
- * for as long as the upstream asked (or a fixed cool-down); transient failures open it after N in
- * a row with a doubling cool-down. After the cool-down one half-open trial decides. The clock is
- * passed in, so tests move time instead of sleeping.
+ * One circuit breaker per upstream, so a provider that limits or fails us is left alone while the
+ * next one serves. Rate limits and refusals open it at once for as long as the upstream asked (or a
+ * fixed cool-down); transient failures open it after N in a row with a doubling cool-down. After
+ * the cool-down one half-open trial decides. The clock is passed in, so tests move time instead of
+ * sleeping.
  */
 import type { AdsbOutcome } from '../isomorphic/wire/adsb.js';
 

@@ -1,8 +1,8 @@
 /**
- * The ADS-B cache (adsb-cot note 2.2): one global military snapshot owned by the main thread,
- * refreshed lazily (no polling while nobody asks) and single-flight (concurrent requests share one
- * walk over the providers). Providers are tried one at a time, in order, behind their breakers;
- * the first valid payload wins and snapshots never mix providers.
+ * The ADS-B cache: one global military snapshot owned by the main thread, refreshed lazily (no
+ * polling while nobody asks) and single-flight (concurrent requests share one walk over the
+ * providers). Providers are tried one at a time, in order, behind their breakers; the first valid
+ * payload wins and snapshots never mix providers.
  *
  * `live` means "fetched successfully less than `freshMs` ago" — the evidence claim
  * `adsb-never-synthetic` checks exactly that, so there is no stale-while-revalidate window that

@@ -1,7 +1,7 @@
 /**
- * Upstream payload → normalised aircraft records (adsb-cot note 1.2, 1.5). Every record comes
- * from one upstream entry with a current position; nothing is inferred, interpolated or filled in.
- * `rr_lat`/`rr_lon` (a receiver-location guess) and `lastPosition` (an old fix) are never read.
+ * Upstream payload → normalised aircraft records. Every record comes from one upstream entry with a
+ * current position; nothing is inferred, interpolated or filled in. `rr_lat`/`rr_lon` (a
+ * receiver-location guess) and `lastPosition` (an old fix) are never read.
  */
 import type { AdsbAircraft, AdsbDropped } from '../isomorphic/wire/adsb.js';
 
@@ -29,7 +29,7 @@ function positionSource(e: Raw): string | null {
   return str(e.type);
 }
 
-/** jv2 `now` is epoch ms; native readsb sends seconds (note 1.2), told apart by magnitude. */
+/** jv2 `now` is epoch ms, native readsb's is seconds: below 10¹¹ (1973 in ms) it must be seconds. */
 function upstreamNow(v: unknown): number | null {
   const n = num(v);
   if (n === null || n <= 0) return null;

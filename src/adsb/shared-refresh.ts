@@ -1,6 +1,6 @@
 /**
- * One ADS-B refresh for all replicas on one PostgreSQL (scale-out note 3.3, decision: PostgreSQL is
- * the only backing service). Without it N replicas make N upstream calls per refresh and each earns
+ * One ADS-B refresh for all replicas on one PostgreSQL (the only backing service a deployment has,
+ * so no Redis for the lock). Without it N replicas make N upstream calls per refresh and each earns
  * its own rate-limit ban.
  *
  *   - `adsb_cache` is an UNLOGGED table: not WAL-logged and emptied after a database crash, which is
@@ -11,9 +11,9 @@
  *     fetches, the others see "busy" and wait for the `state` row to move. The lock dies with the
  *     transaction, so a replica that crashes mid-fetch cannot hold it.
  *
- * This is an efficiency lock, not a correctness lock (Kleppmann's distinction, note [S43]): a rare
- * double fetch wastes one upstream call and breaks nothing. Aircraft only ever come from an upstream
- * payload that some replica fetched; nothing here can create one.
+ * This is an efficiency lock, not a correctness lock (Kleppmann, "How to do distributed locking",
+ * 2016): a rare double fetch wastes one upstream call and breaks nothing. Aircraft only ever come
+ * from an upstream payload that some replica fetched; nothing here can create one.
  */
 import pg from 'pg';
 import type { AdsbAttempt as AttemptRecord } from '../isomorphic/wire/adsb.js';

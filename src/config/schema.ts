@@ -24,8 +24,8 @@ export interface Config {
     taskDeadlineMs: number;
     idleTimeoutMs: number;
     /** Heap cap per worker thread. V8 sizes old-space growth by it: under 2048 MB (64-bit Node) a
-     * heap grows at most 1.3–2× between full collections instead of up to 4×, so allocating
-     * kernels ran ~10× the full collections and 21–26 % slower (docs/bench.md, "Twelfth pass"). */
+     * heap grows at most 1.3–2× between full collections instead of up to 4×, so allocating kernels
+     * ran ~10× the full collections and 21–26 % slower. */
     maxOldGenerationSizeMb: number;
     retryAfterS: number;
     /** Threads of the signing lane (a separate pool: kernels never delay receipts). */

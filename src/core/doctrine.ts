@@ -1,7 +1,7 @@
 /**
- * The doctrine document (domain-data note 5.2): the interface's four honesty rules, the service's
- * own rules, limits and crypto, with a digest over the rules so clients can pin them. Enforcement
- * status comes from the last evidence refresh when that feature is present.
+ * The doctrine document: the interface's four honesty rules, the service's own rules, limits and
+ * crypto, with a digest over the rules so clients can pin them. Enforcement status comes from the
+ * last evidence refresh when that feature is present.
  */
 import { canonicalJson, sha256Hex } from '../lib/numbers.js';
 import { RECEIPT_DOCTRINE } from '../lib/receipt-bytes.js';

@@ -1,4 +1,4 @@
-/** The common envelope of the read-only views (domain-data note 0) and the sources they cite. */
+/** The common envelope of the read-only views and their sources: one shape, so one schema covers all. */
 import { RECEIPT_DOCTRINE } from './doctrine.js';
 
 export interface Source {

@@ -1,6 +1,7 @@
 /**
- * Passive health (domain-data note 5.1): each feature registers checks in the IETF "Health Check
- * Response Format" shape; /health reads them without probing anything or calling upstreams.
+ * Passive health, so a health probe can never load an upstream: each feature registers checks in
+ * the IETF "Health Check Response Format" shape; /health reads them without probing anything or
+ * calling upstreams.
  */
 
 export type HealthStatus = 'pass' | 'warn' | 'fail';

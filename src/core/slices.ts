@@ -1,7 +1,8 @@
 /**
  * Start-up work done in slices: a loop over items that gives the event loop back (setImmediate)
- * whenever it has run for SLICE_MS, so precomputing a view never becomes one long main-thread
- * task (anything over ~50 ms is a defect, issue 17) and requests keep being served meanwhile.
+ * whenever it has run for SLICE_MS, so precomputing a view never becomes one long main-thread task
+ * (over ~50 ms, the long-task threshold, every other request waits) and requests keep being served
+ * meanwhile.
  */
 
 /** Longest stretch of work in one turn of the loop before yielding. */

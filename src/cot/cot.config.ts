@@ -1,7 +1,7 @@
 /**
  * Config of the CoT feature: export staleness, the ingest store and the XML limits sax does not
- * enforce itself (adsb-cot note 5). The body size cap is `http.xmlLimitBytes` (64 KiB, 413 above).
- * Composed into the one schema in src/config.
+ * enforce itself (depth, counts and lengths). The body size cap is `http.xmlLimitBytes` (64 KiB,
+ * 413 above). Composed into the one schema in src/config.
  */
 import Joi from 'joi';
 import type { FeatureConfig } from '../config/feature-config.js';

@@ -1,4 +1,4 @@
-/** Response schemas of the CoT routes: the ingest answer and the status document (interface 2.4). */
+/** Response schemas of the CoT routes: the ingest answer and the status document. */
 import Joi from 'joi';
 import { bool, int, listOf, mapOf, nullable, num, oneOf, shape, str, text } from '../http/response-schema.js';
 

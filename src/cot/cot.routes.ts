@@ -1,4 +1,4 @@
-/** Cursor-on-Target routes (interface 4.8): export, export of one track, ingest and status. */
+/** Cursor-on-Target routes: export, export of one track, ingest and status. */
 import Joi from 'joi';
 import { Errors } from '../http/errors.js';
 import { defineRoute, type RouteDef } from '../http/route.js';

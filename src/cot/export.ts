@@ -1,8 +1,8 @@
 /**
- * CoT 2.0 export (adsb-cot note 3.5). Tracks map to `<event>` trees, ingested events are re-emitted
- * from their parsed tree (so they round-trip), and everything is serialised by xmlbuilder2 with
- * `wellFormed: true`, which refuses control characters instead of writing them. Numbers are
- * fixed-point strings: xs:decimal has no exponent form.
+ * CoT 2.0 export. Tracks map to `<event>` trees, ingested events are re-emitted from their parsed
+ * tree (so they round-trip), and everything is serialised by xmlbuilder2 with `wellFormed: true`,
+ * which refuses control characters instead of writing them. Numbers are fixed-point strings:
+ * xs:decimal has no exponent form.
  */
 import type { StoredEvent } from './store.js';
 import type { Track } from './tracks.js';

@@ -1,7 +1,7 @@
 /**
- * The CoT status document, interface 2.4 exactly (adsb-cot note 3.6). The `live` counts are
- * computed at request time from the real export; every roadmap item is `wired: false` because
- * none of it exists (no UDP socket, no TAK stream, no enrolment).
+ * The CoT status document, field for field as the interface defines it. The `live` counts are
+ * computed at request time from the real export; every roadmap item is `wired: false` because none
+ * of it exists (no UDP socket, no TAK stream, no enrolment).
  */
 import type { RouteDef } from '../http/route.js';
 import { specPath } from '../introspection/route-inventory.js';

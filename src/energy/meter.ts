@@ -1,9 +1,9 @@
 /**
- * What this process can measure about itself (domain-data note 4.1), as deltas from the moment
- * the app was built: CPU time from process.cpuUsage() (worker threads are threads of this
- * process, so pool work is included), wall time from the monotonic clock, event-loop
- * utilisation from perf_hooks, request counts from the app's registry, and the RAPL package
- * counter when the kernel exposes it. Nothing here is a constant standing in for a reading.
+ * What this process can measure about itself, as deltas from the moment the app was built: CPU time
+ * from process.cpuUsage() (worker threads are threads of this process, so pool work is included),
+ * wall time from the monotonic clock, event-loop utilisation from perf_hooks, request counts from
+ * the app's registry, and the RAPL package counter when the kernel exposes it. Nothing here is a
+ * constant standing in for a reading.
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';

@@ -1,4 +1,4 @@
-/** Every number in an energy body is `{value, unit, basis}` (domain-data note 0), so its origin is never implicit. */
+/** Every number in an energy body is `{value, unit, basis}`, so its origin is never implicit. */
 import type { BASIS_VOCABULARY } from '../core/doctrine.js';
 
 export type Basis = (typeof BASIS_VOCABULARY)[number];

@@ -1,7 +1,7 @@
 /**
- * /energy/jtoken and /energy/kvcache (domain-data notes 4.3, 4.5). Published figures are kept
- * apart from anything this process measures; the receipt example is produced by running the
- * /energy/receipt kernel itself in the pool, so the two endpoints cannot disagree.
+ * /energy/jtoken and /energy/kvcache. Published figures are kept apart from anything this process
+ * measures; the receipt example is produced by running the /energy/receipt kernel itself in the
+ * pool, so the two endpoints cannot disagree.
  */
 import { GENESIS, HASH_FORMULA, METHOD } from '../lib/energy-receipt.js';
 import type { WorkerPool } from '../platform/pool.js';
@@ -10,7 +10,7 @@ import { ENERGY_SOURCES } from './sources.js';
 import { RECEIPT_PATH } from './chain.js';
 import { API } from '../isomorphic/api.js';
 
-/** Interface 4.3 defaults of /energy/receipt. */
+/** /energy/receipt's documented defaults: the example is what a call without parameters answers. */
 export const RECEIPT_DEFAULTS = { seed: 42, tokens: 512, power_w: 350, latency_s: 0.02, grid_gco2_per_kwh: 480 };
 
 /** The kernel's own body for its defaults, run in the pool like any request (1024 normals and a hash). */

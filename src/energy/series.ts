@@ -1,9 +1,9 @@
 /**
- * A bounded ring of real samples of this process (issue 16: the energy panel charts a measured
- * series, not one snapshot). A timer (unref'd) takes one meter reading every `intervalMs`; each
- * point is the difference between two consecutive readings, so it says what happened in that
- * interval: CPU seconds, event-loop busy share, requests, and the power model applied to them.
- * Nothing is interpolated: a point exists only where two readings were actually taken.
+ * A bounded ring of real samples of this process, so the energy panel charts a measured series, not
+ * one snapshot. A timer (unref'd) takes one meter reading every `intervalMs`; each point is the
+ * difference between two consecutive readings, so it says what happened in that interval: CPU
+ * seconds, event-loop busy share, requests, and the power model applied to them. Nothing is
+ * interpolated: a point exists only where two readings were actually taken.
  */
 import type { EnergyConfig } from './energy.config.js';
 import { powerModel, type EnergyMeter, type Reading } from './meter.js';

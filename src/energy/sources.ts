@@ -1,4 +1,4 @@
-/** Sources cited by the energy views (domain-data note 6), in the shared `sources` shape. */
+/** Sources cited by the energy views, in the shared `sources` shape. */
 const src = (leader: string, kind: string, url: string, data_kind: string) => ({ leader, kind, url, data_kind });
 
 export const ENERGY_SOURCES = {

@@ -1,7 +1,7 @@
 /**
- * /energy/sovereign and /energy/carbon (domain-data notes 4.2, 4.8): measured process readings
- * turned into energy through the stated CPU power model, and carbon through the configured grid
- * intensity. "Sovereign" = accounted entirely in-process, no third-party telemetry.
+ * /energy/sovereign and /energy/carbon: measured process readings turned into energy through the
+ * stated CPU power model, and carbon through the configured grid intensity. "Sovereign" = accounted
+ * entirely in-process, no third-party telemetry.
  */
 import type { EnergyConfig } from './energy.config.js';
 import { powerModel, type Reading } from './meter.js';

@@ -1,7 +1,7 @@
 /**
- * /energy/throughput, /energy/gateway and /energy/router (domain-data notes 4.4–4.7): golden
- * signals read from the app's registry, the pool and the server tap. Energy per route is an
- * attribution of the sovereign marginal energy, labelled model and approximate.
+ * /energy/throughput, /energy/gateway and /energy/router: golden signals read from the app's
+ * registry, the pool and the server tap. Energy per route is an attribution of the sovereign
+ * marginal energy, labelled model and approximate.
  */
 import type { RouteDef } from '../http/route.js';
 import type { Services } from '../platform/services.js';

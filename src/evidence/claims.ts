@@ -1,7 +1,7 @@
 /**
- * Evidence claims (domain-data note 3.1): each claim the doctrine relies on, with a live check
- * that re-derives it from the running service (in-process responses, the worker pool, published
- * component state) instead of echoing a stored verdict.
+ * Evidence claims: each claim the doctrine relies on, with a live check that re-derives it from the
+ * running service (in-process responses, the worker pool, published component state) instead of
+ * echoing a stored verdict.
  */
 import { createHash, verify } from 'node:crypto';
 import { BASIS_VOCABULARY } from '../core/doctrine.js';
@@ -29,7 +29,7 @@ export interface Claim {
 
 const internal = (leader: string, url: string): Source => ({ leader, kind: 'internal', url, data_kind: 'computed' });
 
-/** How fresh the ADS-B snapshot must be to be called live (design 5: 10 s fresh). */
+/** How fresh the ADS-B snapshot must be to be called live: 10 s, the feed's default freshness. */
 export const ADSB_FRESH_S = 10;
 
 const fail = (reason: string, observations: Record<string, unknown> = {}): ClaimCheck => ({ status: 'failed', reason, observations });

@@ -1,7 +1,7 @@
 /**
- * Elite wiring (domain-data note 3.3) and its health (3.4). probe=false is passive (the same
- * statuses as topology health); probe=true also runs one read-only active probe per node under a
- * per-probe timeout and a total budget. Nothing a probe does reaches the ledger.
+ * Elite wiring and its health. probe=false is passive (the same statuses as topology health);
+ * probe=true also runs one read-only active probe per node under a per-probe timeout and a total
+ * budget. Nothing a probe does reaches the ledger.
  */
 import type { HealthStatus } from '../core/health.js';
 import type { Observed } from '../introspection/observed.js';

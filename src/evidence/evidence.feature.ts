@@ -1,8 +1,8 @@
 /**
- * The evidence feature (domain-data note 3): evidence claims, readiness sections and elite wiring.
- * Index views serve the last refresh; live views re-check now; refresh recomputes (single-flight,
- * time-bounded, never touching the ledger). Replaces `services.enforcement` so the doctrine shows
- * the claim statuses of the last evidence refresh.
+ * The evidence feature: evidence claims, readiness sections and elite wiring. Index views serve the
+ * last refresh; live views re-check now; refresh recomputes (single-flight, time-bounded, never
+ * touching the ledger). Replaces `services.enforcement` so the doctrine shows the claim statuses of
+ * the last evidence refresh.
  */
 import Joi from 'joi';
 import type { Context } from 'koa';
@@ -26,7 +26,7 @@ import { SingleFlight } from '../lib/single-flight.js';
 import { yieldLoop } from '../core/slices.js';
 import * as R from './evidence.responses.js';
 
-/** Ids are lower-case slugs (domain-data note 0); anything else is 422, an unknown slug 404. */
+/** Ids are lower-case slugs: anything else is malformed (422), an unknown well-formed slug is 404. */
 export const ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 /** A claim result older than this is reported stale in the index. */
 export const STALE_AFTER_S = 300;

@@ -1,4 +1,4 @@
-/** Response schemas of the evidence, readiness and elite wiring views (domain-data note 3). */
+/** Response schemas of the evidence, readiness and elite wiring views. */
 import { bool, hex64, int, isoTime, listOf, nullable, num, object, oneOf, openShape, shape, str } from '../http/response-schema.js';
 
 const STATUS = oneOf('pass', 'warn', 'fail');

@@ -1,7 +1,7 @@
 /**
- * Readiness sections (domain-data note 3.2), in the Kubernetes sense: can this process take
- * traffic now. Each section reads real observations and runs one read-only probe. Statuses use the
- * health-check vocabulary; overall is the worst section, ADS-B capped at warn.
+ * Readiness sections, in the Kubernetes sense: can this process take traffic now. Each section
+ * reads real observations and runs one read-only probe. Statuses use the health-check vocabulary;
+ * overall is the worst section, ADS-B capped at warn.
  */
 import type { HealthStatus } from '../core/health.js';
 import type { Observed } from '../introspection/observed.js';

@@ -1,7 +1,7 @@
 /**
- * "AI" briefings (domain-data note 1.11): a deterministic template, no language model. Every
- * number or date in a bullet's text is printed from one of the bullet's evidence pointers, which
- * resolve against the /fleet/all collections; `inputs_sha256` commits to the resolved values.
+ * "AI" briefings: a deterministic template, no language model. Every number or date in a bullet's
+ * text is printed from one of the bullet's evidence pointers, which resolve against the /fleet/all
+ * collections; `inputs_sha256` commits to the resolved values.
  */
 import { canonicalJson, sha256Hex } from '../lib/numbers.js';
 

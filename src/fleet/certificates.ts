@@ -1,8 +1,8 @@
 /**
- * Certificate status at a date, from the survey and endorsement rules of domain-data note 1.4
- * (HSSC annual windows ±3 months of each anniversary; intermediate between the 2nd and 3rd
- * anniversary for ISSC/SMC/MLC). The same function answers "at as_of" for the certificate view
- * and "at ETD / before ETA" for the voyage-risk factor.
+ * Certificate status at a date, from the survey and endorsement rules of the conventions (HSSC
+ * annual windows ±3 months of each anniversary; intermediate between the 2nd and 3rd anniversary
+ * for ISSC/SMC/MLC). The same function answers "at as_of" for the certificate view and "at ETD /
+ * before ETA" for the voyage-risk factor.
  */
 import { endorsementWindows } from './dataset/generate.js';
 import type { Certificate } from './dataset/types.js';

@@ -1,6 +1,6 @@
 /**
- * Event log derived from the dataset (domain-data note 1.12): certificate, PSC, maintenance and
- * voyage events up to `as_of`. Not a runtime log (runtime events are in /mesh/state).
+ * Event log derived from the dataset: certificate, PSC, maintenance and voyage events up to
+ * `as_of`. Not a runtime log (runtime events are in /mesh/state).
  */
 import { canonicalJson, sha256Hex } from '../lib/numbers.js';
 import type { FleetDataset } from './dataset/types.js';

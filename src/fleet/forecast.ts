@@ -1,6 +1,6 @@
 /**
- * Forecast modules (domain-data note 1.8): deterministic projections from the dataset at `as_of`.
- * Each module lists its inputs, assumptions and sources next to its results.
+ * Forecast modules: deterministic projections from the dataset at `as_of`. Each module lists its
+ * inputs, assumptions and sources next to its results.
  */
 import type { FleetDataset } from './dataset/types.js';
 import { addMonths, DAY_MS, isoDate, toMs } from './dates.js';

@@ -1,8 +1,8 @@
 /**
- * Maintenance register and the Weibull predictive-maintenance view (domain-data notes 1.6, 1.7).
- * Lives are read back from the logs: the span between two consecutive overhaul/replacement/failure
- * entries is one life (a failure when the later entry is FAILED, a suspension otherwise); the life
- * running at `as_of` is a suspension at the component's current age.
+ * Maintenance register and the Weibull predictive-maintenance view. Lives are read back from the
+ * logs: the span between two consecutive overhaul/replacement/failure entries is one life (a
+ * failure when the later entry is FAILED, a suspension otherwise); the life running at `as_of` is a
+ * suspension at the component's current age.
  */
 import { COMPONENT_CLASS_BY_ID } from './dataset/reference.js';
 import type { FleetDataset } from './dataset/types.js';

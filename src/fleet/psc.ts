@@ -1,6 +1,6 @@
 /**
- * Port state control view (domain-data note 1.5): detention is computed, never stored — an
- * inspection is a detention exactly when one of its deficiencies carries action code 30.
+ * Port state control view: detention is computed, never stored — an inspection is a detention
+ * exactly when one of its deficiencies carries action code 30.
  */
 import { ACTION_CODES, DEFICIENCY_AREAS, DEFICIENCY_CODES } from './dataset/reference.js';
 import type { FleetDataset } from './dataset/types.js';

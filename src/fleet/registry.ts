@@ -1,7 +1,6 @@
 /**
- * Vessels, fleets and certificates views (domain-data notes 1.2–1.4): dataset records plus the
- * fields computed at `as_of` (age, position, certificate status and summaries, PSC counts,
- * fleet aggregates).
+ * Vessels, fleets and certificates views: dataset records plus the fields computed at `as_of` (age,
+ * position, certificate status and summaries, PSC counts, fleet aggregates).
  */
 import type { Certificate, FleetDataset } from './dataset/types.js';
 import { certificateState, type CertStatus } from './certificates.js';

@@ -1,4 +1,4 @@
-/** Sources cited by the fleet views (numbering of domain-data note section 6), in the shared `sources` shape. */
+/** Sources cited by the fleet views, in the shared `sources` shape; a comment's [Sn] is a key here. */
 
 export type SourceKey = keyof typeof FLEET_SOURCES;
 

@@ -1,7 +1,8 @@
 /**
  * Builds every fleet view once, at start-up, from the loaded dataset: payloads are computed,
  * rounded once (12 significant digits, the project rule), wrapped in the common envelope and
- * serialised to buffers with a strong ETag, so each request is a buffer write (note 1.1).
+ * serialised to buffers with a strong ETag, so each request is a buffer write and every answer is
+ * byte-identical.
  */
 import { roundDeep, sha256Hex } from '../lib/numbers.js';
 import { RECEIPT_DOCTRINE } from '../core/doctrine.js';

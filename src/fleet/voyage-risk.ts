@@ -1,7 +1,7 @@
 /**
- * Transparent voyage risk (domain-data note 1.10): score = Σ w_i·f_i with every f_i in [0, 1] and
- * weights summing to 100. The weights are this service's design choice, not an industry standard.
- * Areas and zones are simplified transcriptions, labelled as such in the body.
+ * Transparent voyage risk: score = Σ w_i·f_i with every f_i in [0, 1] and weights summing to 100.
+ * The weights are this service's design choice, not an industry standard. Areas and zones are
+ * simplified transcriptions, labelled as such in the body.
  */
 import type { Certificate, FleetDataset, Voyage } from './dataset/types.js';
 import { certificateState } from './certificates.js';

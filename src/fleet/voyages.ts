@@ -1,6 +1,6 @@
 /**
- * Shipment records (domain-data note 1.9) and the dataset position of each vessel at `as_of`:
- * distances are haversine over the waypoint legs; CO2 is Σ fuel × Cf (MEPC.364(79)).
+ * Shipment records and the dataset position of each vessel at `as_of`: distances are haversine over
+ * the waypoint legs; CO2 is Σ fuel × Cf (MEPC.364(79)).
  */
 import { CF, PORT_BY_LOCODE } from './dataset/reference.js';
 import type { FleetDataset, Voyage } from './dataset/types.js';

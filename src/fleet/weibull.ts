@@ -1,7 +1,7 @@
 /**
- * Two-parameter Weibull life model (domain-data note 1.7): censored maximum-likelihood fit,
- * conditional failure probability, mean residual life through the upper incomplete gamma
- * function, and the B10 residual life. Pure numerics, no dataset knowledge.
+ * Two-parameter Weibull life model: censored maximum-likelihood fit, conditional failure
+ * probability, mean residual life through the upper incomplete gamma function, and the B10 residual
+ * life. Pure numerics, no dataset knowledge.
  */
 
 /** ln Γ(x), Lanczos (g = 7, n = 9), |error| < 1e-13 for x > 0. */

@@ -126,12 +126,12 @@ export function bodyReader(types: readonly string[], { limitBytes, timeoutMs }: 
 
 /**
  * The body when the HTTP parser already holds all of it, or null for the streaming read. A small
- * body nearly always comes in the same TCP read as its headers, and the parser has pushed all of
- * it into the request stream one microtask after the route's handler starts. Taking the declared
+ * body nearly always comes in the same TCP read as its headers, and the parser has pushed all of it
+ * into the request stream one microtask after the route's handler starts. Taking the declared
  * Content-Length of bytes from the stream's buffer skips koa-body's stream plumbing, a timer and
- * three promises per request (~6 µs of a verdict's main thread, docs/bench.md). Only an
- * identity-encoded body with a Content-Length within the limit is taken; anything else
- * (compressed, chunked, too large, still arriving) goes through koa-body and its checks as before.
+ * three promises per request (~6 µs of a verdict's main thread). Only an identity-encoded body with
+ * a Content-Length within the limit is taken; anything else (compressed, chunked, too large, still
+ * arriving) goes through koa-body and its checks as before.
  */
 async function arrived(ctx: Context, limitBytes: number): Promise<Buffer | null> {
   const req = ctx.req;

@@ -1,10 +1,10 @@
 /**
  * The Content-Security-Policy of every answer. JSON and other API answers load nothing. Our own
- * pages (the globe, the entry page, the energy panel) run under the strict policy of ui note 4.5:
- * scripts and styles only from files of this origin, so no inline script, no `<style>` element and
- * no `style` attribute in markup (styles set from script through the CSSOM are not governed by
- * style-src). /docs serves Swagger UI, a third-party bundle we do not audit line by line: it keeps
- * inline styles allowed, and only that page does.
+ * pages (the globe, the entry page, the energy panel) run under a strict policy, so injected markup
+ * can run nothing: scripts and styles only from files of this origin, hence no inline script, no
+ * `<style>` element and no `style` attribute in markup (styles set from script through the CSSOM
+ * are not governed by style-src). /docs serves Swagger UI, a third-party bundle we do not audit
+ * line by line: it keeps inline styles allowed, and only that page does.
  */
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 

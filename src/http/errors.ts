@@ -1,6 +1,7 @@
 /**
  * The error catalogue. Every failure a route can produce is an AppError with a stable code; the
- * mapper in middleware turns it into the FastAPI-shaped body `{"detail": ...}` (design section 2).
+ * mapper in middleware turns it into the FastAPI-shaped body `{"detail": ...}`, which clients of
+ * the FastAPI original already parse.
  */
 import { jsonText, type JsonText } from './json-text.js';
 
@@ -85,7 +86,7 @@ export class AppError extends Error {
     options?: { cause?: unknown },
   ) {
     // an answer, not a bug: only an error that is logged (a 5xx other than shedding) keeps its
-    // stack; capturing one cost ~9 µs, the largest single cost of a 404 (docs/bench.md)
+    // stack; capturing one cost ~9 µs, the largest single cost of a 404
     const stackLimit = Error.stackTraceLimit;
     if (status < 500 || SHED_CODES.has(code)) Error.stackTraceLimit = 0;
     super(typeof detail === 'string' ? detail : `${code}: ${detail.length} validation issue(s)`, options);

@@ -1,7 +1,7 @@
 /**
  * The outermost middleware: request context (id, trace, headers, log line, metrics) and the one
  * place where errors become HTTP. One layer, not two: every Koa layer costs a promise and a
- * microtask per request (docs/bench.md).
+ * microtask per request.
  */
 import type { Context, Next } from 'koa';
 import { API_CSP, HTML_CSP, type HtmlPolicy } from './csp.js';
@@ -57,9 +57,9 @@ export function sendError(ctx: Context, err: AppError): void {
 }
 
 export function requestContext({ log, metrics, traces, sheds }: ContextDeps, shed?: ShedSummary) {
-  // the access line's fields are ours (ids, method, route template, path without its query,
-  // status, time), so it skips the redaction every other line goes through: its wildcard paths
-  // cost ~3.4 µs a line, more than the rest of the line (docs/bench.md, eighth pass)
+  // the access line's fields are ours (ids, method, route template, path without its query, status,
+  // time), so it skips the redaction every other line goes through: its wildcard paths cost ~3.4 µs
+  // a line, more than the rest of the line
   const access = log.child({}, { redact: { paths: [] } });
   return async function requestContextMiddleware(ctx: Context, next: Next): Promise<void> {
     const started = performance.now();
@@ -143,7 +143,7 @@ function mapError(ctx: Context, err: unknown, state: RequestState, metrics: Metr
   return holdMs;
 }
 
-/** Shed requests per code and route, logged once per interval as one line (issue 17 item 10). */
+/** Shed requests per code and route, logged as one line per interval so an overload cannot flood the log. */
 export class ShedSummary {
   private counts = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;

@@ -1,8 +1,8 @@
 /**
- * The `request` query parameter (spec 3): either a JSON object of parameters or a free label. A
- * value that starts with `{` is JSON and must be a valid object for `schema` (422 otherwise, with
- * locations under `query.request`); anything else is a label and the schema's defaults apply.
- * One reader for every route that takes `request` (the kernels and the khipu DAG).
+ * The `request` query parameter, untyped in the interface: either a JSON object of parameters or a
+ * free label. A value that starts with `{` is JSON and must be a valid object for `schema` (422
+ * otherwise, with locations under `query.request`); anything else is a label and the schema's
+ * defaults apply. One reader for every route that takes `request` (the kernels and the khipu DAG).
  */
 import type { ObjectSchema } from 'joi';
 import { Errors } from './errors.js';

@@ -129,10 +129,10 @@ export const QUERY_MEMO_KEY_MAX = 1024;
 
 /**
  * What a handler receives. A class, not an object literal with getters: measured with the literal
- * (two getter closures per request), each scavenge under load promoted ~3 MB (~11 KB a request)
- * and took 20-40 ms, 20-30 % of the main thread in GC; with the class the young generation is
- * collected whole (<1 ms) and the heap stays flat (docs/bench.md). Whatever V8 does with such
- * a literal's objects, they outlived the request and kept it alive.
+ * (two getter closures per request), each scavenge under load promoted ~3 MB (~11 KB a request) and
+ * took 20-40 ms, 20-30 % of the main thread in GC; with the class the young generation is collected
+ * whole (<1 ms) and the heap stays flat. Whatever V8 does with such a literal's objects, they
+ * outlived the request and kept it alive.
  */
 class Input implements RouteInput<unknown, unknown, unknown> {
   private controller: AbortController | undefined = undefined;

@@ -1,8 +1,9 @@
 /**
  * The node:http server around the Koa handler: head and request timeouts, the header size limit,
- * the connection caps (in all, and per client address so one address cannot take them all), and answers for requests Node refuses before Koa ever sees them (oversized
- * head, malformed HTTP, head timeout). Those answers are JSON bodies from the error catalogue
- * (design section 2), written on the socket: Node's own are empty-bodied.
+ * the connection caps (in all, and per client address so one address cannot take them all), and
+ * answers for requests Node refuses before Koa ever sees them (oversized head, malformed HTTP, head
+ * timeout). Those answers are JSON bodies from the error catalogue, written on the socket, so a
+ * client parses them like every other error: Node's own are empty-bodied.
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';

@@ -1,6 +1,6 @@
 /**
- * joi → pydantic v2 error translation (node-perf-style note 4.3), so 422 bodies match what
- * FastAPI clients already parse: `{type, loc, msg, input, ctx?}`, every error of a request at once.
+ * joi → pydantic v2 error translation, so 422 bodies match what FastAPI clients already parse:
+ * `{type, loc, msg, input, ctx?}`, every error of a request at once.
  */
 import type { ObjectSchema, ValidationError, ValidationErrorItem } from 'joi';
 import { Errors, MAX_ISSUES, tooMany, type ValidationIssue } from './errors.js';

@@ -1,7 +1,7 @@
 /**
- * The service's internal components and the links between them (domain-data note 3.3): one
- * declarative table. Routes name the components they reach (`RouteDef.uses`), the elite wiring
- * board, topology health and the attack surface all read this same set.
+ * The service's internal components and the links between them: one declarative table, so every
+ * view that draws them agrees. Routes name the components they reach (`RouteDef.uses`), the elite
+ * wiring board, topology health and the attack surface all read this same set.
  */
 import { canonicalJson, sha256Hex } from '../lib/numbers.js';
 

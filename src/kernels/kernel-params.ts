@@ -1,9 +1,9 @@
 /**
- * Effective params of a kernel call (design section 3). The route layer has already validated the
- * query against the kernel's schema (`query` kernels) or `request` as a 1..4096-char string
- * (`request` kernels). Here: cross-parameter constraints, and for `request` kernels the JSON object
- * inside `request` (validated like query keys, `loc: ["query","request",<key>]`) or, for any other
- * string, an opaque label with defaults.
+ * Effective params of a kernel call, echoed in every body so an answer says what it computed. The
+ * route layer has already validated the query against the kernel's schema (`query` kernels) or
+ * `request` as a 1..4096-char string (`request` kernels). Here: cross-parameter constraints, and
+ * for `request` kernels the JSON object inside `request` (validated like query keys,
+ * `loc: ["query","request",<key>]`) or, for any other string, an opaque label with defaults.
  */
 import Joi, { type ObjectSchema } from 'joi';
 import { toJsonSchema } from '../docs/joi-to-json-schema.js';

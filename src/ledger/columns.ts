@@ -2,7 +2,7 @@
  * Packed, append-only storage for the ledger mirror. A 32-byte Buffer costs about 100 bytes of
  * object and backing-store overhead on top of its contents, and a ledger node held five of them
  * plus a Merkle tree of them; here hashes and byte strings live in 1 MiB slabs and are handed out
- * as views, so a node costs little more than its bytes (issue 15: ≤ 1 KB per node).
+ * as views, so a node costs little more than its bytes (≤ 1 KB per node held in memory).
  */
 
 const SLAB = 1 << 20;

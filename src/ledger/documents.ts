@@ -1,4 +1,4 @@
-/** The readiness object (interface 2.2) and the receipt export document (2.1), built from live state. */
+/** The readiness object and the receipt export document, built from live state, never a stored copy. */
 import type { Context } from 'koa';
 import type { Ledger, LedgerNode } from './ledger.js';
 import type { SigningKey } from './keys.js';

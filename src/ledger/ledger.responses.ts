@@ -1,6 +1,6 @@
 /**
- * Response schemas of the ledger routes: the DSSE envelope (interface 2.3), the readiness object
- * (2.2), the receipt export (2.1), the published key, a verification and the DAG view.
+ * Response schemas of the ledger routes: the DSSE envelope, the readiness object, the receipt
+ * export, the published key, a verification and the DAG view.
  */
 import { PAYLOAD_TYPE } from './dsse.js';
 import { RECEIPT_DOCTRINE } from '../core/doctrine.js';
@@ -17,7 +17,7 @@ export const BREACH = openShape({
   limit: num().optional(),
 });
 
-/** The DSSE envelope of a receipt (interface 2.3). */
+/** The DSSE envelope of a receipt. */
 export const DSSE = shape({
   payloadType: oneOf(PAYLOAD_TYPE),
   payload: B64().description('base64 of the signed receipt payload'),
@@ -29,7 +29,7 @@ export const DSSE = shape({
   _pae_sha256: hex64().description('SHA-256 of the DSSE pre-authentication encoding'),
 });
 
-/** The decoded signed payload (interface 2.3): what `payload_b64` holds. */
+/** The decoded signed payload: what `payload_b64` holds. */
 export const RECEIPT_PAYLOAD = shape({
   doctrine: str(),
   kind: str().description('e.g. counter_uas_decision'),
@@ -50,7 +50,7 @@ export const RECEIPT_PAYLOAD = shape({
   ts_utc: isoTime(),
 });
 
-/** The ledger readiness object (interface 2.2). */
+/** The ledger readiness object. */
 export const READINESS = shape({
   schema: oneOf('svc.ledger-readiness/v1'),
   durability_state: oneOf('EPHEMERAL', 'DURABLE', 'DEGRADED', 'CORRUPT'),
@@ -95,7 +95,7 @@ const LIMIT = shape({ code: str(), detail: str() });
 
 export const INCLUSION_PROOF = shape({ leaf_index: int().min(0), tree_size: int().min(1), audit_path: listOf(hex64()) }).description('RFC 9162 inclusion proof of the node');
 
-/** The receipt export document (interface 2.1); an empty ledger is reported as EMPTY_LEDGER, nothing made up. */
+/** The receipt export document; an empty ledger is reported as EMPTY_LEDGER, nothing made up. */
 export const EXPORT = shape({
   schema: oneOf('svc.receipt-export/v1'),
   doctrine: oneOf(RECEIPT_DOCTRINE),

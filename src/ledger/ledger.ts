@@ -2,10 +2,12 @@
  * The khipu ledger, owned by the main thread: append-only, never evicted or rewritten.
  *   node_digest_i = SHA-256("svc.khipu.node.v1\n" ‖ uint64_be(i) ‖ prev_i ‖ pae_sha256_i), prev_0 = 0³²
  *   khipu_root    = RFC 9162 Merkle tree hash over the node digests
- * (ledger-signing note 6.3/6.4). Appends are synchronous: index, chain link and Merkle update
- * happen in one tick, so concurrent verdicts get contiguous indices. The tree lives in C2SP tiles
- * and the receipts in the store's records (see LedgerStorage): this object holds the right edge
- * of the tree and bounded caches, nothing per node.
+ * Every field of a digest has a fixed length, so its encoding is unambiguous, and the signature is
+ * left out, so the main thread links a node without waiting for a worker. Appends are synchronous:
+ * index, chain link and Merkle update happen in one tick, so concurrent verdicts get contiguous
+ * indices. The tree lives in C2SP tiles and the receipts in the store's records (see
+ * LedgerStorage): this object holds the right edge of the tree and bounded caches, nothing per
+ * node.
  */
 import { leafHash } from '../lib/merkle.js';
 import { sha256 } from '../lib/receipt-bytes.js';

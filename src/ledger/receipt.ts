@@ -1,7 +1,7 @@
 /**
- * Receipts: the signed payload of interface 2.3 (made by src/lib/receipt-bytes.ts, kept as bytes),
- * bound to its subject (the track and the digest of the frame it decides), and the DSSE envelope
- * document built from a stored node.
+ * Receipts: the signed payload (made by src/lib/receipt-bytes.ts, kept as bytes), bound to its
+ * subject (the track and the digest of the frame it decides), and the DSSE envelope document built
+ * from a stored node.
  */
 import { DSSE_HONESTY, PAYLOAD_TYPE } from './dsse.js';
 import type { LedgerNode } from './ledger.js';

@@ -1,10 +1,10 @@
 /**
- * Group commit in front of a store (scale-out note 2.2): appends that arrive while a batch is being
- * made durable wait and go together in the next one, so one durable (O_DSYNC) write (or one transaction)
- * serves many verdicts and the event loop never waits for the disk. Nodes reach the in-memory
- * mirror, and so every reader, the SSE stream and the HTTP answer, only once their batch is durable.
- * Commits and catch-ups from other replicas run one at a time, so the mirror only ever grows by
- * whole, verified extensions of its head.
+ * Group commit in front of a store: appends that arrive while a batch is being made durable wait
+ * and go together in the next one, so one durable (O_DSYNC) write (or one transaction) serves many
+ * verdicts and the event loop never waits for the disk. Nodes reach the in-memory mirror, and so
+ * every reader, the SSE stream and the HTTP answer, only once their batch is durable. Commits and
+ * catch-ups from other replicas run one at a time, so the mirror only ever grows by whole, verified
+ * extensions of its head.
  */
 import type { AppendInput, Ledger, LedgerNode } from './ledger.js';
 import { StoreUnavailableError, type LedgerStore } from './store/store.js';

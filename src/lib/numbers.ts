@@ -1,7 +1,8 @@
 /**
- * Serialisation rules for kernel bodies (one rule for the whole project, design section 3):
- * every float is rounded once, at serialisation, to 12 significant digits; -0 becomes 0;
- * a non-finite number is a kernel bug and throws (the front end answers 500, never `null`).
+ * Serialisation rules for kernel bodies (one rule for the whole project, so the same query always
+ * gives byte-identical bodies): every float is rounded once, at serialisation, to 12 significant
+ * digits; -0 becomes 0; a non-finite number is a kernel bug and throws (the front end answers 500,
+ * never `null`).
  */
 import { hash } from 'node:crypto';
 

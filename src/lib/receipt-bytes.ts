@@ -1,9 +1,9 @@
 /**
  * The bytes a receipt signature covers, made the same way on both threads: the main thread checks
  * and stores them, the signing lane (workers/sign-host.ts) makes and signs them. The signed payload
- * of interface 2.3 is canonical JSON (sorted keys, no whitespace); DSSE v1 (secure-systems-lab/dsse
- * protocol 1.0.2) signs PAE = "DSSEv1" SP len(type) SP type SP len(body) SP body, lengths in bytes,
- * never the bare body.
+ * is canonical JSON (sorted keys, no whitespace); DSSE v1 (secure-systems-lab/dsse protocol 1.0.2)
+ * signs PAE = "DSSEv1" SP len(type) SP type SP len(body) SP body, lengths in bytes, never the bare
+ * body.
  */
 import { hash } from 'node:crypto';
 import { canonicalJson } from './numbers.js';

@@ -1,6 +1,6 @@
 /**
- * GET /mesh/state: the wire board of interface 2.5, every status and counter read from the running
- * service. Internal component names are shown as display names; signatures are not reproduced.
+ * GET /mesh/state: the mesh wire board, every status and counter read from the running service.
+ * Internal component names are shown as display names; signatures are not reproduced.
  */
 import { MESH_DOCTRINE } from '../core/doctrine.js';
 import { definePlugin, type Built } from '../platform/plugin.js';

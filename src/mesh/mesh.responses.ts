@@ -1,4 +1,4 @@
-/** The mesh wire board (interface 2.5), every status and counter read from the running service. */
+/** The mesh wire board, every status and counter read from the running service. */
 import { hex64, int, isoTime, listOf, nullable, num, oneOf, shape, str } from '../http/response-schema.js';
 import { DECISION } from '../verdicts/verdicts.responses.js';
 

@@ -1,7 +1,7 @@
 /**
- * Event-loop delay and utilisation. The histogram records the whole timer interval, so an idle
- * loop reads about the resolution: we publish percentiles minus the resolution, as
- * @fastify/under-pressure does (node-perf-style note 1.3).
+ * Event-loop delay and utilisation. The histogram records the whole timer interval, so an idle loop
+ * reads about the resolution: we publish percentiles minus the resolution, as
+ * @fastify/under-pressure does.
  */
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 

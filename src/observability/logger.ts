@@ -1,4 +1,4 @@
-/** pino in its default mode: JSON to stdout, synchronous, no transports (node-perf-style note 1.5). */
+/** pino in its default mode: JSON to stdout, synchronous, no transports, so no line is lost at exit. */
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };

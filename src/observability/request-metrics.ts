@@ -1,10 +1,9 @@
 /**
  * The metrics every request records (http_requests_total, http_request_duration_seconds, and
  * svc_kernel_run_seconds for a kernel call) without prom-client's per-call work. prom-client
- * validates the label set, builds its hash and looks the series up on every `inc` and
- * `observe`, even through a labelled child: ~0.6 µs a request for the pair, about 8 % of a 404's
- * main thread (docs/bench.md, eighth pass). Here a request's series are found once per label
- * set and take plain additions.
+ * validates the label set, builds its hash and looks the series up on every `inc` and `observe`,
+ * even through a labelled child: ~0.6 µs a request for the pair, about 8 % of a 404's main thread.
+ * Here a request's series are found once per label set and take plain additions.
  *
  * What scrapers and the views read is unchanged: the counter is still a prom-client Counter,
  * brought up to date before anyone reads it (the registry, or `get()`), and the histogram is a

@@ -1,9 +1,9 @@
 /**
  * glibc's allocator gives a worker thread's freed memory back to the kernel at once unless
- * MALLOC_TOP_PAD_ asks it to keep some, and a kernel that allocates megabytes per call then
- * faults them in again on every call (2x slower for /blt/entropy-patch; docs/bench.md, "Kernel
- * routes, fourth pass"). glibc reads the variable when the process starts, so the service can only
- * say so: `npm start` and the Procfile set it, another launcher may not.
+ * MALLOC_TOP_PAD_ asks it to keep some, and a kernel that allocates megabytes per call then faults
+ * them in again on every call (2x slower for /blt/entropy-patch). glibc reads the variable when the
+ * process starts, so the service can only say so: `npm start` and the Procfile set it, another
+ * launcher may not.
  */
 export interface AllocatorFacts {
   env: NodeJS.ProcessEnv;

@@ -4,9 +4,9 @@
  * generation may reach 2048 MB on Node's 64-bit builds, 1.3-2x below that. Node sets the main
  * thread's limit from the machine's (or the container's) memory, so on a small machine the main
  * thread collects its old space several times as often under load: with a 512 MB limit, four to
- * eight times the full collections, and up to twice the p99 latency of verdicts and kernel calls
- * (docs/bench.md, "Twelfth pass"). A flag fixes it only at start-up, so the service can only say
- * so. Worker threads have their own cap (pool.maxOldGenerationSizeMb, 2048 by default).
+ * eight times the full collections, and up to twice the p99 latency of verdicts and kernel calls. A
+ * flag fixes it only at start-up, so the service can only say so. Worker threads have their own cap
+ * (pool.maxOldGenerationSizeMb, 2048 by default).
  */
 import { getHeapStatistics } from 'node:v8';
 

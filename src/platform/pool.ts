@@ -59,17 +59,17 @@ function workerEntry(name = 'host'): URL {
 /**
  * The worker pools: one fixed Piscina pool for kernels (and probes) behind an admission queue kept
  * on the main thread, and a separate small pool that only signs, so a kernel flood never delays a
- * receipt (issue 17 item 5).
+ * receipt.
  *
- * Admission (item 4): a task starts at once when a kernel thread is free; otherwise it waits only
- * if the estimated wait (work queued and running, from a moving average of how long each kind of
- * task holds a thread, spread over the threads) plus its own run, with a margin for its spread,
- * fits in its deadline; else it is shed at once with 503 and a `Retry-After` of the estimated wait
- * (never less than `pool.retryAfterS`). `pool.maxQueue` stays a hard cap. A queued task is checked
- * again when a thread frees: if what is left of its deadline no longer fits its run (an earlier
- * task overran its estimate), it is shed then with 503 rather than started and answered 504 with
- * the thread's time wasted. A task that waits past its deadline leaves the queue without costing
- * a thread.
+ * Admission: a task starts at once when a kernel thread is free; otherwise it waits only if the
+ * estimated wait (work queued and running, from a moving average of how long each kind of task
+ * holds a thread, spread over the threads) plus its own run, with a margin for its spread, fits in
+ * its deadline; else it is shed at once with 503 and a `Retry-After` of the estimated wait (never
+ * less than `pool.retryAfterS`). `pool.maxQueue` stays a hard cap. A queued task is checked again
+ * when a thread frees: if what is left of its deadline no longer fits its run (an earlier task
+ * overran its estimate), it is shed then with 503 rather than started and answered 504 with the
+ * thread's time wasted. A task that waits past its deadline leaves the queue without costing a
+ * thread.
  *
  * The estimate is the time a task holds a thread as the main thread sees it (dispatch to result),
  * not only the run the worker reports: under load the round trip and a busy loop add to it, and
@@ -78,10 +78,10 @@ function workerEntry(name = 'host'): URL {
  * Priority: kernel threads lower their own scheduling priority (`pool.niceIncrement`, Linux), so
  * on a saturated machine the main thread (HTTP, /health) and the signing lane get the CPU first.
  *
- * Deadlines and disconnects (item 9): a running task is never aborted for a gone client, and is
- * answered 504 at its deadline while it finishes in the background (its result is dropped). Only a
- * task still running `pool.killGraceMs` after its deadline is terminated (its thread is replaced),
- * so a runaway kernel cannot hold a thread for ever.
+ * Deadlines and disconnects: a running task is never aborted for a gone client, and is answered 504
+ * at its deadline while it finishes in the background (its result is dropped). Only a task still
+ * running `pool.killGraceMs` after its deadline is terminated (its thread is replaced), so a
+ * runaway kernel cannot hold a thread for ever.
  */
 class Job {
   readonly deadlineAt: number;
@@ -91,7 +91,7 @@ class Job {
   private timer: NodeJS.Timeout | undefined = undefined;
   // what listens for the caller going away; cleanup() removes the listeners and drops these, since
   // something old still reaches a finished job, and through these fields the response and request
-  // stayed alive through every minor GC (docs/bench.md, eleventh pass)
+  // stayed alive through every minor GC
   private signal: AbortSignal | undefined = undefined;
   private onAbort: (() => void) | undefined = undefined;
   private stopDeparture: (() => void) | undefined = undefined;
@@ -160,8 +160,7 @@ class Job {
  * A task's value, taken out of piscina's result object. piscina's TaskInfo assigns a function
  * literal to a property in its constructor (test/closures.test.ts says why that matters), so the
  * settled task's promise and this result stay reachable through minor GCs until the next full one.
- * Emptied, the result keeps nothing big there: the kernel's body and the signatures die young
- * (docs/bench.md, eleventh pass).
+ * Emptied, the result keeps nothing big there: the kernel's body and the signatures die young.
  */
 function takeValue<T>(result: { value: T }): T {
   const value = result.value;

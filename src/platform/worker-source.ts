@@ -1,9 +1,9 @@
 /**
  * What a worker thread loads. The build runs dist/workers/*.js as compiled. From sources (tests,
  * `npm run dev`: tsx) a `.ts` entry is bundled with esbuild, as the UI is (src/ui/build.ts), and
- * its threads start without the TypeScript loader: under Node 20 a thread that registers tsx
- * spends ~370 ms of CPU doing so, before loading a single module of its own (docs/bench.md,
- * "Starting an app"), and a test run starts hundreds of threads.
+ * its threads start without the TypeScript loader: under Node 20 a thread that registers tsx spends
+ * ~370 ms of CPU doing so, before loading a single module of its own, and a test run starts
+ * hundreds of threads.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,8 +1,8 @@
 /**
- * Attack-surface graph (domain-data note 2.1): entry points are the routes the running app
- * registered; components, assets and external hosts come from the wiring table and the published
- * ADS-B providers; edge counts are read from the request counters and live component state.
- * Ideas from logical attack graphs (MulVAL) and the Manadhata–Wing attack-surface metric.
+ * Attack-surface graph: entry points are the routes the running app registered; components, assets
+ * and external hosts come from the wiring table and the published ADS-B providers; edge counts are
+ * read from the request counters and live component state. Ideas from logical attack graphs
+ * (MulVAL) and the Manadhata–Wing attack-surface metric.
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../lib/numbers.js';

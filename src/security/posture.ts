@@ -1,10 +1,10 @@
 /**
- * Posture drift (domain-data note 2.2): the committed baseline (src/security/posture-baseline.json,
- * read at run time from the project root because the build compiles .ts only) compared with what
- * the running process really does: its route table, validated config, live pool, the headers and
- * error bodies of in-process responses, the published key and the ADS-B providers. The route
- * inventory is the baseline's list plus the kernel registry's routes: a kernel is reviewed where it
- * is registered, so the baseline never lists one.
+ * Posture drift: the committed baseline (src/security/posture-baseline.json, read at run time from
+ * the project root because the build compiles .ts only) compared with what the running process
+ * really does: its route table, validated config, live pool, the headers and error bodies of
+ * in-process responses, the published key and the ADS-B providers. The route inventory is the
+ * baseline's list plus the kernel registry's routes: a kernel is reviewed where it is registered,
+ * so the baseline never lists one.
  */
 import { createHash, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -1,8 +1,8 @@
 /**
- * The security plugin: attack-surface graph, posture drift, zero-trust mesh and topology health
- * (domain-data note 2), all computed at request time from the running service's real state. What
- * depends only on the route table (the surface model, the posture's route checks) is built once,
- * in the background after start-up.
+ * The security plugin: attack-surface graph, posture drift, zero-trust mesh and topology health,
+ * all computed at request time from the running service's real state. What depends only on the
+ * route table (the surface model, the posture's route checks) is built once, in the background
+ * after start-up.
  */
 import type { Schema } from 'joi';
 import { observe, type Observed } from '../introspection/observed.js';

@@ -1,7 +1,7 @@
 /**
- * Topology health (domain-data note 2.4): the elite-wiring component set, each node with a passive
- * status from last-known counters (IETF health-check vocabulary). Overall is the worst node, with
- * ADS-B capped at warn because /adsb degrades to live=false by design (honesty rule 1).
+ * Topology health: the elite-wiring component set, each node with a passive status from last-known
+ * counters (IETF health-check vocabulary). Overall is the worst node, with ADS-B capped at warn
+ * because /adsb degrades to live=false by design (honesty rule 1).
  */
 import type { HealthStatus } from '../core/health.js';
 import type { Observed } from '../introspection/observed.js';

@@ -1,8 +1,8 @@
 /**
- * Zero-trust mesh (domain-data note 2.3): NIST SP 800-207's logical components and seven tenets
- * mapped onto what this process really has. PEPs are the app's actual middleware chain in order;
- * decisions come from the request counters; tenet statuses are computed from them and from the
- * posture drift, never asserted.
+ * Zero-trust mesh: NIST SP 800-207's logical components and seven tenets mapped onto what this
+ * process really has. PEPs are the app's actual middleware chain in order; decisions come from the
+ * request counters; tenet statuses are computed from them and from the posture drift, never
+ * asserted.
  */
 import type { Observed } from '../introspection/observed.js';
 import { envelope, SOURCES } from '../core/envelope.js';

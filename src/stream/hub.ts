@@ -1,11 +1,12 @@
 /**
- * SSE fan-out (node-perf-style note 1.6): each event is serialised once and written to every
- * viewer; a ring buffer serves Last-Event-ID resumes; a viewer whose unacknowledged bytes (queued
- * in the process, and where the kernel lets us see it, in its send queue) pass the cap is dropped
- * (it reconnects and resumes); a resume replays a bounded number of bytes per connection and per
- * client address, then ends the stream so the client continues from its Last-Event-ID; `: ping`
- * keeps idle proxies from cutting the stream. Responses are written on the raw socket
- * (ctx.respond = false): never compressed, and a client leaving is a normal event, not a Koa error.
+ * SSE fan-out: each event is serialised once and written to every viewer, so a viewer costs a
+ * write, not a serialisation; a ring buffer serves Last-Event-ID resumes; a viewer whose
+ * unacknowledged bytes (queued in the process, and where the kernel lets us see it, in its send
+ * queue) pass the cap is dropped (it reconnects and resumes); a resume replays a bounded number of
+ * bytes per connection and per client address, then ends the stream so the client continues from
+ * its Last-Event-ID; `: ping` keeps idle proxies from cutting the stream. Responses are written on
+ * the raw socket (ctx.respond = false): never compressed, and a client leaving is a normal event,
+ * not a Koa error.
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

@@ -39,7 +39,7 @@ export interface Asset {
   licence: string;
 }
 
-/** The pages and the paths each is served under (interface 4.9); the first one is canonical. */
+/** The pages and the paths each is served under; the first one is canonical. */
 export const PAGE_PATHS: Record<string, readonly string[]> = {
   'globe.html': ['/elite/globe', '/elite/globe/', '/jackin/globe'],
   'jackin.html': ['/jackin', '/jackin/', '/elite/jackin'],

@@ -1,11 +1,11 @@
 /**
- * The UI build (ui note 5.3): esbuild bundles the browser code under src/ui/client (and the
- * server/browser wire types and pure helpers under src/isomorphic it imports) into one
- * module per page plus shared chunks, content-hashed, and the page templates get the hashed names.
- * `npm run build` writes the result to dist/ui (with manifest.json); the service reads it back
- * into memory at start. When dist/ui is missing or was built from other sources (a fresh clone, a
- * test run, an edited file) the same build runs in memory instead, so nothing ever serves stale
- * bundles. esbuild is loaded lazily: a production install that already has dist/ui never needs it.
+ * The UI build: esbuild bundles the browser code under src/ui/client (and the server/browser wire
+ * types and pure helpers under src/isomorphic it imports) into one module per page plus shared
+ * chunks, content-hashed, and the page templates get the hashed names. `npm run build` writes the
+ * result to dist/ui (with manifest.json); the service reads it back into memory at start. When
+ * dist/ui is missing or was built from other sources (a fresh clone, a test run, an edited file)
+ * the same build runs in memory instead, so nothing ever serves stale bundles. esbuild is loaded
+ * lazily: a production install that already has dist/ui never needs it.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

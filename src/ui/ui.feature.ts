@@ -1,4 +1,4 @@
-/** The static, UI and asset routes (interface 4.9). The UI build is loaded (or built) once, here, at start-up. */
+/** The static, UI and asset routes. The UI build is loaded (or built) once, here, at start-up. */
 import { definePlugin } from '../platform/plugin.js';
 import type { Services } from '../platform/services.js';
 import { catalogue } from './assets.js';

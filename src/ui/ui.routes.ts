@@ -1,7 +1,7 @@
 /**
- * Interface 4.9: the globe and entry pages, the /shared and /jackin files, and the asset manifest.
- * Everything is served from the in-memory catalogue (assets.ts) with a strong ETag (its SHA-256):
- * files are cacheable for five minutes, pages and the manifest revalidate on every load.
+ * The globe and entry pages, the /shared and /jackin files, and the asset manifest. Everything is
+ * served from the in-memory catalogue (assets.ts) with a strong ETag (its SHA-256): files are
+ * cacheable for five minutes, pages and the manifest revalidate on every load.
  */
 import { createHash } from 'node:crypto';
 import Joi from 'joi';

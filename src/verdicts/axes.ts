@@ -1,7 +1,8 @@
 /**
- * The 13 trust axes of a verdict, each in [0, 1] and derived deterministically from the frame,
- * the configured no-fly zones and the track's previous frame. Absent evidence scores low, never
- * high. Weights: soundness and containment 2, the rest 1 (design 4). Limits mark breaches.
+ * The 13 trust axes of a verdict, each in [0, 1] and derived deterministically from the frame, the
+ * configured no-fly zones and the track's previous frame. Absent evidence scores low, never high.
+ * Weights: soundness (physical plausibility) and containment (no-fly zones) 2, the rest 1. Limits
+ * mark breaches.
  */
 import type { Source, TelemetryFrame } from './telemetry.js';
 import type { GeofenceResult } from './geofence.js';

@@ -1,4 +1,7 @@
-/** A verdict from a telemetry frame: axes → Λ empirical → PAC-Bayes floor → decision (design 4). */
+/**
+ * A verdict from a telemetry frame: axes → Λ empirical → PAC-Bayes floor → decision; the floor
+ * keeps a track seen a few times from earning ALLOW on a lucky score.
+ */
 import type { NoFlyZone } from '../ledger/ledger.config.js';
 import { AXES, scoreAxes, weightedGeometricMean, type PreviousFix } from './axes.js';
 import { checkGeofence } from './geofence.js';

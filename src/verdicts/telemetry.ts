@@ -1,6 +1,6 @@
 /**
- * The telemetry frame (design 4): POST /verdict and the items of POST /edge/3d `frames`.
- * track_id, lat, lon are required; the rest is optional and absent evidence scores low.
+ * The telemetry frame: POST /verdict and the items of POST /edge/3d `frames`. track_id, lat, lon
+ * are required; the rest is optional and absent evidence scores low.
  */
 import Joi from 'joi';
 

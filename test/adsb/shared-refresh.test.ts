@@ -1,7 +1,7 @@
 /**
- * Replicas on one PostgreSQL share each ADS-B refresh and each provider's ban (scale-out note 3.3,
- * test 9): several feeds, each with its own connection pool like separate processes, against one
- * real database and one fake upstream that counts its requests.
+ * Replicas on one PostgreSQL share each ADS-B refresh and each provider's ban, so N replicas cost
+ * the upstreams what one does: several feeds, each with its own connection pool like separate
+ * processes, against one real database and one fake upstream that counts its requests.
  */
 import { expect } from 'chai';
 import pg from 'pg';

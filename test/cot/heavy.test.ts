@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { withTestApp } from '../helpers/app.js';
 
-// Issue 17 item 1: in-bounds but heavy stored events must not make status/export block the loop.
-// Heavy in stored bytes (~39 KB exported) within the ingest limits on names, values and text.
+// In-bounds but heavy stored events must not make status/export block the loop. Heavy in stored
+// bytes (~39 KB exported) within the ingest limits on names, values and text.
 const heavy = (i: number): string => {
   const els = Array.from({ length: 100 }, (_, k) => `<${`e${k}`.padEnd(64, 'x')} a="${'v'.repeat(160)}"/>`).join('');
   return `<event version="2.0" uid="heavy-${i}" type="a-u-A" how="m-g" time="2026-01-01T00:00:00Z" start="2026-01-01T00:00:00Z" stale="2027-01-01T00:05:00Z"><point lat="1" lon="1" hae="0" ce="1" le="1"/><detail>${els}<remarks>${'r'.repeat(16_000)}</remarks></detail></event>`;
 };
 
-describe('CoT under heavy stored events (issue 17 items 1, 15)', () => {
+describe('CoT under heavy stored events', () => {
   const app = withTestApp();
   before(async function () {
     this.timeout(120_000);
@@ -18,7 +18,7 @@ describe('CoT under heavy stored events (issue 17 items 1, 15)', () => {
     }
   });
 
-  it('item 1: stored events are bounded in total bytes (oldest evicted), and status stays fast', async () => {
+  it('stored events are bounded in total bytes (oldest evicted), and status stays fast', async () => {
     const cfg = app().services.config.cot;
     expect(cfg.maxStoredBytes).to.equal(4 * 1024 * 1024);
     const started = performance.now();
@@ -32,7 +32,7 @@ describe('CoT under heavy stored events (issue 17 items 1, 15)', () => {
     expect((await app().http.get('/api/svc/v1/cot/export/heavy-0')).status).to.equal(404);
   });
 
-  it('item 1: the export is streamed and bounded, and /health answers promptly meanwhile', async () => {
+  it('the export is streamed and bounded, and /health answers promptly meanwhile', async () => {
     const exports = Array.from({ length: 2 }, () => fetch(`${app().baseUrl}/api/svc/v1/cot/export`).then(async (r) => ({ status: r.status, text: await r.text() })));
     const healthStarted = performance.now();
     const health = await fetch(`${app().baseUrl}/api/svc/v1/health`);
@@ -49,7 +49,7 @@ describe('CoT under heavy stored events (issue 17 items 1, 15)', () => {
     }
   });
 
-  it('item 15: /cot/export/{uid} answers for the uid the export prints (svc-track-…)', async () => {
+  it('/cot/export/{uid} answers for the uid the export prints (svc-track-…)', async () => {
     const byId = await app().http.get('/api/svc/v1/cot/export/mar-001');
     const byUid = await app().http.get('/api/svc/v1/cot/export/svc-track-mar-001');
     expect(byUid.status).to.equal(200);
@@ -58,7 +58,7 @@ describe('CoT under heavy stored events (issue 17 items 1, 15)', () => {
     expect((await app().http.get('/api/svc/v1/cot/export/svc-track-nope')).status).to.equal(404);
   });
 
-  it('item 15: start after stale is a warning (README: staleness is a warning), not a refusal', async () => {
+  it('start after stale is a warning (README: staleness is a warning), not a refusal', async () => {
     const xml =
       '<event version="2.0" uid="late-start" type="a-u-A" how="m-g" time="2026-01-01T00:00:00Z" start="2026-01-01T00:10:00Z" stale="2026-01-01T00:05:00Z">' +
       '<point lat="1" lon="1" hae="0" ce="1" le="1"/><detail/></event>';

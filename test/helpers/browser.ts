@@ -1,10 +1,10 @@
 /**
- * One headless Chromium for the browser tests, brought by `npm ci`: Debian's /usr/bin/chromium
- * when installed, otherwise the binary shipped inside the @sparticuz/chromium npm package
- * (extracted to /tmp on first use by its executablePath()). Launched with a fresh profile (Playwright's
- * own temporary --user-data-dir), no GPU
- * (the 2-D canvas is fastest in software, ui note 2.7) and a resolver that knows only 127.0.0.1,
- * so even Chromium's own background traffic cannot leave the machine (ui note 4.1).
+ * One headless Chromium for the browser tests, brought by `npm ci`: Debian's /usr/bin/chromium when
+ * installed, otherwise the binary shipped inside the @sparticuz/chromium npm package (extracted to
+ * /tmp on first use by its executablePath()). Launched with a fresh profile (Playwright's own
+ * temporary --user-data-dir), no GPU (the 2-D canvas is fastest in software: 45-60 fps against 5-7
+ * on SwiftShader) and a resolver that knows only 127.0.0.1, so even Chromium's own background
+ * traffic cannot leave the machine.
  */
 import { existsSync } from 'node:fs';
 import sparticuz from '@sparticuz/chromium';
@@ -74,14 +74,14 @@ export interface Guarded {
 }
 
 /**
- * A context whose every request is checked against `origin` (ui note 4.5): foreign requests are
- * aborted and recorded, failures, page errors and CSP violations are recorded; service workers are
- * blocked so no request can bypass the router.
+ * A context whose every request is checked against `origin`, so a page that reaches outside fails
+ * its test: foreign requests are aborted and recorded, failures, page errors and CSP violations are
+ * recorded; service workers are blocked so no request can bypass the router.
  */
 export interface PageOptions {
   reducedMotion?: 'reduce' | 'no-preference';
   viewport?: { width: number; height: number };
-  /** A phone: touch events, the mobile viewport meta honoured (ui note 5.5, "Browser: mobile"). */
+  /** A phone: touch events, the mobile viewport meta honoured (390×844). */
   touch?: boolean;
 }
 
@@ -98,8 +98,8 @@ export async function guardedPage(browser: Browser, origin: string, opts: PageOp
   const errors: string[] = [];
   const csp: string[] = [];
   // every page reports its CSP violations here, whether or not it has a svcUi hook of its own (a
-  // fetch blocked by CSP never reaches the router or the failure log, ui note 4.5); init scripts
-  // are injected by the browser, not loaded by the page, so the policy does not block them
+  // fetch blocked by CSP never reaches the router or the failure log); init scripts are injected by
+  // the browser, not loaded by the page, so the policy does not block them
   await context.exposeBinding('__svcCspViolation', (_source, v: string) => void csp.push(v));
   await context.addInitScript(() => {
     const g = globalThis as any;

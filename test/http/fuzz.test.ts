@@ -4,9 +4,9 @@ import type { ObjectSchema } from 'joi';
 import { withTestApp } from '../helpers/app.js';
 import type { RouteDef } from '../../src/http/route.js';
 
-// Issue 17: valid and invalid requests for every route of the route table, for a bounded time.
-// Asserts no 5xx (503 only where a route declares a capacity answer), well-formed bounded error
-// bodies, and a responsive /health meanwhile.
+// Valid and invalid requests for every route of the route table, for a bounded time. Asserts no 5xx
+// (503 only where a route declares a capacity answer), well-formed bounded error bodies, and a
+// responsive /health meanwhile.
 const FUZZ_MS = Number(process.env.FUZZ_MS ?? 8_000);
 const MAX_ERROR_BODY = 64 * 1024;
 
@@ -41,7 +41,7 @@ function request(def: RouteDef) {
   });
 }
 
-describe('fuzz: every route of the route table (issue 17)', function () {
+describe('fuzz: every route of the route table', function () {
   this.timeout(FUZZ_MS + 60_000);
   const app = withTestApp();
   before(() => app().services.pool.ready());

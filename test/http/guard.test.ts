@@ -14,10 +14,10 @@ import { buildTestApp, testConfig } from '../helpers/app.js';
 
 const frame = (id: string, lat = 1) => ({ track_id: id, lat, lon: 2 });
 
-describe('write guard, shedding and health (issue 17 items 3, 10, 12, 14, 15)', function () {
+describe('write guard, shedding and health', function () {
   this.timeout(60_000);
 
-  describe('item 3: write tokens', () => {
+  describe('write tokens', () => {
     let t: Awaited<ReturnType<typeof buildTestApp>>;
     before(async () => {
       t = await buildTestApp({ guard: { writeTokens: 'alpha-token, beta-token', writeRatePerS: 0 } });
@@ -48,7 +48,7 @@ describe('write guard, shedding and health (issue 17 items 3, 10, 12, 14, 15)', 
     });
   });
 
-  describe('item 3: per-client write rate limit', () => {
+  describe('per-client write rate limit', () => {
     it('a token bucket per client: burst, then 429 + Retry-After; other clients unaffected', () => {
       let now = 0;
       const limiter = new WriteRateLimiter(2, 3, () => now);
@@ -80,7 +80,7 @@ describe('write guard, shedding and health (issue 17 items 3, 10, 12, 14, 15)', 
     });
   });
 
-  it('item 3: the write quotas are off by default and set by the operator (test/hostile/quotas.test.ts)', async () => {
+  it('the write quotas are off by default and set by the operator (test/hostile/quotas.test.ts)', async () => {
     const { loadConfig } = await import('../../src/config/load.js');
     const prod = loadConfig({ env: { NODE_ENV: 'production', SVC_WRITE_RATE_PER_S: '50', SVC_ADDRESS_WRITE_RATE_PER_S: '20' } });
     expect(prod.guard.writeRatePerS).to.equal(50);
@@ -89,7 +89,7 @@ describe('write guard, shedding and health (issue 17 items 3, 10, 12, 14, 15)', 
     expect(prod.guard.addressWriteBurst).to.be.greaterThan(0);
   });
 
-  it('item 10: shed requests are counted and logged as one summary, not one error line each', async () => {
+  it('shed requests are counted and logged as one summary, not one error line each', async () => {
     const lines: { msg: string; level: number; total?: number }[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _enc, cb) {
@@ -123,7 +123,7 @@ describe('write guard, shedding and health (issue 17 items 3, 10, 12, 14, 15)', 
     }
   });
 
-  it('item 12: a verdict that fails at signing does not update its track history', async () => {
+  it('a verdict that fails at signing does not update its track history', async () => {
     let fail = true;
     const signer = {
       signReceipt: async () => (fail ? Promise.reject(new Error('signing failed')) : { payload: Buffer.from('{}'), paeSha256: Buffer.alloc(32, 2), sig: Buffer.alloc(72, 1) }),
@@ -146,7 +146,7 @@ describe('write guard, shedding and health (issue 17 items 3, 10, 12, 14, 15)', 
     expect(v.evaluation.axes).to.deep.equal(evaluate(second, [], undefined, nowMs + 1000).axes);
   });
 
-  it('item 14: /health reports a long event-loop stall even when the p99 hides it', async () => {
+  it('/health reports a long event-loop stall even when the p99 hides it', async () => {
     const t = await buildTestApp();
     try {
       await new Promise((r) => setTimeout(r, 1500)); // a window of normal samples
@@ -163,7 +163,7 @@ describe('write guard, shedding and health (issue 17 items 3, 10, 12, 14, 15)', 
     }
   });
 
-  it('item 15: /metrics passes the promtool lint rules it broke (no *_total gauges, no quantile label outside summaries, counters end in _total)', async () => {
+  it('/metrics passes the promtool lint rules it broke (no *_total gauges, no quantile label outside summaries, counters end in _total)', async () => {
     const t = await buildTestApp();
     try {
       await t.http.get('/api/svc/v1/ssm/scan?seq_len=8');

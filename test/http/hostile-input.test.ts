@@ -3,8 +3,8 @@ import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
-// Issue 17 items 2, 7 (body read) and 11: client mistakes and hostile bodies are bounded 4xx, never 5xx.
-describe('hostile request bodies (issue 17: items 2, 7, 11)', () => {
+// Client mistakes and hostile bodies (and slow ones) are bounded 4xx, never 5xx.
+describe('hostile request bodies', () => {
   let t: TestApp;
   before(async () => {
     t = await buildTestApp({ guard: { bodyTimeoutMs: 300 } });
@@ -14,7 +14,7 @@ describe('hostile request bodies (issue 17: items 2, 7, 11)', () => {
   const json = (path: string, body: string, headers: Record<string, string> = {}) =>
     t.http.post(path).set({ 'content-type': 'application/json', ...headers }).send(body);
 
-  it('item 2: 40,000 empty frames answer a small 422 (the 64-frame limit first), in well under a second', async () => {
+  it('40,000 empty frames answer a small 422 (the 64-frame limit first), in well under a second', async () => {
     const started = performance.now();
     const res = await json('/api/svc/v1/edge/3d', JSON.stringify({ frames: Array.from({ length: 40_000 }, () => ({})) }));
     const ms = performance.now() - started;
@@ -29,7 +29,7 @@ describe('hostile request bodies (issue 17: items 2, 7, 11)', () => {
     expect(more.status).to.equal(422);
   });
 
-  it('item 2: many issues within the limit are capped, each echoed input bounded', async () => {
+  it('many issues within the limit are capped, each echoed input bounded', async () => {
     const long = 'x'.repeat(600);
     const frames = Array.from({ length: 64 }, () => ({ track_id: long, lat: long, lon: long, alt_m: long }));
     const res = await json('/api/svc/v1/edge/3d', JSON.stringify({ frames }));
@@ -42,7 +42,7 @@ describe('hostile request bodies (issue 17: items 2, 7, 11)', () => {
     expect(res.text.length).to.be.below(32 * 1024);
   });
 
-  it('item 11: JSON nested 5,000 deep is a JSON 422, not a text 500', async () => {
+  it('JSON nested 5,000 deep is a JSON 422, not a text 500', async () => {
     const deep = `{"track_id":"a","lat":1,"lon":1,"x":${'['.repeat(5000)}${']'.repeat(5000)}}`;
     const res = await json('/api/svc/v1/verdict', deep);
     expect(res.status).to.equal(422);
@@ -52,7 +52,7 @@ describe('hostile request bodies (issue 17: items 2, 7, 11)', () => {
     expect(metrics.text).to.not.match(/http_requests_total\{[^}]*status="500"/);
   });
 
-  it('item 11: corrupt gzip, deflate and br bodies are 400; an unknown encoding is 415', async () => {
+  it('corrupt gzip, deflate and br bodies are 400; an unknown encoding is 415', async () => {
     for (const enc of ['gzip', 'deflate', 'br']) {
       const res = await json('/api/svc/v1/verdict', 'definitely not compressed', { 'content-encoding': enc });
       expect(res.status, enc).to.equal(400);
@@ -69,7 +69,7 @@ describe('hostile request bodies (issue 17: items 2, 7, 11)', () => {
     expect(odd.status).to.equal(415);
   });
 
-  it('item 11: numeric strings in JSON bodies are wrong types (422), as README says', async () => {
+  it('numeric strings in JSON bodies are wrong types (422), as README says', async () => {
     const res = await t.http.post('/api/svc/v1/verdict').send({ track_id: 'a', lat: ' 36.1 ', lon: '2', id_authenticated: 'yes' });
     expect(res.status).to.equal(422);
     expect(res.body.detail.map((d: { type: string; loc: unknown[] }) => `${d.type}@${d.loc.join('.')}`)).to.deep.equal([
@@ -79,7 +79,7 @@ describe('hostile request bodies (issue 17: items 2, 7, 11)', () => {
     ]);
   });
 
-  it('item 11: ?__proto__=1 is 422 extra_forbidden like every other unknown key (query and body)', async () => {
+  it('?__proto__=1 is 422 extra_forbidden like every other unknown key (query and body)', async () => {
     const q = await t.http.get('/api/svc/v1/ssm/scan?__proto__=1');
     expect(q.status).to.equal(422);
     expect(q.body.detail[0]).to.deep.include({ type: 'extra_forbidden', loc: ['query', '__proto__'] });
@@ -88,7 +88,7 @@ describe('hostile request bodies (issue 17: items 2, 7, 11)', () => {
     expect(b.body.detail[0]).to.deep.include({ type: 'extra_forbidden', loc: ['body', '__proto__'] });
   });
 
-  it('item 11: invalid UTF-8 in CoT XML is refused (400), not stored as U+FFFD', async () => {
+  it('invalid UTF-8 in CoT XML is refused (400), not stored as U+FFFD', async () => {
     const xml = Buffer.concat([
       Buffer.from('<event version="2.0" uid="bad-utf8" type="a-u-A" how="m-g" time="2026-01-01T00:00:00Z" start="2026-01-01T00:00:00Z" stale="2026-01-01T00:05:00Z"><point lat="1" lon="1" hae="0" ce="1" le="1"/><detail><remarks>'),
       Buffer.from([0xc3, 0x28, 0xff]),
@@ -101,7 +101,7 @@ describe('hostile request bodies (issue 17: items 2, 7, 11)', () => {
     expect(one.status).to.equal(404);
   });
 
-  it('item 7: a body trickling slower than the body timeout gets 408 and the connection is closed', async () => {
+  it('a body trickling slower than the body timeout gets 408 and the connection is closed', async () => {
     const port = new URL(t.baseUrl).port;
     const started = performance.now();
     const answer = await new Promise<string>((resolve, reject) => {

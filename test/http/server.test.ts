@@ -41,7 +41,7 @@ const get = (target: string, extra = ''): string => `GET ${target} HTTP/1.1\r\nH
 // U+FFFF: the widest one-code-unit character, 3 UTF-8 bytes, 9 bytes once percent-encoded
 const widest = (n: number): string => encodeURIComponent('\uffff'.repeat(n));
 
-describe('src/http/server.ts: the HTTP server in front of Koa (issue 17 item 15)', function () {
+describe('src/http/server.ts: the HTTP server in front of Koa', function () {
   this.timeout(30_000);
   let built: BuiltApp;
   let server: Server;

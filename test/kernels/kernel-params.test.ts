@@ -29,7 +29,7 @@ function issues(request: string): unknown {
   return null;
 }
 
-describe('src/kernels/kernel-params (request parameter, design 3)', () => {
+describe('src/kernels/kernel-params (the request parameter: JSON object or opaque label)', () => {
   it('reads params from a JSON object, in declaration order, with defaults', () => {
     expect(effectiveParams(def, { request: '{"lesion":[1],"seed":7}' }, {})).to.deep.equal({ params: { seed: 7, down: 2, lesion: [1] }, requestLabel: null });
   });

@@ -27,7 +27,7 @@ describe('ledger core', () => {
     });
   });
 
-  describe('chain (note 6.3/6.4 test vectors)', () => {
+  describe('chain (node digest and root test vectors)', () => {
     it('node 0 over the worked-example PAE has the published digest and one-node root', () => {
       const paeSha = sha256(pae(PAYLOAD_TYPE, Buffer.from('{"decision":"ALLOW"}')));
       const d0 = nodeDigest(0, ZERO_DIGEST, paeSha);

@@ -36,7 +36,7 @@ function SUBPROOF(m: number, d: Buffer[], b: boolean): Buffer[] {
   return m <= k ? [...SUBPROOF(m, d.slice(0, k), b), MTH(d.slice(k))] : [...SUBPROOF(m - k, d.slice(k), false), MTH(d.slice(0, k))];
 }
 
-// RFC 6962 / 9162 published vectors (ledger-signing note 3.1).
+// RFC 6962 / 9162 published vectors (transparency-dev/merkle, testonly/constants.go).
 const INPUTS = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map((h) => Buffer.from(h, 'hex'));
 const ROOTS = [
   'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',

@@ -97,7 +97,7 @@ describe('worker pool semantics', () => {
       expect(t.services.pool.snapshot().threads).to.equal(1);
     });
 
-    it('item 9: a client gone mid-task does not kill the worker; the result is dropped', async () => {
+    it('a client gone mid-task does not kill the worker; the result is dropped', async () => {
       await t.services.pool.idle();
       const ids = t.services.pool.threadIds();
       const killed = t.services.pool.killed;
@@ -149,7 +149,7 @@ describe('worker pool semantics', () => {
     });
   });
 
-  describe('admission and the signing lane (issue 17 items 4, 5)', () => {
+  describe('admission and the signing lane', () => {
     let t: TestApp;
     before(async () => {
       t = await buildTestApp({ pool: { threads: 1, maxQueue: 256, retryAfterS: 1 } }, { faults: true });
@@ -158,7 +158,7 @@ describe('worker pool semantics', () => {
     });
     after(() => t.close());
 
-    it('item 4: admits what can finish within the deadline, sheds the rest at once with 503 + Retry-After, cuts nothing', async () => {
+    it('admits what can finish within the deadline, sheds the rest at once with 503 + Retry-After, cuts nothing', async () => {
       // one run teaches the pool what this kernel costs (an unknown one is assumed to take 50 ms);
       // 200 ms spins keep the dispatch overhead of a loaded machine small beside the estimate
       await t.services.pool.run(spin(200), { deadlineMs: 5000 });
@@ -185,7 +185,7 @@ describe('worker pool semantics', () => {
       expect(t.services.pool.killed).to.equal(killed);
     });
 
-    it('item 4: a queued task whose deadline no longer fits its run (an earlier task overran its estimate) is shed at dispatch with 503, never run and answered 504', async () => {
+    it('a queued task whose deadline no longer fits its run (an earlier task overran its estimate) is shed at dispatch with 503, never run and answered 504', async () => {
       const pool = t.services.pool;
       // learn two estimates: "short" tasks hold a thread ~20 ms, "b200" ones ~200 ms
       await pool.run(spin(20, 'short'), { deadlineMs: 5000 });
@@ -208,7 +208,7 @@ describe('worker pool semantics', () => {
       await pool.idle();
     });
 
-    it('item 5: signing has its own lane: a receipt is signed while kernels fill the pool', async () => {
+    it('signing has its own lane: a receipt is signed while kernels fill the pool', async () => {
       const flood = Array.from({ length: 4 }, () => t.services.pool.run(spin(600), { deadlineMs: 5000 }).catch(() => null));
       await new Promise((r) => setTimeout(r, 20));
       const started = performance.now();
@@ -220,7 +220,7 @@ describe('worker pool semantics', () => {
     });
   });
 
-  describe('priority (issue 17 item 4: the main thread stays fast for everyone else)', () => {
+  describe('priority (the main thread stays fast for everyone else)', () => {
     let t: TestApp;
     before(async () => {
       t = await buildTestApp({ pool: { threads: 1, niceIncrement: 7 } });

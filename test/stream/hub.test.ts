@@ -91,7 +91,7 @@ describe('SseHub', () => {
     expect(hubWith({ maxViewers: 1 }).full).to.equal(false);
   });
 
-  it('issue 17 item 8: a dropped viewer is reset (RST), so the kernel discards its unsent data at once', () => {
+  it('a dropped viewer is reset (RST), so the kernel discards its unsent data at once', () => {
     const hub = hubWith();
     const slow = attach(hub);
     slow.readsNothing = true;
@@ -100,7 +100,7 @@ describe('SseHub', () => {
     expect(slow.resets).to.equal(1);
   });
 
-  it('issue 17 item 13: close ends every stream with a final event: shutdown', () => {
+  it('close ends every stream with a final event: shutdown', () => {
     const hub = hubWith();
     const a = attach(hub);
     let last = '';

@@ -1,8 +1,8 @@
 /**
- * The pages in a real headless Chromium (ui note 4): one browser for this file, one context per
- * test, every request checked against the test server's origin. Aircraft come only from the fake
- * readsb upstream through /api/svc/v1/adsb; verdicts are posted through the API.
- * SVC_UI_SCREENSHOTS=<dir> saves a PNG of each page there.
+ * The pages in a real headless Chromium: one browser for this file, one context per test, every
+ * request checked against the test server's origin. Aircraft come only from the fake readsb
+ * upstream through /api/svc/v1/adsb; verdicts are posted through the API. SVC_UI_SCREENSHOTS=<dir>
+ * saves a PNG of each page there.
  */
 import { expect } from 'chai';
 import { mkdirSync, readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
- * Identifier rules the dataset satisfies (domain-data note 1.1), shared by the generator and the
- * tests: IMO ship and company check digits [S1, S2], MMSI structure [S3, S4] and the Tonnage
- * Convention 1969 gross tonnage [S8, S9].
+ * Identifier rules the dataset satisfies, so its identifiers pass their real check digits; shared
+ * by the generator and the tests: IMO ship and company check digits [S1, S2], MMSI structure
+ * [S3, S4] and the Tonnage Convention 1969 gross tonnage [S8, S9].
  */
 
 /** IMO ship number: the units digit of Σ d_i·w_i over the first six digits, w = 7..2. */

@@ -1,7 +1,7 @@
 /**
- * Reference tables shipped with the fleet dataset, each with its source (domain-data note 1).
- * The generator draws from them and the views check against them, so a code that is not in a
- * table cannot appear in a body. Extracts only: the rows the dataset uses, never a full registry.
+ * Reference tables shipped with the fleet dataset, each with its source. The generator draws from
+ * them and the views check against them, so a code that is not in a table cannot appear in a body.
+ * Extracts only: the rows the dataset uses, never a full registry.
  */
 
 export interface FlagRow {

@@ -8,11 +8,11 @@
  *
  * Durability: a batch is written with one write() on a descriptor opened with O_DSYNC, so the write
  * returns only once the data (and the file size) is on stable storage, as write + fdatasync would,
- * before any of its verdicts is answered (scale-out note 2.2–2.3). One system call and one trip
- * through libuv's pool per batch instead of two (docs/bench.md has the figures); it never runs
- * on the event loop. Nothing is rewritten in place: the only truncation is of bytes that were
- * never acknowledged (a torn last line at start, or a batch whose write failed), and the only
- * addition at start is the newline of a last node that verified without it.
+ * before any of its verdicts is answered, so an acknowledged verdict survives a power cut. One
+ * system call and one trip through libuv's pool per batch instead of two; it never runs on the
+ * event loop. Nothing is rewritten in place: the only truncation is of bytes that were never
+ * acknowledged (a torn last line at start, or a batch whose write failed), and the only addition at
+ * start is the newline of a last node that verified without it.
  */
 import { createPublicKey } from 'node:crypto';
 import { closeSync, constants, fdatasync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';

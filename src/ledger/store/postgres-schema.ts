@@ -1,7 +1,7 @@
 /**
- * The postgres-mode schema (scale-out note 3.1), created idempotently at start under an advisory
- * lock so replicas starting together do not race. The database itself makes gaps and forks
- * impossible even if the code is wrong:
+ * The postgres-mode schema, created idempotently at start under an advisory lock so replicas
+ * starting together do not race. The database itself makes gaps and forks impossible even if the
+ * code is wrong:
  *   - `idx` is the primary key (one node per index), `prev` is unique (one child per digest);
  *   - `(prev_idx, prev)` references `(idx, digest)`: every link names the real previous node;
  *   - a CHECK recomputes the node digest with PostgreSQL's own sha256();

@@ -1,5 +1,6 @@
 /**
- * postgres mode: one chain in one table shared by every replica (scale-out note 3.1–3.2).
+ * postgres mode: one chain in one table shared by every replica, so any replica can answer for any
+ * node.
  *
  * Append, one transaction per batch: lock the single head row (SELECT … FOR UPDATE); when another
  * replica moved the head past our tip, read the rows we have not seen (returned first); sequence the

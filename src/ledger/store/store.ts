@@ -11,7 +11,7 @@ import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode, type Ledger
 export type LedgerMode = 'memory' | 'file' | 'postgres';
 export type PersistenceScope = 'PROCESS_MEMORY' | 'LOCAL_FILE' | 'POSTGRES';
 
-/** The adapter states readiness reports (interface 2.2 `adapter_state`). */
+/** The adapter states readiness reports as `adapter_state`. */
 export type AdapterState = 'NOT_APPLICABLE' | 'READY' | 'REPLAYING' | 'UNAVAILABLE' | 'CORRUPT' | 'LOCKED';
 
 /** The end of the chain a batch is sequenced against. */

@@ -1,9 +1,9 @@
 /**
- * Schema-shape validation of a CoT event (adsb-cot note 3.4). Tier 1 is parity with the MITRE
- * CoT 2.0 base schema (Event-PUBLIC.xsd) as libxml2 applies it, so "valid" here means what
- * `xmllint --schema` says (a differential test holds us to it). Tier 2 are warnings: useful
- * observations that the schema does not make errors of (staleness, sentinels, TAK conventions,
- * MITRE sub-schema ranges that the base schema's lax `detail` does not enforce).
+ * Schema-shape validation of a CoT event. Tier 1 is parity with the MITRE CoT 2.0 base schema
+ * (Event-PUBLIC.xsd) as libxml2 applies it, so "valid" here means what `xmllint --schema` says (a
+ * differential test holds us to it). Tier 2 are warnings: useful observations that the schema does
+ * not make errors of (staleness, sentinels, TAK conventions, MITRE sub-schema ranges that the base
+ * schema's lax `detail` does not enforce).
  */
 import { isElement, XMLNS_URI, type XmlElement } from './xml.js';
 import { checkDecimal, dateTimeMs, HOW_PATTERN, isDateTime, QOS_PATTERN, TYPE_PATTERN } from './xsd-lexical.js';

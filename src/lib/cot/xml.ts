@@ -1,12 +1,13 @@
 /**
- * Hardened XML → element tree for CoT ingest (adsb-cot note 5). sax in strict mode with
- * `strictEntities` (only the five XML entities and numeric references) and namespace resolution.
- * Any DOCTYPE is refused before anything after it is read, so no entity can be declared, let alone
- * expanded or fetched (XXE, billion laughs). The limits sax lacks are enforced here while parsing:
- * depth, element count, attributes per element and in all, children of the root's `<detail>`, name
- * and value lengths, total text, duplicate attributes, characters outside XML 1.0 `Char`, exactly
- * one root. The text is fed in small chunks and the attributes sax holds for an unfinished tag are
- * counted after each, so a refused document costs the work up to its limit, not its whole length.
+ * Hardened XML → element tree for CoT ingest, because a request body is hostile input. sax in
+ * strict mode with `strictEntities` (only the five XML entities and numeric references) and
+ * namespace resolution. Any DOCTYPE is refused before anything after it is read, so no entity can
+ * be declared, let alone expanded or fetched (XXE, billion laughs). The limits sax lacks are
+ * enforced here while parsing: depth, element count, attributes per element and in all, children of
+ * the root's `<detail>`, name and value lengths, total text, duplicate attributes, characters
+ * outside XML 1.0 `Char`, exactly one root. The text is fed in small chunks and the attributes sax
+ * holds for an unfinished tag are counted after each, so a refused document costs the work up to
+ * its limit, not its whole length.
  */
 import sax from 'sax';
 

@@ -1,6 +1,6 @@
 /**
  * The lexical rules of the MITRE CoT 2.0 schema's simple types, matched to libxml2 (`xmllint
- * --schema`, the test oracle) case by case (adsb-cot note 3.1):
+ * --schema`, the test oracle) case by case, so our "valid" is the schema's:
  * - XSD `\w` is any character except punctuation, separators and "other" (so `_` is NOT a word
  *   character, `+` and `ü` are); XSD `\d` is any Unicode decimal digit; patterns are anchored.
  * - xs:decimal has no exponent, NaN or INF; surrounding XML whitespace is collapsed; range checks

@@ -1,6 +1,6 @@
 /**
- * Honesty chips (ui note 3.3): each one is a pure function of API fields and the page's own clock,
- * never a hard-coded claim. `tone` drives the styling: ok, warn (amber), bad (red), info.
+ * Honesty chips: each one is a pure function of API fields and the page's own clock, never a
+ * hard-coded claim. `tone` drives the styling: ok, warn (amber), bad (red), info.
  */
 import { fmtAge } from './format.js';
 import type { AdsbAnswer } from '../../../isomorphic/wire/adsb.js';

@@ -1,8 +1,8 @@
 /**
- * Colours, glyph choice and contrast maths (ui note 1.6, 3.4). Pure: unit-tested in Node.
- * The altitude ramp is stepped so the legend can print each numeric stop; ground and unknown
- * altitude have their own colours; every entry keeps ≥ 3:1 against the ocean and the land fills.
- * Decisions use the Okabe–Ito set and a shape each, so they never depend on colour alone.
+ * Colours, glyph choice and contrast maths. Pure: unit-tested in Node. The altitude ramp is stepped
+ * so the legend can print each numeric stop; ground and unknown altitude have their own colours;
+ * every entry keeps ≥ 3:1 against the ocean and the land fills. Decisions use the Okabe–Ito set and
+ * a shape each, so they never depend on colour alone.
  */
 
 export const OCEAN = '#0b1d2e';

@@ -1,10 +1,10 @@
 /**
- * The verdict stream client (ui note 3.1): one EventSource per page, the named `verdict` event,
- * ids are ledger indices (duplicates dropped, gaps counted). The browser reconnects by itself
- * after a dropped socket; a non-200 answer (the 503 of the viewer cap) closes the EventSource for
- * good, so then this client re-creates it with exponential backoff and `?last_event_id=`.
- * A hidden page disconnects (the server runs the simulated flight only while somebody watches)
- * and resumes from the last id when visible again.
+ * The verdict stream client: one EventSource per page, the named `verdict` event, ids are ledger
+ * indices (duplicates dropped, gaps counted). The browser reconnects by itself after a dropped
+ * socket; a non-200 answer (the 503 of the viewer cap) closes the EventSource for good, so then
+ * this client re-creates it with exponential backoff and `?last_event_id=`. A hidden page
+ * disconnects (the server runs the simulated flight only while somebody watches) and resumes from
+ * the last id when visible again.
  */
 
 export type SseState = 'connecting' | 'live' | 'reconnecting' | 'backoff' | 'paused' | 'stopped';

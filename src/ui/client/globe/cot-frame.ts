@@ -1,11 +1,11 @@
 /**
- * CoT tracks as MIL-STD-2525 / APP-6 style frames, derived from the CoT `type` alone (the code, not a
- * picture, travels on the wire, so every client can draw the same frame: ui note 1.4).
+ * CoT tracks as MIL-STD-2525 / APP-6 style frames, derived from the CoT `type` alone (the code, not
+ * a picture, travels on the wire, so every client can draw the same frame).
  *
- * CoT type atoms (adsb-cot note 3): `a-<affiliation>-<dimension>-…`. Affiliation: f friend, a assumed
- * friend; h hostile, s suspect, j joker, k faker; n neutral; u unknown, p pending, o none, x other.
- * Dimension (MIL-STD-2525B battle dimension): A air, P space, G ground, F SOF, S sea surface,
- * U subsurface, X other.
+ * CoT type atoms: `a-<affiliation>-<dimension>-…`. Affiliation: f friend, a assumed friend; h
+ * hostile, s suspect, j joker, k faker; n neutral; u unknown, p pending, o none, x other. Dimension
+ * (MIL-STD-2525B battle dimension): A air, P space, G ground, F SOF, S sea surface, U subsurface, X
+ * other.
  *
  * Frames per MIL-STD-2525D §5.3 / APP-6(D) (standard identity × symbol set): friend a rectangle
  * (land) or circle (sea surface), hostile a diamond, neutral a square, unknown a quatrefoil; for air

@@ -1,8 +1,9 @@
 /**
- * Two stacked 2-D canvases (ui note 0.2): the base (sphere, graticule, land) is redrawn only when
- * the view changes; the overlay (targets) at most once per animation frame. Targets are drawn in
- * one pass per colour with shared Path2D glyphs; above LOD_DOTS visible aircraft they become
- * 3-px squares. Every drawn target's screen position is kept for hit-testing and for tests.
+ * Two stacked 2-D canvases, so moving targets never redraw the land: the base (sphere, graticule,
+ * land) is redrawn only when the view changes; the overlay (targets) at most once per animation
+ * frame. Targets are drawn in one pass per colour with shared Path2D glyphs; above LOD_DOTS visible
+ * aircraft they become 3-px squares. Every drawn target's screen position is kept for hit-testing
+ * and for tests.
  */
 import { geoGraticule10, geoPath, type GeoPermissibleObjects } from 'd3-geo';
 import { DECISION_STYLE, GLYPH_SIZE, LAND, OCEAN, STALE, ZONE_COLOR, type Decision, type Glyph } from '../common/palette.js';
@@ -395,7 +396,7 @@ function overlapsAny(boxes: number[], x: number, y: number, w: number, h: number
   return false;
 }
 
-/** Nearest drawn target within `radius` px of (x, y): a linear scan (0.4 ms for 5,000, note M3). */
+/** Nearest drawn target within `radius` px of (x, y): a linear scan, as 5,000 targets take 0.4 ms. */
 export function hitTest(d: Drawn, x: number, y: number, radius = 14): string | null {
   let best = -1;
   let bestD = radius * radius;

@@ -11,7 +11,7 @@ import type { AdsbAircraft, AdsbAnswer } from '../../../isomorphic/wire/adsb.js'
 import { API } from '../../../isomorphic/api.js';
 
 export const TRAIL_POINTS = 30;
-/** Per-target age (s) after which an aircraft greys out, and after which it is dropped (ui note 3.3). */
+/** Per-target age (s) after which an aircraft greys out, then is dropped, as users of ADS-B maps expect. */
 export const FADE_S = 30;
 export const HIDE_S = 60;
 
@@ -199,7 +199,7 @@ export function parseCot(xml: string): CotEvent[] {
 
 export function cotTarget(e: CotEvent, trail: [number, number][], now: number): Target | null {
   const stale = Date.parse(e.stale);
-  // a stale time before start means "drop track"; past stale by 5 min: removed (ui note 3.3)
+  // a stale time before start means "drop track" in CoT; past stale by 5 min: removed
   if (Number.isFinite(stale) && (stale < Date.parse(e.start) || now - stale > 300_000)) return null;
   const src = '/cot/export (sample tracks)';
   const frame = cotFrame(e.type);

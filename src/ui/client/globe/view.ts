@@ -1,7 +1,7 @@
 /**
  * The view: an orthographic projection (d3-geo) centred on (lon, lat) at a scale, plus the
  * visibility test (dot product with the view centre: the projection still returns coordinates for
- * the far side, ui note 2.2). Pointer, wheel and keyboard input only change this object.
+ * the far side). Pointer, wheel and keyboard input only change this object.
  */
 import { geoOrthographic, type GeoProjection } from 'd3-geo';
 
