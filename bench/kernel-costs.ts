@@ -1,6 +1,6 @@
 /**
  * `npm run kernels:table`: runs every registered kernel in-process (no pool) at its defaults and
- * at its declared worst case, and rewrites the kernel table in README.md between the markers
+ * at its declared worst case, and rewrites the kernel table in docs/kernels.md between the markers
  * (src/docs/kernel-table.ts generates it from the registry). Times are medians of repeated warm
  * runs on this machine; they are what the bounds were set by. `-- --keep-times` keeps the times the
  * table already lists and measures only the kernels it lacks (after a change to the text alone).
@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../src/config/load.js';
-import { kernelTable, tableIn, timesIn, withTable, type KernelTimes } from '../src/docs/kernel-table.js';
+import { KERNEL_TABLE_FILE, kernelTable, tableIn, timesIn, withTable, type KernelTimes } from '../src/docs/kernel-table.js';
 import { KERNELS } from '../workers/registry.js';
 import { kernelParamsSchema, orderParams, type KernelDef } from '../workers/kernel-def.js';
 import { runKernelTask } from '../workers/run-kernel.js';
@@ -35,9 +35,9 @@ function measure(def: KernelDef): KernelTimes {
   return { defaults: d.toFixed(2), worst: w.toFixed(1) };
 }
 
-const readme = join(projectRoot(), 'README.md');
-const text = readFileSync(readme, 'utf8');
+const file = join(projectRoot(), KERNEL_TABLE_FILE);
+const text = readFileSync(file, 'utf8');
 const kept = process.argv.includes('--keep-times') ? timesIn(tableIn(text) ?? '') : new Map<string, KernelTimes>();
 const times = new Map(KERNELS.map((def) => [def.id, kept.get(def.id) ?? measure(def)]));
-writeFileSync(readme, withTable(text, kernelTable(KERNELS, times)));
-console.log(`kernel table: ${KERNELS.length} kernels written to README.md (${KERNELS.length - KERNELS.filter((d) => kept.has(d.id)).length} measured)`);
+writeFileSync(file, withTable(text, kernelTable(KERNELS, times)));
+console.log(`kernel table: ${KERNELS.length} kernels written to ${KERNEL_TABLE_FILE} (${KERNELS.length - KERNELS.filter((d) => kept.has(d.id)).length} measured)`);

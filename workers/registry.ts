@@ -1,8 +1,9 @@
 /**
  * The one table of kernels, and every listing derives from it: the routes and /openapi.json, the
- * warm-up, the posture baseline's route inventory and the README's kernel table. The main thread
- * reads it to register routes and validate parameters; the worker host reads it to execute. Add a
- * kernel by importing its file into its domain's list (workers/kernels/index-<domain>.ts).
+ * warm-up, the posture baseline's route inventory and the kernel table of docs/kernels.md. The
+ * main thread reads it to register routes and validate parameters; the worker host reads it to
+ * execute. Add a kernel by importing its file into its domain's list
+ * (workers/kernels/index-<domain>.ts).
  */
 import type { KernelDef } from './kernel-def.js';
 import { kernelPath } from './kernel-def.js';

@@ -1,5 +1,5 @@
 /**
- * The kernel table of README.md, generated from the kernel registry: one row per kernel with its
+ * The kernel table of docs/kernels.md, generated from the kernel registry: one row per kernel with its
  * route, summary, references and parameters (type, bounds, default), and the two measured times
  * `npm run kernels:table` writes (bench/kernel-costs.ts). The times are measurements, so only the
  * command writes them; everything else is a function of the registry, which a test holds the
@@ -7,9 +7,13 @@
  */
 import { described, ruleLimit } from '../http/schema-walk.js';
 import { kernelPath, type KernelDef } from '../../workers/kernel-def.js';
+import { sectionIn, withSection, type Markers } from './generated-section.js';
 
+/** The file that holds the table, from the project root. */
+export const KERNEL_TABLE_FILE = 'docs/kernels.md';
 export const KERNEL_TABLE_START = '<!-- kernels:start -->';
 export const KERNEL_TABLE_END = '<!-- kernels:end -->';
+const MARKERS: Markers = { start: KERNEL_TABLE_START, end: KERNEL_TABLE_END };
 /** What rewrites the table: `--keep-times` keeps the times already in it and measures only kernels it lacks. */
 export const KERNEL_TABLE_COMMAND = 'npm run kernels:table -- --keep-times';
 
@@ -49,18 +53,12 @@ export function kernelTable(kernels: readonly KernelDef[], times: ReadonlyMap<st
 
 /** The table between the markers of `text`, or null when it has no markers. */
 export function tableIn(text: string): string | null {
-  const a = text.indexOf(KERNEL_TABLE_START);
-  const b = text.indexOf(KERNEL_TABLE_END);
-  if (a < 0 || b < a) return null;
-  return text.slice(a + KERNEL_TABLE_START.length, b).trim();
+  return sectionIn(text, MARKERS);
 }
 
 /** `text` with the table between its markers replaced. */
 export function withTable(text: string, table: string): string {
-  const a = text.indexOf(KERNEL_TABLE_START);
-  const b = text.indexOf(KERNEL_TABLE_END);
-  if (a < 0 || b < a) throw new Error('no kernel table markers');
-  return `${text.slice(0, a + KERNEL_TABLE_START.length)}\n${table}\n${text.slice(b)}`;
+  return withSection(text, MARKERS, table);
 }
 
 /** The times a committed table lists, by kernel id (its route without the leading slash). */

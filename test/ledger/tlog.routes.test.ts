@@ -107,10 +107,10 @@ describe('the ledger as a C2SP transparency log (tiles and tlog-proof)', functio
     expect((await t.http.get('/api/svc/v1/receipt/proof')).status).to.equal(422);
   });
 
-  it("README's offline recipe, run verbatim: the proof says included, and not once a path hash is altered", async () => {
-    const readme = readFileSync('README.md', 'utf8');
-    const script = /node -e '\n([\s\S]*?)'\n# then the checkpoint/.exec(readme)?.[1];
-    expect(script, 'the recipe in README').to.be.a('string');
+  it("docs/ledger.md's offline recipe, run verbatim: the proof says included, and not once a path hash is altered", async () => {
+    const doc = readFileSync('docs/ledger.md', 'utf8');
+    const script = /node -e '\n([\s\S]*?)'\n# then the checkpoint/.exec(doc)?.[1];
+    expect(script, 'the recipe in docs/ledger.md').to.be.a('string');
     const dir = mkdtempSync(join(tmpdir(), 'svc-proof-recipe-'));
     try {
       const proof = (await t.http.get('/api/svc/v1/receipt/proof?index=5').expect(200)).text;
