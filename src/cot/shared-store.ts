@@ -23,6 +23,7 @@ import type { XmlElement } from '../lib/cot/xml.js';
 import { IngestMirror, type MirroredEvent } from './mirror.js';
 import { COT_CHANNEL, migrateCot } from './shared-schema.js';
 import type { StoredEvent, StoreResult } from './store.js';
+import { isConnectionError, reconnectDelayMs } from '../lib/pg-reconnect.js';
 
 export interface SharedIngestOptions {
   url: string;
@@ -113,13 +114,6 @@ function putResult(r: PutRow): PutResult {
   if (r.put_result === 'owned') return 'owned';
   if (r.put_result === 'not_newer_than_stored') return { stored: false, reason: 'not_newer_than_stored', evicted: null };
   return { stored: true, reason: r.put_result, evicted: r.put_evicted };
-}
-
-/** Errors that mean the database (or the way to it) is gone, as the ledger's store tells them from a refused statement. */
-function isConnectionError(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  if (typeof e?.code === 'string') return /^(08|57P0|53)/.test(e.code) || /^E[A-Z]+$/.test(e.code);
-  return /connect|terminat|timeout|closed|ended|socket/i.test(e?.message ?? '');
 }
 
 export class SharedIngestStore {
@@ -332,7 +326,7 @@ export class SharedIngestStore {
   }
 
   private backoff(attempt: number): number {
-    return Math.min(this.opts.recoveryMaxMs ?? 5000, (this.opts.recoveryBaseMs ?? 200) * 2 ** Math.min(attempt, 16));
+    return reconnectDelayMs(attempt, this.opts.recoveryBaseMs, this.opts.recoveryMaxMs);
   }
 
   private scheduleProbe(): void {

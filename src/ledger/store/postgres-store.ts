@@ -30,6 +30,7 @@ import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode, type Ledger
 import type { FileStore } from './file-store.js';
 import { LEAD_LOCK_BASE, migrate } from './postgres-schema.js';
 import { durableStatus, sequence, StoreUnavailableError, type AdapterStatus, type CheckpointStore, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
+import { isConnectionError, reconnectDelayMs } from '../../lib/pg-reconnect.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -92,17 +93,6 @@ export function rowToNode(r: NodeRow, index: number, head: Buffer): LedgerNode |
   const node: LedgerNode = { index, kind: r.kind, tsUtc: r.ts_utc, simulated: r.simulated, keyid: r.keyid, payload: r.payload, paeSha256, sig: r.sig, prev: r.prev, nodeDigest: digest };
   if (typeof r.detail === 'string') node.detail = Buffer.from(r.detail, 'utf8');
   return node;
-}
-
-/** Errors that mean the database (or the way to it) is gone, as opposed to a refused statement. */
-function isConnectionError(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  if (typeof e?.code === 'string') {
-    if (/^(08|57P0|53)/.test(e.code)) return true; // connection exception, admin shutdown, resources
-    if (/^E[A-Z]+$/.test(e.code)) return true; // ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT…
-    return false;
-  }
-  return /connect|terminat|timeout|closed|ended|socket/i.test(e?.message ?? '');
 }
 
 class ChainError extends Error {}
@@ -559,7 +549,7 @@ export class PostgresStore implements LedgerStore {
   }
 
   private backoff(attempt: number): number {
-    return Math.min(this.opts.recoveryMaxMs ?? 5000, (this.opts.recoveryBaseMs ?? 200) * 2 ** Math.min(attempt, 16));
+    return reconnectDelayMs(attempt, this.opts.recoveryBaseMs, this.opts.recoveryMaxMs);
   }
 
   private scheduleProbe(): void {
