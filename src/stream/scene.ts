@@ -39,10 +39,10 @@ export interface SceneEntry {
   simulated: boolean;
 }
 
-/** The scene entry of a receipt node whose frame is known; null for other nodes. */
-export function sceneEntry(node: LedgerNode): SceneEntry | null {
+/** The scene entry of a receipt node whose frame is known; null for other nodes (`own`: appended by this process). */
+export function sceneEntry(node: LedgerNode, own = false): SceneEntry | null {
   if (node.kind !== RECEIPT_KIND) return null;
-  const { receipt, detail } = nodeVerdict(node);
+  const { receipt, detail } = nodeVerdict(node, own);
   if (!detail) return null;
   const f = detail.frame;
   return {
@@ -88,8 +88,8 @@ export class EdgeScene {
     for (let k = found.length - 1; k >= 0; k--) this.recent.push(found[k]!);
   }
 
-  add(node: LedgerNode): void {
-    const entry = sceneEntry(node);
+  add(node: LedgerNode, own = false): void {
+    const entry = sceneEntry(node, own);
     if (entry) this.recent.push(entry);
   }
 

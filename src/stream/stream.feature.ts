@@ -247,9 +247,9 @@ function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name:
   // index order, told from the node alone so every replica serves the same bytes for an id;
   // serialised once per event, whatever the number of viewers
   scene.backfill((i) => core.ledger.get(i), core.ledger.size);
-  core.ledger.onAppend((node) => {
+  core.ledger.onAppend((node, own) => {
     if (node.kind !== RECEIPT_KIND) return;
-    scene.add(node);
+    scene.add(node, own);
     hub.publish(node.index, 'verdict', () => nodeVerdictBody(node, core, keyUrl));
   });
   return {

@@ -32,15 +32,18 @@ export interface NodeVerdict {
   detail: VerdictDetail | null;
 }
 
-/** The verdict a receipt node carries (its signed payload parsed, its detail checked against it). */
-export function nodeVerdict(node: LedgerNode): NodeVerdict {
+/**
+ * The verdict a receipt node carries (its signed payload parsed, its detail checked against it;
+ * `ownDetail`: the detail was written by this process with the node, so the check is skipped).
+ */
+export function nodeVerdict(node: LedgerNode, ownDetail = false): NodeVerdict {
   const signed = JSON.parse(node.payload.toString('utf8')) as { payload: ReceiptBody; subject?: ReceiptSubject };
   const subject = signed.subject ?? null;
   let detail: VerdictDetail | null = null;
   if (node.detail && subject) {
     try {
       const d = JSON.parse(node.detail.toString('utf8')) as VerdictDetail;
-      if (hash('sha256', canonicalJson(d.frame), 'hex') === subject.frame_sha256) detail = d;
+      if (ownDetail || hash('sha256', canonicalJson(d.frame), 'hex') === subject.frame_sha256) detail = d;
     } catch {
       // unreadable detail: the verdict is told from its signed receipt alone
     }
