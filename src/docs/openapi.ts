@@ -141,10 +141,10 @@ function addOperation(paths: Paths, ids: Set<string>, r: RouteDef): void {
     for (const status of [401, 429]) responses[status] ??= { description: STATUS_TEXT[status], content: json({ $ref: '#/components/schemas/ErrorMessage' }) };
   }
   if (r.body) {
-    op.requestBody = {
-      required: true,
-      content: r.body === 'text' ? Object.fromEntries((r.bodyTypes ?? ['text/plain']).map((t) => [t, { schema: { type: 'string' } }])) : json(toJsonSchema(r.body)),
-    };
+    const types = r.body === 'text' ? (r.bodyTypes ?? ['text/plain']) : ['application/json'];
+    const schema = r.body === 'text' ? { type: 'string' } : toJsonSchema(r.body);
+    const content = Object.fromEntries(types.map((t) => [t, r.examples ? { schema, examples: r.examples } : { schema }]));
+    op.requestBody = { required: true, content };
   }
   (paths[p] ??= {})[r.method.toLowerCase()] = op;
 }

@@ -32,6 +32,12 @@ export interface RouteInput<Q, P, B> {
 /** `kernel`: work in the pool; `stream`: a long-lived response. */
 export type CostClass = 'cheap' | 'kernel' | 'stream';
 
+/** One named request body of the docs: a line saying what it shows, and the body itself. */
+export interface RequestExample {
+  summary: string;
+  value: unknown;
+}
+
 export interface RouteDef<Q = unknown, P = unknown, B = unknown> {
   method: Method;
   /**
@@ -52,6 +58,8 @@ export interface RouteDef<Q = unknown, P = unknown, B = unknown> {
   body?: ObjectSchema | 'text';
   bodyTypes?: readonly string[];
   bodyLimitBytes?: number;
+  /** Named request bodies for the docs (OpenAPI `examples` of the request body), each one the server accepts. */
+  examples?: Readonly<Record<string, RequestExample>>;
   /** Response media type for the docs (default application/json); several when the body's type varies (asset files). */
   produces?: string | readonly string[];
   /**

@@ -95,6 +95,23 @@ export function nodeVerdictBody(node: LedgerNode, ledger: VerdictLedger, keyUrl:
   };
 }
 
+/** A frame that scores well on every axis; the variants below change only what their names say. */
+const STRONG_FRAME = { source: 'ADS-B', lat: 36.5, lon: -115.1, alt_m: 90, speed_mps: 0, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 100000 };
+
+/**
+ * One body per decision, hovering (so a repeat of the same track scores the same) and without
+ * ts_utc (so freshness does not age the example); each its own track, since the kinematic axes
+ * compare a track with its previous fix.
+ */
+export const VERDICT_EXAMPLES = {
+  allow: { summary: 'ALLOW: an authenticated ADS-B track outside every no-fly zone (λ ≈ 0.91)', value: { track_id: 'A1B2C3', ...STRONG_FRAME } },
+  review: {
+    summary: 'REVIEW: the same track unauthenticated, with a weaker signal (λ ≈ 0.84)',
+    value: { track_id: 'A1B2C5', ...STRONG_FRAME, rssi_dbm: -70, id_authenticated: false },
+  },
+  deny: { summary: 'DENY: inside the demo no-fly zone nfz-demo-1 (λ ≈ 0.14)', value: { track_id: 'A1B2C4', ...STRONG_FRAME, lat: 36.23, lon: -115.16 } },
+} as const;
+
 /** What a route that decides verdicts reaches: it evaluates, signs in the pool, appends and updates the scene. */
 export const DECIDES_VERDICTS = {
   uses: ['verdict-engine', 'signer', 'worker-pool', 'ledger', 'scene-buffer'],
@@ -112,6 +129,7 @@ export function verdictRoutes(verdicts: VerdictService, ledger: VerdictLedger, p
       summary: 'Evaluate a telemetry frame: 13 axes, PAC-Bayes certified floor, ALLOW/REVIEW/DENY; signed DSSE receipt appended to the ledger',
       tag: 'verdicts',
       body: telemetryFrameSchema,
+      examples: VERDICT_EXAMPLES,
       errors: [413, 415, 503],
       response: VERDICT,
       async handler({ body, ctx }) {

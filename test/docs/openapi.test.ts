@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import Joi from 'joi';
 import { withTestApp } from '../helpers/app.js';
+import { buildOpenApi } from '../../src/docs/openapi.js';
 
 describe('OpenAPI and /docs', () => {
   const app = withTestApp();
@@ -20,6 +22,27 @@ describe('OpenAPI and /docs', () => {
       schema: { type: 'integer', minimum: 1, maximum: 4096, default: 64 },
     });
     expect(body.paths['/api/svc/v1/ssm/scan'].get.responses['422'].content['application/json'].schema.$ref).to.equal('#/components/schemas/HTTPValidationError');
+  });
+
+  it('request examples of a route are its body\'s examples under every media type, and its body schema accepts each', async () => {
+    const { body } = await app().http.get('/openapi.json');
+    const withExamples = app().routes.filter((r) => r.examples);
+    expect(withExamples.map((r) => `${r.method} ${r.path}`)).to.include('POST /api/svc/v1/verdict');
+    for (const r of withExamples) {
+      const content = body.paths[r.path.replace(/[:*]([A-Za-z_]\w*)/g, '{$1}')][r.method.toLowerCase()].requestBody.content;
+      for (const [type, media] of Object.entries(content as Record<string, { examples?: unknown }>)) expect(media.examples, `${r.path} ${type}`).to.deep.equal(r.examples);
+      for (const [name, ex] of Object.entries(r.examples!)) {
+        if (r.body && r.body !== 'text') expect(r.body.validate(ex.value).error, `${r.path} example ${name}`).to.equal(undefined);
+      }
+    }
+    const text = buildOpenApi([
+      { method: 'POST', path: '/t', root: true, summary: 's', tag: 't', uses: [], body: 'text', bodyTypes: ['text/csv', 'text/plain'], examples: { one: { summary: 'a row', value: 'a,b' } }, response: Joi.string(), handler: () => '' },
+    ]) as { paths: Record<string, { post: { requestBody: { content: Record<string, { examples: unknown }> } } }> };
+    const media = text.paths['/t']!.post.requestBody.content;
+    expect(Object.keys(media)).to.deep.equal(['text/csv', 'text/plain']);
+    for (const m of Object.values(media)) expect(m.examples).to.deep.equal({ one: { summary: 'a row', value: 'a,b' } });
+    const plain = buildOpenApi([{ method: 'POST', path: '/u', root: true, summary: 's', tag: 't', uses: [], body: Joi.object({}), response: Joi.string(), handler: () => '' }]) as typeof text;
+    expect(plain.paths['/u']!.post.requestBody.content['application/json']).to.not.have.property('examples');
   });
 
   it('/docs renders from local assets only', async () => {
