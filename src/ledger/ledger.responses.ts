@@ -20,7 +20,7 @@ export const BREACH = openShape({
 /** The DSSE envelope of a receipt. */
 export const DSSE = shape({
   payloadType: oneOf(PAYLOAD_TYPE),
-  payload: B64().description('base64 of the signed receipt payload'),
+  payload: B64().min(1).description('base64 of the signed receipt payload'),
   signatures: listOf(shape({ sig: B64().description('ASN.1 DER ECDSA P-256 SHA-256 signature, standard base64'), keyid: hex64() })).min(1),
   signed: oneOf(true),
   keyid: hex64(),

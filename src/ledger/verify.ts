@@ -9,6 +9,7 @@ import { decodeBase64, pae, PAYLOAD_TYPE, sha256, verifySignature, type Envelope
 import type { Ledger } from './ledger.js';
 import type { Keyring } from './keyring.js';
 import { RECEIPT_SCHEMA } from './receipt.js';
+import { toJsonSchema } from '../docs/joi-to-json-schema.js';
 
 const B64 = /^(?:(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?|[A-Za-z0-9_-]*)$/;
 /** 16 KiB decoded payload at most. */
@@ -16,7 +17,7 @@ const MAX_PAYLOAD_B64 = Math.ceil((16 * 1024) / 3) * 4;
 
 const envelopeSchema = Joi.object({
   payloadType: Joi.string().max(256).required(),
-  payload: Joi.string().max(MAX_PAYLOAD_B64).pattern(B64).required(),
+  payload: Joi.string().min(1).max(MAX_PAYLOAD_B64).pattern(B64).required(),
   signatures: Joi.array()
     .items(Joi.object({ keyid: Joi.string().allow('').max(128).pattern(/^[0-9a-fA-F]*$/), sig: Joi.string().min(1).max(200).pattern(B64).required() }).unknown(true))
     .min(1)
@@ -27,9 +28,12 @@ const envelopeSchema = Joi.object({
 export const verifyBodySchema = Joi.object({
   dsse: envelopeSchema,
   payloadType: Joi.any().when('dsse', { is: Joi.exist(), then: Joi.any(), otherwise: Joi.string().max(256).required() }),
-  payload: Joi.any().when('dsse', { is: Joi.exist(), then: Joi.any(), otherwise: Joi.string().max(MAX_PAYLOAD_B64).pattern(B64).required() }),
+  payload: Joi.any().when('dsse', { is: Joi.exist(), then: Joi.any(), otherwise: envelopeSchema.extract('payload') }),
   signatures: Joi.any().when('dsse', { is: Joi.exist(), then: Joi.any(), otherwise: envelopeSchema.extract('signatures') }),
-}).unknown(true);
+})
+  .unknown(true)
+  // the `when`s above are not JSON Schema: the document states the two forms, a `dsse` key or the envelope's own keys
+  .meta({ jsonSchema: { anyOf: [{ required: ['dsse'] }, toJsonSchema(envelopeSchema)] } });
 
 export type VerifyState = 'VERIFIED' | 'SIGNATURE_INVALID' | 'UNSUPPORTED_PAYLOAD_TYPE' | 'PAYLOAD_INVALID';
 

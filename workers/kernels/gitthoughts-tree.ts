@@ -19,6 +19,9 @@ export const COMMIT_CAP = 256;
 export const EPOCH = 1700000000;
 export const AUTHOR = 'tot <tot@svc.invalid>';
 const NUMBERS_RE = /^\s*(\d{1,2})\s*,\s*(\d{1,2})\s*,\s*(\d{1,2})\s*,\s*(\d{1,2})\s*$/;
+/** What `constraints` accepts as one pattern (blank, or four integers 1…13 as NUMBERS_RE spells them), for the docs. */
+const N13 = '(?:0?[1-9]|1[0-3])';
+const NUMBERS_PATTERN = `^\\s*(?:${N13}\\s*,\\s*${N13}\\s*,\\s*${N13}\\s*,\\s*${N13}\\s*)?$`;
 
 export interface Item {
   v: Rational;
@@ -239,7 +242,9 @@ export default defineKernel({
   params: {
     beam: int(1, 36, 5).description('beam width of the breadth-first Tree-of-Thoughts search'),
     rollouts: int(0, 64, 0).description('random rollouts per scored state (0: exact enumeration as the value function)'),
-    numbers: str(40, '').description('the Game of 24 numbers: four comma-separated integers 1…13 (empty: drawn from the seed)'),
+    numbers: str(40, '')
+      .description('the Game of 24 numbers: four comma-separated integers 1…13 (empty: drawn from the seed)')
+      .meta({ jsonSchema: { pattern: NUMBERS_PATTERN } }),
   },
   rules: ['numbers must be four comma-separated integers 1…13, e.g. 4,7,8,8'],
   constraints: (p) => {
