@@ -16,6 +16,23 @@ export default tseslint.config(
     },
   },
   {
+    // V8 allocates a function literal assigned straight to a property (`obj.x = () => …`) in old
+    // space, where it keeps what it closes over alive past the request until a full GC; server
+    // code names the function first or builds it in an object literal. The browser pages are not
+    // the server's heap.
+    files: ['src/**/*.ts', 'workers/**/*.ts'],
+    ignores: ['src/ui/client/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          "AssignmentExpression[operator='='][left.type='MemberExpression'] > :matches(ArrowFunctionExpression, FunctionExpression)",
+          "AssignmentExpression[operator='='][left.type='MemberExpression'] > :matches(TSAsExpression, TSSatisfiesExpression, TSNonNullExpression, TSTypeAssertion) > :matches(ArrowFunctionExpression, FunctionExpression)",
+        ].map((selector) => ({ selector, message: 'name the function first (or build it in an object literal) instead of assigning a function literal to a property: V8 allocates it in old space' })),
+      ],
+    },
+  },
+  {
     files: ['workers/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)src/(?!lib/)', message: 'workers/ imports from src/ only the shared library src/lib/ (no HTTP layer, no feature)' }] }],

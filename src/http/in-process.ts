@@ -75,7 +75,7 @@ export class InProcessClient {
         if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
         chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
       };
-      // named, then assigned (test/closures.test.ts)
+      // named, then assigned (the no-restricted-syntax rule in eslint.config.js)
       const write = ((chunk: unknown, encoding?: unknown) => {
         collect(chunk, encoding);
         return true;

@@ -123,7 +123,7 @@ class Job {
     const signal = opts.signal;
     const departure = opts.departure;
     if (!signal && !departure) return;
-    // named, then stored (test/closures.test.ts)
+    // named, then stored (the no-restricted-syntax rule in eslint.config.js)
     const onAbort = (): void => this.fail(Errors.clientClosed());
     signal?.addEventListener('abort', onAbort, { once: true });
     this.signal = signal;
@@ -158,7 +158,7 @@ class Job {
 
 /**
  * A task's value, taken out of piscina's result object. piscina's TaskInfo assigns a function
- * literal to a property in its constructor (test/closures.test.ts says why that matters), so the
+ * literal to a property in its constructor (eslint.config.js says why that matters), so the
  * settled task's promise and this result stay reachable through minor GCs until the next full one.
  * Emptied, the result keeps nothing big there: the kernel's body and the signatures die young.
  */

@@ -398,7 +398,7 @@ export class PostgresStore implements LedgerStore {
     const onError = (err: Error): void => this.fail(err);
     client.on('error', onError);
     const release = client.release.bind(client);
-    // named, then assigned (test/closures.test.ts)
+    // named, then assigned (the no-restricted-syntax rule in eslint.config.js)
     const released = (err?: Error | boolean): void => {
       client.removeListener('error', onError);
       if (err) client.on('error', () => {}); // a destroyed client may still report its socket closing

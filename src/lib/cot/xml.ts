@@ -147,7 +147,7 @@ export function parseXml(input: string, limits: CotLimits): XmlElement {
     else parent.children.push(cdata ? { text: s, cdata: true } : { text: s });
   };
   // one object literal, not parser.onX = …, which would keep this document's tree alive through
-  // minor GCs (test/closures.test.ts)
+  // minor GCs (the no-restricted-syntax rule in eslint.config.js)
   const handlers: Partial<sax.SAXParser> = {
     onerror: (err) => fail('malformed', `XML is not well-formed: ${err.message.split('\n')[0]}`),
     ondoctype: () => fail('doctype', 'DOCTYPE is not allowed: document type declarations and entities are refused'),
