@@ -4,6 +4,7 @@
  * front end can refuse bad arguments before anything runs, and tests can call it directly.
  */
 import { CATALOGUE, ENV_VARS, NAMES } from './catalogue.js';
+import type { Summary } from './lib.js';
 
 export type Metric = 'p50' | 'p99' | 'p99.9' | 'rps' | 'errors' | 'non2xx';
 export type Op = '<' | '<=' | '>' | '>=';
@@ -179,19 +180,11 @@ export function parseArgs(argv: readonly string[]): Parsed {
   return { kind: 'run', options: { target, token, slo, rate, report, scenarios } };
 }
 
-/** The figures of a request row the thresholds read (bench/lib.ts Summary). */
-interface RowFigures {
-  label: string;
-  reqPerSec: number;
-  p50: number;
-  p99: number;
-  p999: number;
-  errors: number;
-  non2xx: number;
-  requests: number;
+/** The figures of a request row the thresholds read. */
+type RowFigures = Pick<Summary, 'label' | 'reqPerSec' | 'p50' | 'p99' | 'p999' | 'errors' | 'non2xx' | 'requests'> & {
   /** Requests sent; rows without it count their answers. */
   sent?: number;
-}
+};
 
 /** The figures of the sse scenario (bench/sse.ts SseRow). */
 interface SseFigures {

@@ -6,7 +6,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from './free-port.js';
+
+export { freePort };
 import { join } from 'node:path';
 
 export const HAPROXY_INSTALL = 'apt-get install -y haproxy';
@@ -41,17 +44,6 @@ export function haproxyVersion(): string {
     throw new Error(`this interop suite needs HAProxy (Debian package \`haproxy\`): ${r.error?.message ?? r.stderr}; install it: ${HAPROXY_INSTALL}`);
   }
   return r.stdout.split('\n')[0]!;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface HaproxyOptions {

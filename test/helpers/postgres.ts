@@ -6,7 +6,7 @@
  * SVC_TEST_DATABASE_URL set, that server is used instead and only the databases are created there.
  */
 import { existsSync, lstatSync, mkdtempSync, chmodSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.js';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
@@ -37,17 +37,6 @@ interface Server {
 
 let server: Promise<Server> | null = null;
 let users = 0;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * npm 11 skips dependencies' install scripts unless approved, and the platform package's postinstall
