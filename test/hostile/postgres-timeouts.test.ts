@@ -239,6 +239,8 @@ describe('hostile: a hung PostgreSQL (postgres mode timeouts)', function () {
     let pub: KeyObject;
     let url: string;
     let svc: ServiceProcess | undefined;
+    // ends a test's load loops when it fails before ending them itself
+    let stopLoads = (): void => undefined;
     before(async () => {
       keyDir = mkdtempSync(join(tmpdir(), 'svc-pg-hung-key-'));
       keyFile = join(keyDir, 'signing-key.pem');
@@ -249,6 +251,7 @@ describe('hostile: a hung PostgreSQL (postgres mode timeouts)', function () {
       // default timeouts: what is measured is what a deployment gets
       svc = await startService({ SVC_LEDGER_MODE: 'postgres', SVC_DATABASE_URL: url, SVC_SIGNING_KEY_FILE: keyFile, SVC_KERNEL_DEADLINE_MS: '20000' });
     });
+    afterEach(() => stopLoads());
     after(async () => {
       thaw?.();
       if (svc && svc.child.exitCode === null && svc.child.signalCode === null) {
@@ -262,16 +265,24 @@ describe('hostile: a hung PostgreSQL (postgres mode timeouts)', function () {
     it('writes get 503 + Retry-After within the query timeout, readiness says DEGRADED within seconds, and both recover by themselves after SIGCONT', async () => {
       const base = svc!.base;
       const answers: Answer[] = [];
+      // when each loop sent the write it still waits on
+      const waiting = new Map<number, number>();
       let stop = false;
       let k = 0;
-      const load = async (): Promise<void> => {
+      const load = async (loop: number): Promise<void> => {
         while (!stop) {
+          waiting.set(loop, Date.now());
           const a = await postVerdict(base, k++);
+          waiting.delete(loop);
           answers.push(a);
           if (a.status !== 200) await new Promise((r) => setTimeout(r, 100));
         }
       };
-      const loads = Array.from({ length: 4 }, () => load());
+      const loads = Array.from({ length: 4 }, (_, loop) => load(loop));
+      stopLoads = () => (stop = true);
+      // the query timeout (3 s), one more for the look-up of an unanswered COMMIT, the shed hold of a
+      // client that resends before Retry-After (guard.shedHoldMaxMs, 2 s), and slack for a busy machine
+      const bound = 3000 + 3000 + 2000 + 4000;
       try {
         await until('appends before the stop', 20_000, () => answers.filter((a) => a.status === 200).length >= 40);
         expect((await readiness(base)).body.durability_state).to.equal('DURABLE');
@@ -294,14 +305,14 @@ describe('hostile: a hung PostgreSQL (postgres mode timeouts)', function () {
           return r.length >= 8 ? r : null;
         });
         for (const a of refusals) expect(Number(a.retryAfter), 'Retry-After').to.be.at.least(1);
-        // the slowest answer of all so far: the query timeout (3 s), then at most one more for the
-        // look-up of an unanswered COMMIT, plus slack for a busy machine. Later refusals are quick
-        // but arrive ~2 s after their send: these loops resend 100 ms after a 503, before its
-        // Retry-After, so the service holds the answer (guard.shedHoldMaxMs)
+        // the server stays stopped past the bound, so a write held until it answers again would show
+        await until('the stop to outlast the bound', bound + 5000, () => Date.now() - stoppedAt > bound + 1000);
+        const oldestWaiting = Math.max(0, ...[...waiting.values()].map((sentAt) => Date.now() - sentAt));
         const slowest = Math.max(...answers.map((a) => a.ms));
-        expect(slowest, 'no write waits on the hung server without bound').to.be.below(3000 + 3000 + 3000);
         // in CI logs: how soon readiness turned and how long the slowest write waited
         console.log(`      readiness DEGRADED ${degraded} ms after SIGSTOP; slowest write ${slowest} ms; ${refusals.length} refusals while stopped`);
+        expect(oldestWaiting, 'no write still waits on the hung server past the bound').to.be.below(bound);
+        expect(slowest, 'no write was answered only after the bound').to.be.below(bound);
         expect(degraded, 'DEGRADED within seconds').to.be.below(10_000);
       } finally {
         thaw?.();

@@ -444,6 +444,9 @@ describe('ledger postgres mode', function () {
     let upstream: FakeUpstream | undefined;
     let adsb: Record<string, string> = {};
     const viewers: Viewer[] = [];
+    // ends a test's load loops when it fails before ending them itself
+    let stopLoads = (): void => undefined;
+    afterEach(() => stopLoads());
     before(async () => {
       // a slow upstream, so both replicas' cold bursts overlap one fetch
       upstream = await startFakeUpstream({ mode: 'slow', delayMs: 400 });
@@ -532,6 +535,7 @@ describe('ledger postgres mode', function () {
         }
       };
       const loads = [load(a!.base), load(b!.base)];
+      stopLoads = () => (stop = true);
       await until('some appends before the outage', 10_000, () => Promise.resolve(answers.filter((x) => x.status === 200).length >= 50));
       await db.stopServer();
       const downAt = answers.length;
@@ -571,6 +575,7 @@ describe('ledger postgres mode', function () {
       const load = (async () => {
         while (!stop) answers.push(...(await Promise.all(Array.from({ length: 16 }, () => postVerdict(a!.base, k++)))));
       })();
+      stopLoads = () => (stop = true);
       await until('load under way', 10_000, () => Promise.resolve(answers.filter((x) => x.status === 200).length >= 30));
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 300)));
       await stopReplica(a, 'SIGKILL');

@@ -1,0 +1,38 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(fileURLToPath(import.meta.url), '../..');
+
+/** Runs mocha with the project's reporter on one fixture and a short exit grace. */
+function runMocha(fixture: string): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  const t0 = Date.now();
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules/mocha/bin/mocha.js'), '--no-config', '--node-option', 'import=tsx', '--reporter', join(ROOT, 'test/support/tally-reporter.cjs'), join(ROOT, 'test/fixtures/mocha', fixture)], {
+    cwd: ROOT,
+    env: { ...process.env, MOCHA_EXIT_GRACE_MS: '300' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d));
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - t0 })));
+}
+
+describe('the test reporter (test/support/tally-reporter.cjs)', function () {
+  this.timeout(60_000);
+
+  it('prints the pass count and exits 0 when nothing is left open', async () => {
+    const r = await runMocha('exits.fixture.ts');
+    expect(r.stdout).to.contain('\n1 passed, 0 failed, 0 skipped\n');
+    expect(r.stderr).to.not.contain('still running');
+    expect(r.code).to.equal(0);
+  });
+
+  it('fails a run whose process is still held open after the last test, naming what holds it', async () => {
+    const r = await runMocha('leaks-a-timer.fixture.ts');
+    expect(r.stdout).to.contain('\n1 passed, 0 failed, 0 skipped\n');
+    expect(r.stderr).to.match(/the test process was still running 0\.3 s after the last test; open: .*Timeout/);
+    expect(r.code).to.equal(1);
+  });
+});
