@@ -46,6 +46,8 @@ if (options.slo.length) {
 console.log(`\nreport: ${saveReport('bench', report)}`);
 if (options.report) {
   const { writeReportMarkdown } = await import('./report.js');
+  const { writeGoals } = await import('./write-goals.js');
   console.log(`markdown: ${writeReportMarkdown(report)}`);
+  console.log(`goals: ${writeGoals()}`);
 }
 process.exit(report.slo?.some((r) => !r.pass) ? EXIT_BREACH : 0);

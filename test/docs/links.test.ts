@@ -111,8 +111,8 @@ describe('links in README.md and docs/', () => {
     ]);
   });
 
-  it('every relative link in README.md and docs/*.md names a file that exists and an anchor it has', () => {
-    const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+  it('every relative link in the READMEs (root, bench, workers) and docs/*.md names a file that exists and an anchor it has', () => {
+    const files = ['README.md', 'bench/README.md', 'workers/README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
     expect(files.length).to.be.above(5);
     const broken = files.flatMap((f) => brokenLinks(relative(ROOT, join(ROOT, f)), readFileSync(join(ROOT, f), 'utf8'), readRepo));
     expect(broken).to.deep.equal([]);
