@@ -33,6 +33,22 @@ export default tseslint.config(
     },
   },
   {
+    // the platform is what features build on: it knows no feature (each adds its own entry to
+    // `Provides`) and no kernel module (the thread messages it carries live in src/lib/)
+    files: ['src/platform/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+(adsb|cot|core|docs|energy|evidence|fleet|introspection|kernels|ledger|mesh|security|stream|ui|verdicts)(/|$)', message: 'src/platform/ imports no feature: a feature adds its types to `Provides` by augmentation' },
+            { regex: '(^|/)workers(/|$)', message: 'src/platform/ imports nothing from workers/: what both threads share lives in src/lib/' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['workers/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)src/(?!lib/)', message: 'workers/ imports from src/ only the shared library src/lib/ (no HTTP layer, no feature)' }] }],

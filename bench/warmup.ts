@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 import { Piscina } from 'piscina';
 import { KERNELS } from '../workers/registry.js';
 import { kernelParamsSchema, orderParams } from '../workers/kernel-def.js';
-import type { TaskResult } from '../workers/tasks.js';
+import type { TaskResult } from '../src/lib/tasks.js';
 import { loadConfig } from '../src/config/load.js';
 
 const MEASURED_PASSES = 6;

@@ -8,15 +8,15 @@ import { join } from 'node:path';
 import type { Config } from './config/schema.js';
 import { effectiveThreads } from './config/schema.js';
 import { projectRoot } from './config/load.js';
-import { HealthRegistry } from './core/health.js';
-import { docsRoutes } from './docs/docs.routes.js';
+import { HealthRegistry } from './platform/health.js';
+import { docsPlugin } from './docs/docs.feature.js';
 import { describeInSlices } from './http/describe.js';
 import { createKoaApp } from './http/koa-app.js';
 import { writeGuard } from './http/write-guard.js';
 import { ShedGovernor } from './http/shed.js';
 import { clientAddressOf } from './http/client-address.js';
 import { atMountPath, routeSchemas, type RouteDef } from './http/route.js';
-import { kernelRoutes } from './kernels/kernels.routes.js';
+import { kernelsPlugin } from './kernels/kernels.feature.js';
 import { REGISTRY, type KernelRegistry } from '../workers/registry.js';
 import { WorkerPool } from './platform/pool.js';
 import { EventLoopMonitor } from './observability/event-loop.js';
@@ -27,13 +27,14 @@ import { buildInfo } from './observability/build-info.js';
 import { Ring } from './lib/ring.js';
 import type { TraceRecord } from './observability/traces.js';
 import type { Services } from './platform/services.js';
-import { buildPlugins, definePlugin, type Plugin, type PluginName, type Provides } from './platform/plugin.js';
+import { buildPlugins, type Plugin, type PluginName, type Provides } from './platform/plugin.js';
 import { corePlugin } from './core/core.routes.js';
 import { adsbPlugin } from './adsb/adsb.feature.js';
 import { ledgerPlugin } from './ledger/ledger.feature.js';
 import { resolveSigningKey } from './ledger/keys.js';
 import { openStore } from './ledger/store/open-store.js';
-import { streamPlugin } from './stream/stream.feature.js';
+import { streamPlugin, type StreamCore } from './stream/stream.feature.js';
+import type { Enforcement } from './core/doctrine.js';
 import { verdictsPlugin } from './verdicts/verdicts.feature.js';
 import { meshPlugin } from './mesh/mesh.feature.js';
 import { cotPlugin } from './cot/cot.feature.js';
@@ -43,6 +44,14 @@ import { evidencePlugin } from './evidence/evidence.feature.js';
 import { energyPlugin } from './energy/energy.feature.js';
 import { uiPlugin } from './ui/ui.feature.js';
 import { InProcessClient } from './http/in-process.js';
+
+// interim: the stream and evidence features declare their entries next to their plugins once their files settle
+declare module './platform/plugin.js' {
+  interface Provides {
+    stream: StreamCore;
+    evidence: { enforcement(): Enforcement };
+  }
+}
 
 export interface BuiltApp {
   app: Koa;
@@ -130,9 +139,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
 
   // the list order is the route table's order; buildPlugins builds them in the order their needs require
   const registry = opts.kernels ?? REGISTRY;
-  const kernelsPlugin = definePlugin({ name: 'kernels', needs: [], build: () => ({ routes: kernelRoutes({ pool, metrics, registry }), provides: { registry } }) });
-  const docsPlugin = definePlugin({ name: 'docs', needs: [], build: (sv) => ({ routes: docsRoutes(() => sv.routeTable()), provides: {} }) });
-  const plugins: readonly Plugin[] = [corePlugin, kernelsPlugin, ledgerPlugin(key, store), verdictsPlugin, streamPlugin, meshPlugin, adsbPlugin, cotPlugin, fleetPlugin, securityPlugin, evidencePlugin, energyPlugin, uiPlugin, docsPlugin];
+  const plugins: readonly Plugin[] = [corePlugin, kernelsPlugin(registry), ledgerPlugin(key, store), verdictsPlugin, streamPlugin, meshPlugin, adsbPlugin, cotPlugin, fleetPlugin, securityPlugin, evidencePlugin, energyPlugin, uiPlugin, docsPlugin];
   let built;
   try {
     built = await buildPlugins(services, plugins);

@@ -8,9 +8,9 @@ import { threadId as workerThreadId, workerData } from 'node:worker_threads';
 import { runKernelTask } from './run-kernel.js';
 import { prepareCot } from '../src/lib/cot/prepare.js';
 import type { KernelRegistry } from './registry.js';
-import type { Task, TaskResult } from './tasks.js';
+import type { Task, TaskResult, WarmReport } from '../src/lib/tasks.js';
 import { verifyItems } from './verify-host.js';
-import { warmKernels, type WarmReport } from './warm.js';
+import { warmKernels } from './warm.js';
 import { stepBack, threadId } from './lib/thread-priority.js';
 
 /**

@@ -2,7 +2,7 @@
 import { REGISTRY, type KernelRegistry } from './registry.js';
 import { serializeEnvelope } from './lib/envelope.js';
 import { RngStreams } from '../src/lib/prng.js';
-import type { KernelTask, TaskResult } from './tasks.js';
+import type { KernelTask, TaskResult } from '../src/lib/tasks.js';
 
 /** Runs `task` with the kernel of that id in `registry` (the service's unless a test adds kernels). */
 export function runKernelTask(task: KernelTask, registry: KernelRegistry = REGISTRY): TaskResult {

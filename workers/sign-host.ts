@@ -8,7 +8,7 @@
 import { sign, type KeyObject } from 'node:crypto';
 import { workerData } from 'node:worker_threads';
 import { pae, PAYLOAD_TYPE, RECEIPT_KIND, receiptPayload, receiptSubject, sha256 } from '../src/lib/receipt-bytes.js';
-import type { PackedReceipts, ReceiptTask, Task, TaskResult } from './tasks.js';
+import type { PackedReceipts, ReceiptTask, Task, TaskResult } from '../src/lib/tasks.js';
 import { verifyItems } from './verify-host.js';
 
 // handed over once at pool start (KeyObjects clone across threads); never logged, never returned

@@ -3,7 +3,7 @@
  * kernel registry, so its threads boot in milliseconds. The kernel host runs the same loop.
  */
 import { createPublicKey, verify } from 'node:crypto';
-import type { Task, TaskResult, VerifyTask } from './tasks.js';
+import type { Task, TaskResult, VerifyTask } from '../src/lib/tasks.js';
 
 /** For each item, whether its DER ECDSA signature verifies over its PAE with the key it names. */
 export function verifyItems(task: VerifyTask): boolean[] {

@@ -14,16 +14,7 @@
 import type { KernelRegistry } from './registry.js';
 import { kernelParamsSchema, orderParams } from './kernel-def.js';
 import { runKernelTask } from './run-kernel.js';
-import type { KernelTask } from './tasks.js';
-
-export interface WarmReport {
-  /** Kernels run to a body (every registered kernel unless one failed at its defaults). */
-  kernels: number;
-  passes: number;
-  /** Kernels whose default call failed (their ids); they still warm up on their first request. */
-  failed: string[];
-  ms: number;
-}
+import type { KernelTask, WarmReport } from '../src/lib/tasks.js';
 
 /** `passes` over every kernel of `registry` (pool.warmupPasses, 16 by default: see above). */
 export function warmKernels(passes: number, registry: KernelRegistry): WarmReport {

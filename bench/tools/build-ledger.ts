@@ -25,7 +25,7 @@ import type { Signer } from '../../src/ledger/signer.js';
 import { FileStore, LEDGER_FILE } from '../../src/ledger/store/file-store.js';
 import { RECEIPT_KIND, type ReceiptBody } from '../../src/lib/receipt-bytes.js';
 import { workerSource } from '../../src/platform/worker-source.js';
-import type { PackedReceipts, ReceiptTask, TaskResult } from '../../workers/tasks.js';
+import type { PackedReceipts, ReceiptTask, TaskResult } from '../../src/lib/tasks.js';
 
 /** A checkpoint this often bounds what a resumed build (or the service) re-reads after a crash. */
 const CHECKPOINT_EVERY = 262_144;

@@ -11,12 +11,19 @@ import { definePlugin, type Built } from '../platform/plugin.js';
 import type { Services } from '../platform/services.js';
 import { adsbMetrics } from './adsb.metrics.js';
 import { adsbRoutes } from './adsb.routes.js';
-import { AdsbFeed } from './feed.js';
+import { AdsbFeed, type AdsbStatus } from './feed.js';
 import { PostgresSharedRefresh, type SharedRefresh } from './shared-refresh.js';
 
 function defaultUserAgent(): string {
   const pkg = JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { name: string; version: string };
   return `${pkg.name}/${pkg.version}`;
+}
+
+declare module '../platform/plugin.js' {
+  interface Provides {
+    /** `status` is read at request time (tests may replace it to simulate an upstream outage). */
+    adsb: { feed: AdsbFeed; status: () => AdsbStatus };
+  }
 }
 
 export const adsbPlugin = definePlugin({ name: 'adsb', needs: [], build: buildAdsb });

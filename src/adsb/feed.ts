@@ -10,13 +10,29 @@
  * `waitBudgetMs`); if it fails the last snapshot is served with live=false until `staleMaxMs`, then
  * nothing. Aircraft only ever come from an upstream payload.
  */
-import type { AdsbStatus } from '../platform/services.js';
 import type { AdsbConfig, AdsbProvider } from './adsb.config.js';
 import { Breaker } from './breaker.js';
 import type { AdsbAircraft, AdsbAnswer, AdsbAttempt, AdsbDropped, AdsbReason, AdsbUpstreamState } from '../isomorphic/wire/adsb.js';
 import { SingleFlight } from '../lib/single-flight.js';
 import type { SharedRefresh, SharedState } from './shared-refresh.js';
 import { attemptProvider, type AttemptResult } from './upstream.js';
+
+/** The feed's state, published by the ADS-B plugin and read by health, posture and evidence views. */
+export interface AdsbStatus {
+  live: boolean;
+  /** Age of the snapshot being served, null before the first successful fetch. */
+  snapshotAgeS: number | null;
+  aircraft: number;
+  providers: {
+    name: string;
+    url: string;
+    breaker: 'closed' | 'open' | 'half-open';
+    consecutiveFailures: number;
+    lastOkAt: string | null;
+    lastError: string | null;
+    lastStatus: number | null;
+  }[];
+}
 
 export interface Snapshot {
   provider: string;

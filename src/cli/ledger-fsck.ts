@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { Piscina } from 'piscina';
 import { fsckDataDir, fsckPostgres, NotALedgerError, signatureCheck, type FsckProgress, type FsckReport } from '../ledger/fsck.js';
 import { entryNextTo, workerSource } from '../platform/worker-source.js';
-import type { TaskResult, VerifyTask } from '../../workers/tasks.js';
+import type { TaskResult, VerifyTask } from '../lib/tasks.js';
 
 const USAGE = 'usage: npm run ledger:fsck -- <data dir | postgres URL> [--threads N]\n';
 

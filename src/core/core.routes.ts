@@ -1,6 +1,6 @@
 /** Liveness, doctrine and the Prometheus scrape. */
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { definePlugin } from '../platform/plugin.js';
+import { definePlugin, type NoProvides } from '../platform/plugin.js';
 import type { Services } from '../platform/services.js';
 import { API_VERSION, doctrineDocument, type Enforcement } from './doctrine.js';
 import { text } from '../http/response-schema.js';
@@ -13,6 +13,12 @@ import { DOCTRINE, HEALTH } from './core.responses.js';
  * probe every few seconds, as load balancers send, always gets a fresh answer.
  */
 export const HEALTH_MAX_AGE_MS = 50;
+
+declare module '../platform/plugin.js' {
+  interface Provides {
+    core: NoProvides;
+  }
+}
 
 /** The doctrine reports enforcement from the evidence plugin's last refresh. */
 export const corePlugin = definePlugin({

@@ -11,7 +11,15 @@ import { cotRoutes } from './cot.routes.js';
 import { CotService } from './service.js';
 import type { PreparedCot } from '../lib/cot/prepare.js';
 import { SharedIngestStore } from './shared-store.js';
+import type { CotStatus } from './status.js';
 import { SAMPLE_MARITIME, TrackRegistry } from './tracks.js';
+
+declare module '../platform/plugin.js' {
+  interface Provides {
+    /** `tracks`: other plugins register track sources (the simulated flight's drones). */
+    cot: { service: CotService; status: CotStatus; tracks: TrackRegistry };
+  }
+}
 
 export const cotPlugin = definePlugin({ name: 'cot', needs: [], build: buildCot });
 

@@ -6,6 +6,12 @@
 import type { RouteDef } from '../http/route.js';
 import { specPath } from '../introspection/route-inventory.js';
 
+/** The track counts the CoT plugin publishes: read by evidence and readiness. */
+export interface CotStatus {
+  tracksTotal(): number;
+  tracksCotValid(): number;
+}
+
 /** The CoT feature's paths as mounted (read from the app's route table, so a new CoT route is listed). */
 export function cotPaths(table: readonly RouteDef[]): string[] {
   return [...new Set(table.filter((r) => r.tag === 'cot').map((r) => specPath(r.path)))];

@@ -4,7 +4,7 @@
  * published on the app's registry so /metrics carries the energy estimate too.
  */
 import { Gauge } from 'prom-client';
-import { definePlugin, type Built } from '../platform/plugin.js';
+import { definePlugin, type Built, type NoProvides } from '../platform/plugin.js';
 import type { Services } from '../platform/services.js';
 import { SnapshotChain } from './chain.js';
 import { energyRoutes } from './energy.routes.js';
@@ -12,6 +12,12 @@ import { EnergyMeter, powerModel } from './meter.js';
 import { receiptDefaultsExample } from './reference-views.js';
 import { SeriesSampler } from './series.js';
 import { RequestWindows, ServerTap } from './traffic.js';
+
+declare module '../platform/plugin.js' {
+  interface Provides {
+    energy: NoProvides;
+  }
+}
 
 export const energyPlugin = definePlugin({ name: 'energy', needs: [], build: buildEnergy });
 

@@ -5,7 +5,7 @@
  * counters. Topology health (2.4) and wiring health (3.4) read the same table, so the two views
  * always describe the same component set.
  */
-import type { HealthStatus } from '../core/health.js';
+import type { HealthStatus } from '../platform/health.js';
 import type { RouteDef } from '../http/route.js';
 import type { Observed } from './observed.js';
 import { API } from '../isomorphic/api.js';

@@ -3,7 +3,10 @@
  * ledger, ADS-B and CoT plugins provide. Built by each of those plugins from its declared needs.
  */
 import type { Deps } from '../platform/plugin.js';
-import type { AdsbStatus, CotStatus, LedgerStatus, Services } from '../platform/services.js';
+import type { AdsbStatus } from '../adsb/feed.js';
+import type { CotStatus } from '../cot/status.js';
+import type { LedgerStatus } from '../ledger/status.js';
+import type { Services } from '../platform/services.js';
 
 export interface Observed extends Services {
   readonly ledger: LedgerStatus;

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { EMPTY_ROOT, leafHash, nodeHash } from '../lib/merkle.js';
 import { parseNote } from '../lib/signed-note.js';
 import { HASH_SIZE, TILE_HEIGHT, TILE_WIDTH } from '../lib/tlog-tiles.js';
-import type { VerifyTask } from '../../workers/tasks.js';
+import type { VerifyTask } from '../lib/tasks.js';
 import { verifyItems } from '../../workers/verify-host.js';
 import { pae, PAYLOAD_TYPE } from './dsse.js';
 import { ZERO_DIGEST, type LedgerNode } from './ledger.js';

@@ -5,7 +5,8 @@
  */
 import { verify } from 'node:crypto';
 import { definePlugin, type Built, type Plugin } from '../platform/plugin.js';
-import type { LedgerStatus, Services } from '../platform/services.js';
+import type { Services } from '../platform/services.js';
+import type { LedgerStatus } from './status.js';
 import { pae, PAYLOAD_TYPE } from './dsse.js';
 import { durabilityState, type LedgerState } from './documents.js';
 import { saveSigningKey, type SigningKey } from './keys.js';
@@ -30,6 +31,12 @@ export interface LedgerCore {
   signer: Signer;
   key: SigningKey;
   state: LedgerState;
+}
+
+declare module '../platform/plugin.js' {
+  interface Provides {
+    ledger: LedgerCore & { status: LedgerStatus };
+  }
 }
 
 /** Signs a throwaway message through the pool and verifies it on this thread; nothing is appended. */

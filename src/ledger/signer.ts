@@ -11,7 +11,7 @@
  * main thread.
  */
 import type { WorkerPool } from '../platform/pool.js';
-import type { PackedReceipts, Task } from '../../workers/tasks.js';
+import type { PackedReceipts, Task } from '../lib/tasks.js';
 import type { ReceiptBody } from './receipt.js';
 
 /** A receipt as the lane made it: the exact signed payload, SHA-256 of its PAE, the DER signature. */

@@ -3,7 +3,7 @@
  * Internal component names are shown as display names; signatures are not reproduced.
  */
 import { MESH_DOCTRINE } from '../core/doctrine.js';
-import { definePlugin, type Built } from '../platform/plugin.js';
+import { definePlugin, type Built, type NoProvides } from '../platform/plugin.js';
 import { defineRoute } from '../http/route.js';
 import type { VerdictCore } from '../verdicts/verdicts.feature.js';
 import { Ring } from '../lib/ring.js';
@@ -20,6 +20,12 @@ interface CortexEvent {
   index: number;
   decision: string;
   simulated: boolean;
+}
+
+declare module '../platform/plugin.js' {
+  interface Provides {
+    mesh: NoProvides;
+  }
 }
 
 export const meshPlugin = definePlugin({

@@ -1,42 +1,22 @@
 /**
  * Features as declared plugins (in the spirit of fastify's plugin model): each has a name, the
- * names it `needs`, and what it `provides` (typed by `Provides` below, the one map of the feature
- * graph). buildApp orders plugins by their needs and refuses a cycle or a missing provider before
- * building anything; a plugin's `build` receives exactly what it declared, nothing else.
+ * names it `needs`, and what it `provides` (typed by `Provides` below, which each feature extends
+ * with its own entry). buildApp orders plugins by their needs and refuses a cycle or a missing
+ * provider before building anything; a plugin's `build` receives exactly what it declared.
  */
-import type { Enforcement } from '../core/doctrine.js';
 import type { RouteDef } from '../http/route.js';
-import type { AdsbFeed } from '../adsb/feed.js';
-import type { CotService } from '../cot/service.js';
-import type { TrackRegistry } from '../cot/tracks.js';
-import type { LedgerCore } from '../ledger/ledger.feature.js';
-import type { AdsbStatus, CotStatus, LedgerStatus, Services } from './services.js';
-import type { StreamCore } from '../stream/stream.feature.js';
-import type { VerdictCore } from '../verdicts/verdicts.feature.js';
-import type { KernelRegistry } from '../../workers/registry.js';
+import type { Services } from './services.js';
 
-type Nothing = Record<string, never>;
+/**
+ * What each plugin gives the plugins that need it, by plugin name. Empty here: each feature adds
+ * its own entry next to its plugin (`declare module '../platform/plugin.js' { interface Provides
+ * { name: … } }`), so the platform knows no feature's types.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface Provides {}
 
-/** What each plugin gives the plugins that need it. */
-export interface Provides {
-  ledger: LedgerCore & { status: LedgerStatus };
-  verdicts: VerdictCore;
-  stream: StreamCore;
-  mesh: Nothing;
-  /** `status` is read at request time (tests may replace it to simulate an upstream outage). */
-  adsb: { feed: AdsbFeed; status: () => AdsbStatus };
-  /** `tracks`: other plugins register track sources (the simulated flight's drones). */
-  cot: { service: CotService; status: CotStatus; tracks: TrackRegistry };
-  fleet: Nothing;
-  evidence: { enforcement(): Enforcement };
-  security: Nothing;
-  energy: Nothing;
-  ui: Nothing;
-  core: Nothing;
-  /** The kernels the app serves: every listing of kernels (routes, posture inventory) reads them here. */
-  kernels: { registry: KernelRegistry };
-  docs: Nothing;
-}
+/** The provides of a plugin that gives the others nothing. */
+export type NoProvides = Record<string, never>;
 
 export type PluginName = keyof Provides;
 

@@ -10,9 +10,8 @@ import type { Config } from '../config/schema.js';
 import { AppError, Errors } from '../http/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { PoolSnapshot } from '../observability/metrics.js';
-import type { Task, TaskResult, TaskStats } from '../../workers/tasks.js';
+import type { Task, TaskResult, TaskStats, WarmReport } from '../lib/tasks.js';
 import type { Departure } from '../http/departure.js';
-import type { WarmReport } from '../../workers/warm.js';
 import { entryNextTo, workerSource } from './worker-source.js';
 
 export interface RunOptions {

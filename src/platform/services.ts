@@ -1,10 +1,11 @@
 /**
  * The platform every plugin may use, built once per app by buildApp (no module-level state, so
- * tests can build as many apps as they like). What plugins give each other is in src/plugin.ts.
+ * tests can build as many apps as they like). What plugins give each other is `Provides`
+ * (plugin.ts), which each feature extends.
  */
 import type { Config } from '../config/schema.js';
 import type { RouteDef } from '../http/route.js';
-import type { HealthRegistry } from '../core/health.js';
+import type { HealthRegistry } from './health.js';
 import type { InProcessClient } from '../http/in-process.js';
 import type { PluginName } from './plugin.js';
 import type { WorkerPool } from './pool.js';
@@ -13,44 +14,6 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Ring } from '../lib/ring.js';
 import type { TraceRecord } from '../observability/traces.js';
-
-/** Published by the ADS-B feature, read by health, posture and evidence views. */
-export interface AdsbStatus {
-  live: boolean;
-  /** Age of the snapshot being served, null before the first successful fetch. */
-  snapshotAgeS: number | null;
-  aircraft: number;
-  providers: {
-    name: string;
-    url: string;
-    breaker: 'closed' | 'open' | 'half-open';
-    consecutiveFailures: number;
-    lastOkAt: string | null;
-    lastError: string | null;
-    lastStatus: number | null;
-  }[];
-}
-
-/** Published by the ledger feature. */
-export interface LedgerStatus {
-  size(): number;
-  maxNodes: number;
-  /** Hex RFC 9162 root over the node digests, null when empty. */
-  root(): string | null;
-  /** Recomputes the whole chain and Merkle root from the stored receipts. */
-  verifyIntegrity(): { verified: boolean; nodes: number; root: string | null; reason: string };
-  keyid: string;
-  ephemeralKey: boolean;
-  /** ledger.mode, and whether acknowledged nodes survive a restart. */
-  mode: 'memory' | 'file' | 'postgres';
-  durable: boolean;
-}
-
-/** Published by the CoT feature. */
-export interface CotStatus {
-  tracksTotal(): number;
-  tracksCotValid(): number;
-}
 
 export interface Services {
   config: Readonly<Config>;

@@ -7,7 +7,7 @@
 import type { Schema } from 'joi';
 import { observe, type Observed } from '../introspection/observed.js';
 import { defineRoute } from '../http/route.js';
-import { definePlugin, type Built } from '../platform/plugin.js';
+import { definePlugin, type Built, type NoProvides } from '../platform/plugin.js';
 import type { Services } from '../platform/services.js';
 import type { KernelRegistry } from '../../workers/registry.js';
 import { attackSurfaceView } from './attack-surface.js';
@@ -18,6 +18,12 @@ import { ATTACK_SURFACE, POSTURE_DRIFT, TOPOLOGY, ZERO_TRUST } from './security.
 
 /** By view path. */
 const RESPONSES: Record<string, Schema> = { '/attack-surface/graph': ATTACK_SURFACE, '/posture/drift': POSTURE_DRIFT, '/zerotrust/mesh': ZERO_TRUST, '/topology/health': TOPOLOGY };
+
+declare module '../platform/plugin.js' {
+  interface Provides {
+    security: NoProvides;
+  }
+}
 
 export const securityPlugin = definePlugin({
   name: 'security',

@@ -3,7 +3,7 @@
  * counters (IETF health-check vocabulary). Overall is the worst node, with ADS-B capped at warn
  * because /adsb degrades to live=false by design (honesty rule 1).
  */
-import type { HealthStatus } from '../core/health.js';
+import type { HealthStatus } from '../platform/health.js';
 import type { Observed } from '../introspection/observed.js';
 import { passiveNodes, wireCounts, worst } from '../introspection/component-status.js';
 import { envelope, SOURCES } from '../core/envelope.js';

@@ -1,9 +1,15 @@
 /** The static, UI and asset routes. The UI build is loaded (or built) once, here, at start-up. */
-import { definePlugin } from '../platform/plugin.js';
+import { definePlugin, type NoProvides } from '../platform/plugin.js';
 import type { Services } from '../platform/services.js';
 import { catalogue } from './assets.js';
 import { loadUiBuild } from './build.js';
 import { uiRoutes } from './ui.routes.js';
+
+declare module '../platform/plugin.js' {
+  interface Provides {
+    ui: NoProvides;
+  }
+}
 
 export const uiPlugin = definePlugin({
   name: 'ui',

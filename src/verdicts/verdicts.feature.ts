@@ -14,6 +14,12 @@ export interface VerdictCore extends LedgerCore {
   verdicts: VerdictService;
 }
 
+declare module '../platform/plugin.js' {
+  interface Provides {
+    verdicts: VerdictCore;
+  }
+}
+
 export const verdictsPlugin = definePlugin({
   name: 'verdicts',
   needs: ['ledger'],

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { Ledger } from '../../src/ledger/ledger.js';
-import type { LedgerStatus } from '../../src/platform/services.js';
+import type { LedgerStatus } from '../../src/ledger/status.js';
 import { dssePae, inclusionVerifies, isDerEcdsa } from '../../src/evidence/probes.js';
 import { unlabelledNumbers } from '../../src/evidence/claims.js';
 import { HONESTY_RULES } from '../../src/core/doctrine.js';

@@ -2,7 +2,7 @@
  * Fault kernels for pool tests: tasks the fixture worker (test/fixtures/fault-worker.ts) runs.
  * They travel as kernel tasks, so the pool treats them exactly like a misbehaving kernel.
  */
-import type { KernelTask } from '../../workers/tasks.js';
+import type { KernelTask } from '../../src/lib/tasks.js';
 
 /** The fixture worker module: `buildTestApp(overrides, { faults: true })` starts the pool with it. */
 export const FAULT_WORKER = new URL('../fixtures/fault-worker.ts', import.meta.url);

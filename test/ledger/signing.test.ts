@@ -15,7 +15,7 @@ import type { WorkerPool } from '../../src/platform/pool.js';
 import hostHandle from '../../workers/host.js';
 import signHandle, { signReceipts } from '../../workers/sign-host.js';
 import { receiptPayload, type ReceiptBody } from '../../src/ledger/receipt.js';
-import type { Task } from '../../workers/tasks.js';
+import type { Task } from '../../src/lib/tasks.js';
 import { withTempDir } from '../helpers/shell.js';
 
 const p256 = () => generateKeyPairSync('ec', { namedCurve: 'prime256v1' });

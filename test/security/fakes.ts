@@ -1,8 +1,8 @@
 /** Fakes for the views' inputs that other features publish: ADS-B status and an upstream. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AdsbStatus } from '../../src/platform/services.js';
-import type { HealthStatus } from '../../src/core/health.js';
+import type { AdsbStatus } from '../../src/adsb/feed.js';
+import type { HealthStatus } from '../../src/platform/health.js';
 
 export interface FakeUpstream {
   url: string;

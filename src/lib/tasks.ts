@@ -1,9 +1,10 @@
 /**
- * Messages between the main thread and the worker host. Results are envelopes: errors never
- * cross the thread boundary as exceptions (their class and fields would be lost).
+ * Messages between the main thread and the worker host (here because both threads read them).
+ * Results are envelopes: errors never cross the thread boundary as exceptions (their class and
+ * fields would be lost).
  */
-import type { ReceiptBody } from '../src/lib/receipt-bytes.js';
-import type { CotPrepareInput } from '../src/lib/cot/prepare.js';
+import type { ReceiptBody } from './receipt-bytes.js';
+import type { CotPrepareInput } from './cot/prepare.js';
 
 export interface KernelTask {
   kind: 'kernel';
@@ -71,3 +72,13 @@ export type TaskFailureCode = 'UNKNOWN_KERNEL' | 'KERNEL_FAULT' | 'BAD_TASK' | '
 export type TaskResult<T = string> =
   | { ok: true; value: T; stats: TaskStats }
   | { ok: false; error: { code: TaskFailureCode; msg: string }; stats: TaskStats };
+
+/** What a kernel thread's warm-up ran (workers/warm.ts), reported in every probe answer. */
+export interface WarmReport {
+  /** Kernels run to a body (every registered kernel unless one failed at its defaults). */
+  kernels: number;
+  passes: number;
+  /** Kernels whose default call failed (their ids); they still warm up on their first request. */
+  failed: string[];
+  ms: number;
+}
