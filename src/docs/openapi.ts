@@ -30,6 +30,7 @@ const VALIDATION_ERROR: JsonSchema = {
 const MESSAGE_ERROR: JsonSchema = { type: 'object', title: 'ErrorMessage', required: ['detail'], properties: { detail: { type: 'string' } } };
 
 const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request: a body that is not UTF-8 or whose Content-Encoding is corrupt',
   401: 'Write token missing or not accepted (WWW-Authenticate: Bearer)',
   404: 'Not Found',
   413: 'Request body too large',
@@ -64,6 +65,17 @@ export function operationId(method: string, path: string): string {
   return `${method.toLowerCase()}_${path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}${slash}`;
 }
 
+/**
+ * What Node refuses before any route sees the request (src/http/server.ts), answered on every
+ * operation: shared responses, referenced rather than repeated 134 times.
+ */
+const CONNECTION_ERRORS: Record<string, JsonSchema> = {
+  BadHttp: { description: 'Malformed HTTP request (answered before routing; the connection closes)', content: json({ $ref: '#/components/schemas/ErrorMessage' }) },
+  HeadTimeout: { description: 'Request head or body not received in time (the connection closes)', content: json({ $ref: '#/components/schemas/ErrorMessage' }) },
+  HeadTooLarge: { description: 'Request line and headers over guard.maxHeaderBytes (the connection closes)', content: json({ $ref: '#/components/schemas/ErrorMessage' }) },
+};
+const CONNECTION_STATUS: Record<string, string> = { 400: 'BadHttp', 408: 'HeadTimeout', 431: 'HeadTooLarge' };
+
 function parameters(route: RouteDef, where: 'query' | 'path'): JsonSchema[] {
   const schema = where === 'query' ? route.query : route.params;
   if (!schema) return [];
@@ -76,6 +88,7 @@ function parameters(route: RouteDef, where: 'query' | 'path'): JsonSchema[] {
       ...(typeof description === 'string' ? { description } : {}),
       required: where === 'path' || (s.required ?? []).includes(name),
       schema: rest,
+      ...(route.parameterExamples && name in route.parameterExamples ? { example: route.parameterExamples[name] } : {}),
     };
   });
 }
@@ -88,7 +101,7 @@ function json(schema: JsonSchema): JsonSchema {
 export function responseContent(r: RouteDef): JsonSchema {
   const schema = toJsonSchema(r.response);
   const types = typeof r.produces === 'string' ? [r.produces] : (r.produces ?? ['application/json']);
-  return Object.fromEntries(types.map((t) => [t, { schema }]));
+  return Object.fromEntries(types.map((t) => [t, t === 'application/json' && r.responseExample !== undefined ? { schema, example: r.responseExample } : { schema }]));
 }
 
 type Paths = Record<string, Record<string, JsonSchema>>;
@@ -117,7 +130,9 @@ function addOperation(paths: Paths, ids: Set<string>, r: RouteDef): void {
   const responses: Record<string, JsonSchema> = { 200: { description: 'OK', content } };
   for (const status of r.responseAlsoOn ?? []) responses[status] = { description: `${STATUS_TEXT[status] ?? 'Error'}: the same body`, content };
   if (r.query || r.params || r.body) responses[422] = { description: 'Validation Error', content: json({ $ref: '#/components/schemas/HTTPValidationError' }) };
-  for (const status of r.errors ?? []) {
+  // src/http/route.ts: a body of another media type is 415, one over the limit 413, bytes that do not decode 400
+  const bodyErrors = r.body ? [400, 413, 415] : [];
+  for (const status of [...bodyErrors, ...(r.errors ?? [])]) {
     if (responses[status]) continue;
     responses[status] =
       status === 304
@@ -140,6 +155,7 @@ function addOperation(paths: Paths, ids: Set<string>, r: RouteDef): void {
     op.security = [{ writeToken: [] }, {}];
     for (const status of [401, 429]) responses[status] ??= { description: STATUS_TEXT[status], content: json({ $ref: '#/components/schemas/ErrorMessage' }) };
   }
+  for (const [status, name] of Object.entries(CONNECTION_STATUS)) responses[status] ??= { $ref: `#/components/responses/${name}` };
   if (r.body) {
     const types = r.body === 'text' ? (r.bodyTypes ?? ['text/plain']) : ['application/json'];
     const schema = r.body === 'text' ? { type: 'string' } : toJsonSchema(r.body);
@@ -163,6 +179,7 @@ function openApiDocument(paths: Paths): JsonSchema {
     paths,
     components: {
       schemas: { HTTPValidationError: VALIDATION_ERROR, ErrorMessage: MESSAGE_ERROR },
+      responses: CONNECTION_ERRORS,
       securitySchemes: {
         writeToken: { type: 'http', scheme: 'bearer', description: 'A write token of SVC_WRITE_TOKENS (guard.writeTokens); write routes need one only when tokens are configured' },
       },

@@ -60,6 +60,10 @@ export interface RouteDef<Q = unknown, P = unknown, B = unknown> {
   bodyLimitBytes?: number;
   /** Named request bodies for the docs (OpenAPI `examples` of the request body), each one the server accepts. */
   examples?: Readonly<Record<string, RequestExample>>;
+  /** A value for query and path parameters for the docs (each parameter's OpenAPI `example`), one the server accepts. */
+  parameterExamples?: Readonly<Record<string, unknown>>;
+  /** A real success body for the docs (the 200 response's OpenAPI `example`); it must match `response`. */
+  responseExample?: unknown;
   /** Response media type for the docs (default application/json); several when the body's type varies (asset files). */
   produces?: string | readonly string[];
   /**
