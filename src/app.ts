@@ -33,8 +33,7 @@ import { adsbPlugin } from './adsb/adsb.feature.js';
 import { ledgerPlugin } from './ledger/ledger.feature.js';
 import { resolveSigningKey } from './ledger/keys.js';
 import { openStore } from './ledger/store/open-store.js';
-import { streamPlugin, type StreamCore } from './stream/stream.feature.js';
-import type { Enforcement } from './core/doctrine.js';
+import { streamPlugin } from './stream/stream.feature.js';
 import { verdictsPlugin } from './verdicts/verdicts.feature.js';
 import { meshPlugin } from './mesh/mesh.feature.js';
 import { cotPlugin } from './cot/cot.feature.js';
@@ -44,14 +43,6 @@ import { evidencePlugin } from './evidence/evidence.feature.js';
 import { energyPlugin } from './energy/energy.feature.js';
 import { uiPlugin } from './ui/ui.feature.js';
 import { InProcessClient } from './http/in-process.js';
-
-// interim: the stream and evidence features declare their entries next to their plugins once their files settle
-declare module './platform/plugin.js' {
-  interface Provides {
-    stream: StreamCore;
-    evidence: { enforcement(): Enforcement };
-  }
-}
 
 export interface BuiltApp {
   app: Koa;

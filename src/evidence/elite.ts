@@ -3,7 +3,7 @@
  * probe=true also runs one read-only active probe per node under a per-probe timeout and a total
  * budget. Nothing a probe does reaches the ledger.
  */
-import type { HealthStatus } from '../core/health.js';
+import type { HealthStatus } from '../platform/health.js';
 import type { Observed } from '../introspection/observed.js';
 import { envelope, SOURCES } from '../core/envelope.js';
 import { API } from '../isomorphic/api.js';

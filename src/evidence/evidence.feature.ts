@@ -7,12 +7,20 @@
 import { definePlugin, type Built } from '../platform/plugin.js';
 import { observe, type Observed } from '../introspection/observed.js';
 import type { Services } from '../platform/services.js';
+import type { Enforcement } from '../core/doctrine.js';
 import { EvidenceIndex } from './evidence-index.js';
 import { claimRoutes, readinessRoutes, wiringRoutes } from './evidence.routes.js';
 import { ReadinessIndex } from './readiness-index.js';
 
 export { ID_PATTERN } from './evidence.routes.js';
 export { REFRESH_BUDGET_MS, STALE_AFTER_S } from './evidence-index.js';
+
+declare module '../platform/plugin.js' {
+  interface Provides {
+    /** The claim statuses of the last evidence refresh, which the doctrine reports. */
+    evidence: { enforcement(): Enforcement };
+  }
+}
 
 export const evidencePlugin = definePlugin({
   name: 'evidence',

@@ -2,7 +2,7 @@
  * The readiness sections' last refresh and the index document built from it. A refresh runs every
  * section at once (single-flight, read-only probes).
  */
-import type { HealthStatus } from '../core/health.js';
+import type { HealthStatus } from '../platform/health.js';
 import { envelope } from '../core/envelope.js';
 import { worst } from '../introspection/component-status.js';
 import type { Observed } from '../introspection/observed.js';

@@ -3,7 +3,7 @@
  * reads real observations and runs one read-only probe. Statuses use the health-check vocabulary;
  * overall is the worst section, ADS-B capped at warn.
  */
-import type { HealthStatus } from '../core/health.js';
+import type { HealthStatus } from '../platform/health.js';
 import type { Observed } from '../introspection/observed.js';
 import { API } from '../isomorphic/api.js';
 import { adsbProbe, cotProbe, hasRoute, ledgerProbe, poolProbe, publishedKey, signerProbe, type ProbeResult } from './probes.js';

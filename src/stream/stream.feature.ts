@@ -26,6 +26,12 @@ export interface StreamCore {
   flight: FlightRunner;
 }
 
+declare module '../platform/plugin.js' {
+  interface Provides {
+    stream: StreamCore;
+  }
+}
+
 export const streamPlugin = definePlugin({
   name: 'stream',
   needs: ['verdicts', 'cot'],
