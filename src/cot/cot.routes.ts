@@ -1,5 +1,5 @@
 /** Cursor-on-Target routes: export, export of one track, ingest and status. */
-import Joi from 'joi';
+import { Joi } from '../lib/code-points.js';
 import { Errors } from '../http/errors.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Readable } from 'node:stream';

@@ -15,6 +15,7 @@ import type { Track, TrackRegistry } from './tracks.js';
 import { validateCot, type CotIssue } from '../lib/cot/validate.js';
 import { isElement, parseXml, XMLNS_URI, type XmlElement } from '../lib/cot/xml.js';
 import { dateTimeMs } from '../lib/cot/xsd-lexical.js';
+import { codePointLength } from '../lib/code-points.js';
 import { API } from '../isomorphic/api.js';
 
 
@@ -143,7 +144,7 @@ export class CotService {
   /** The uid is a name shown and matched as is: refused empty, or with characters that hide what it says. */
   private checkUid(uid: string): void {
     const { maxUidLen } = this.cfg.limits;
-    if (uid.length > maxUidLen) throw Errors.validation([bodyIssue('xml_limit_exceeded', `uid is longer than ${maxUidLen} characters`, { limit: 'maxUidLen', max: maxUidLen })]);
+    if (codePointLength(uid) > maxUidLen) throw Errors.validation([bodyIssue('xml_limit_exceeded', `uid is longer than ${maxUidLen} characters`, { limit: 'maxUidLen', max: maxUidLen })]);
     if (/^[ \t\n\r]*$/.test(uid)) throw Errors.validation([uidIssue('cot_uid_invalid', 'uid must not be empty or only whitespace', uid)]);
     const bad = UID_FORBIDDEN.exec(uid);
     if (bad) {

@@ -134,7 +134,7 @@ export const CONFIG_MEANINGS: Readonly<Record<string, string>> = {
   'guard.requestTimeoutMs': 'the whole request must arrive within this (Node\'s own default is 300 s)',
   'guard.bodyTimeoutMs': 'a route reading a body gives up after this: 408, connection closed',
   'guard.maxHeaderBytes':
-    'request line + headers at most (Node\'s `maxHeaderSize`; its own 16 KiB refused a legal `request`); at least 49152, which carries the largest legal `request` (4,096 characters × 9 bytes percent-encoded); beyond it a JSON 431',
+    'request line + headers at most (Node\'s `maxHeaderSize`; its own 16 KiB refused a legal `request`); at least 57344, which carries the largest legal `request` (4,096 characters × 12 bytes percent-encoded); beyond it a JSON 431',
   'guard.maxConnections': 'open connections; a new one beyond it gets `503` + `Retry-After: 1` and is closed',
   'guard.maxConnectionsPerAddress':
     'open connections from one client address (a quarter of the global cap: a load tester with hundreds of connections from one host is a user, 4,200 idle sockets an attack) (an IPv6 address counts as its /64); a new one beyond it gets the same `503` + `Retry-After: 1` as the global cap and is closed. Trusted proxies (`guard.trustProxy`) are held to the global cap only',

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import Joi from 'joi';
+import { Joi } from '../lib/code-points.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Errors } from '../http/errors.js';
 import { buildOpenApiInSlices } from './openapi.js';

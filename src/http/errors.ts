@@ -3,6 +3,7 @@
  * mapper in middleware turns it into the FastAPI-shaped body `{"detail": ...}`, which clients of
  * the FastAPI original already parse.
  */
+import { sliceCodePoints } from '../lib/code-points.js';
 import { jsonText, type JsonText } from './json-text.js';
 
 export interface ValidationIssue {
@@ -15,14 +16,17 @@ export interface ValidationIssue {
 
 /** At most this many issues are reported per request part (the body says how many were left out). */
 export const MAX_ISSUES = 32;
-/** Echoed inputs are cut to these bounds, so an error body stays small whatever was sent. */
+/** Echoed inputs are cut to these bounds (strings in characters), so an error body stays small whatever was sent. */
 const INPUT_MAX_STRING = 256;
 const INPUT_MAX_ITEMS = 8;
 const INPUT_MAX_DEPTH = 3;
 
 /** A bounded copy of an echoed input: long strings cut, arrays and objects shortened, depth capped. */
 export function boundInput(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.length > INPUT_MAX_STRING ? `${value.slice(0, INPUT_MAX_STRING)}…` : value;
+  if (typeof value === 'string') {
+    const head = sliceCodePoints(value, INPUT_MAX_STRING);
+    return head.length < value.length ? `${head}…` : value;
+  }
   if (value === null || typeof value !== 'object') return value;
   if (depth >= INPUT_MAX_DEPTH) return Array.isArray(value) ? `[array of ${value.length}]` : '{object}';
   if (Array.isArray(value)) {

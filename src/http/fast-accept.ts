@@ -13,6 +13,7 @@
  * schema using anything else gets no predicate (null) and is always validated by joi.
  */
 import type { ObjectSchema, Schema } from 'joi';
+import { codePointsWithin } from '../lib/code-points.js';
 import { described, type Described } from './schema-walk.js';
 
 export type Accept = (value: unknown) => boolean;
@@ -119,6 +120,17 @@ function lengthLimits(rules: readonly Rule[]): ((n: number) => boolean) | null {
   return (n) => n >= min && n <= max;
 }
 
+/** The character bounds of a string's min and max rules (both plain limits). */
+function charLimits(rules: readonly Rule[]): { min: number; max: number } {
+  let min = 0;
+  let max = Infinity;
+  for (const r of rules) {
+    if (r.name === 'min') min = Math.max(min, plainLimit(r)!);
+    else max = Math.min(max, plainLimit(r)!);
+  }
+  return { min, max };
+}
+
 function compileNumber(d: Described): Accept | null {
   if (!onlyMembers(d, ['rules'])) return null;
   const checks: ((x: number) => boolean)[] = [];
@@ -151,10 +163,11 @@ function compileString(d: Described, schema?: Schema): Accept | null {
     else if (schema && Object.values(r.args ?? {}).every((a) => a === null || typeof a !== 'object')) other = true;
     else return null;
   }
-  const length = lengthLimits(lengths)!;
+  // string lengths are characters (code points), as the schemas' own rules count them
+  const limits = charLimits(lengths);
   const byJoi = other ? (v: string) => { const r = schema!.validate(v, { convert: false }); return r.error === undefined && r.value === v; } : null;
   // joi refuses the empty string unless allowed
-  return (v) => typeof v === 'string' && v !== '' && length(v.length) && patterns.every((p) => p.test(v)) && (byJoi === null || byJoi(v));
+  return (v) => typeof v === 'string' && v !== '' && codePointsWithin(v, limits.min, limits.max) && patterns.every((p) => p.test(v)) && (byJoi === null || byJoi(v));
 }
 
 /** A pattern rule's regex from its description ("/source/flags"), without joi's invert or name options. */

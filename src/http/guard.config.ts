@@ -9,12 +9,12 @@ import Joi from 'joi';
 import type { FeatureConfig } from '../config/feature-config.js';
 
 /**
- * The largest legal request line: a `request` parameter (kernels, khipu DAG) may be 4,096 UTF-16
- * code units, and one code unit can take 3 UTF-8 bytes, each sent as `%XX` in the query: 36,864
- * bytes for the value alone. The smallest header limit allowed leaves room for it, the path and
- * ordinary headers; Node's own default (16 KiB) does not, and answered such a request 431.
+ * The largest legal request line: a `request` parameter (kernels, khipu DAG) may be 4,096
+ * characters (code points), and one character can take 4 UTF-8 bytes, each sent as `%XX` in the
+ * query: 49,152 bytes for the value alone. The smallest header limit allowed leaves room for it,
+ * the path and ordinary headers; Node's own default (16 KiB) does not, and answered such a request 431.
  */
-export const MIN_HEADER_BYTES = 48 * 1024;
+export const MIN_HEADER_BYTES = 56 * 1024;
 
 export interface GuardConfig {
   /** Node `server.headersTimeout`: the request head must arrive within this (408 after). */

@@ -5,7 +5,8 @@
  * for `request` kernels the JSON object inside `request` (validated like query keys,
  * `loc: ["query","request",<key>]`) or, for any other string, an opaque label with defaults.
  */
-import Joi, { type ObjectSchema } from 'joi';
+import type { ObjectSchema } from 'joi';
+import { Joi } from '../lib/code-points.js';
 import { toJsonSchema } from '../docs/joi-to-json-schema.js';
 import { described } from '../http/schema-walk.js';
 import { kernelParamsSchema, orderParams, type KernelDef } from '../../workers/kernel-def.js';

@@ -2,7 +2,7 @@
  * The ledger as a C2SP transparency log over HTTP: hash tiles and entry bundles (tlog-tiles) and a
  * per-receipt offline proof (tlog-proof). The checkpoint route sits with the other ledger routes.
  */
-import Joi from 'joi';
+import { Joi } from '../lib/code-points.js';
 import { createHash } from 'node:crypto';
 import { Joi as QJoi } from '../lib/params.js';
 import { Errors } from '../http/errors.js';

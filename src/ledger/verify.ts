@@ -4,7 +4,7 @@
  * payloadType, and a payload that parses as an svc.receipt/v1 receipt — decided together, so a
  * valid signature can never vouch for a swapped type (cosign CVE-2022-35929).
  */
-import Joi from 'joi';
+import { Joi } from '../lib/code-points.js';
 import { decodeBase64, pae, PAYLOAD_TYPE, sha256, verifySignature, type Envelope, type SignatureCheck } from './dsse.js';
 import type { Ledger } from './ledger.js';
 import type { Keyring } from './keyring.js';

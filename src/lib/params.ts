@@ -4,14 +4,15 @@
  * decimals, booleans are pydantic's set. Inside a JSON `request` object the same schemas accept
  * JSON numbers and booleans. Every numeric parameter has bounds: out of range is 422, never clamped.
  */
-import JoiBase from 'joi';
+import type JoiBase from 'joi';
+import { Joi as CodePointJoi } from './code-points.js';
 
 const INT_RE = /^[+-]?\d+$/;
 const NUM_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const TRUE_WORDS = new Set(['true', '1', 'yes', 'on', 't', 'y']);
 const FALSE_WORDS = new Set(['false', '0', 'no', 'off', 'f', 'n']);
 
-export const Joi = JoiBase.extend(
+export const Joi = CodePointJoi.extend(
   (joi) => ({
     type: 'qint',
     base: joi.number().integer().unsafe(), // huge values fail the bound, not a parse rule

@@ -2,7 +2,7 @@
  * The telemetry frame: POST /verdict and the items of POST /edge/3d `frames`. track_id, lat, lon
  * are required; the rest is optional and absent evidence scores low.
  */
-import Joi from 'joi';
+import { Joi } from '../lib/code-points.js';
 
 export const SOURCES = ['OpenDroneID', 'ADS-B', 'MAVLink'] as const;
 export type Source = (typeof SOURCES)[number];

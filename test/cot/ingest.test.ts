@@ -34,6 +34,20 @@ describe('POST /api/svc/v1/cot/ingest', () => {
     expect(await total()).to.equal(before + COT_SAMPLES.length);
   });
 
+  it('a uid of 256 emoji (512 UTF-16 code units) is 256 characters: ingested and exported by its track id; 257 are refused', async () => {
+    const uid = '\u{1F6F8}'.repeat(256);
+    const res = await post(event(uid));
+    expect(res.status).to.equal(200);
+    expect(res.body.uid).to.equal(uid);
+    const one = await app().http.get(`/api/svc/v1/cot/export/${encodeURIComponent(uid)}`);
+    expect(one.status).to.equal(200);
+    expect(one.text).to.include(`uid="${uid}"`);
+    const over = await post(event(`${uid}\u{1F6F8}`));
+    expect(over.status).to.equal(422);
+    expect(over.body.detail[0]).to.deep.include({ type: 'xml_limit_exceeded', msg: 'uid is longer than 256 characters' });
+    expect((await app().http.get(`/api/svc/v1/cot/export/${encodeURIComponent(`${uid}\u{1F6F8}`)}`)).body.detail[0]).to.include({ type: 'string_too_long' });
+  });
+
   it('an ingested event round-trips through the export (xmllint-valid, node-cot parses it the same)', async () => {
     const uid = 'round-trip.1 with space';
     const res = await post(event(uid, T, '<remarks source="ops">a &amp; b</remarks>'));

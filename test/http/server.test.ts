@@ -38,8 +38,9 @@ function rawRequest(port: number, head: string): Promise<RawAnswer> {
 
 const LABEL_KERNEL = '/api/svc/v1/fgbrain/evolve';
 const get = (target: string, extra = ''): string => `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${extra}Connection: close\r\n\r\n`;
-// U+FFFF: the widest one-code-unit character, 3 UTF-8 bytes, 9 bytes once percent-encoded
-const widest = (n: number): string => encodeURIComponent('\uffff'.repeat(n));
+// an emoji: one character of the widest kind, two UTF-16 code units, 4 UTF-8 bytes, 12 bytes once percent-encoded
+const EMOJI = '\u{1F6F8}';
+const widest = (n: number): string => encodeURIComponent(EMOJI.repeat(n));
 
 describe('src/http/server.ts: the HTTP server in front of Koa', function () {
   this.timeout(30_000);
@@ -68,12 +69,28 @@ describe('src/http/server.ts: the HTTP server in front of Koa', function () {
     expect((JSON.parse(res.body) as { request_label: string }).request_label).to.equal(label);
   });
 
+  it('a `request` of 4,096 emoji (8,192 UTF-16 code units) is 4,096 characters: answered by the route (200, label echoed)', async () => {
+    const label = EMOJI.repeat(REQUEST_MAX_CHARS);
+    const res = await rawRequest(port, get(`${LABEL_KERNEL}?request=${widest(REQUEST_MAX_CHARS)}`));
+    expect(res.status).to.equal(200);
+    expect((JSON.parse(res.body) as { request_label: string }).request_label).to.equal(label);
+  });
+
   it('one character over the bound is the route\'s 422 with a JSON body, not a head-size refusal', async () => {
     const res = await rawRequest(port, get(`${LABEL_KERNEL}?request=${widest(REQUEST_MAX_CHARS + 1)}`));
     expect(res.status).to.equal(422);
-    const detail = (JSON.parse(res.body) as { detail: { type: string; loc: string[] }[] }).detail;
-    expect(detail[0]).to.include({ type: 'string_too_long' });
-    expect(detail[0]!.loc).to.deep.equal(['query', 'request']);
+    // the echoed input is cut at 256 characters, never inside an emoji
+    expect(JSON.parse(res.body)).to.deep.equal({
+      detail: [
+        {
+          type: 'string_too_long',
+          loc: ['query', 'request'],
+          msg: `String should have at most ${REQUEST_MAX_CHARS} characters`,
+          input: `${EMOJI.repeat(256)}…`,
+          ctx: { max_length: REQUEST_MAX_CHARS },
+        },
+      ],
+    });
   });
 
   it('a head over the limit gets 431 with a JSON error body and Connection: close', async () => {
