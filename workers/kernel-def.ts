@@ -31,7 +31,11 @@ export type ParamValues<S extends ParamSchemas> = { seed: number } & { [K in key
 
 export const SEED_DOC = 'PRNG seed (uint32): every random ingredient is drawn from named streams of it, so the same seed and parameters give byte-identical bodies';
 
-export interface KernelDef<P extends Record<string, unknown> = Record<string, any>, S extends ParamSchemas = ParamSchemas> {
+/**
+ * `R` is the literal shape `run` returns, inferred by `defineKernel`: src/kernels/write-result-schemas.ts
+ * reads it with the TypeScript compiler to write the JSON Schemas of `result`, `checks` and `constants`.
+ */
+export interface KernelDef<P extends Record<string, unknown> = Record<string, any>, S extends ParamSchemas = ParamSchemas, R extends KernelOutput = KernelOutput> {
   /** Route id below the API prefix, e.g. `ssm/scan`; also the PRNG stream prefix. */
   id: string;
   /** Bumped whenever the same parameters would give a different body. */
@@ -65,11 +69,11 @@ export interface KernelDef<P extends Record<string, unknown> = Record<string, an
   rules?: readonly string[];
   /** The in-bounds parameter set that costs the most (bench and the budget test run it). */
   worstCase: Record<string, unknown>;
-  run(params: P, rng: RngStreams): KernelOutput;
+  run(params: P, rng: RngStreams): R;
 }
 
-/** A kernel whose parameter types are inferred from its `params` schemas (no type argument to write). */
-export function defineKernel<S extends ParamSchemas>(def: KernelDef<NoInfer<ParamValues<S>>, S>): KernelDef<ParamValues<S>, S> {
+/** A kernel whose parameter types and output shape are inferred from its `params` schemas and `run` (no type argument to write). */
+export function defineKernel<S extends ParamSchemas, R extends KernelOutput>(def: KernelDef<NoInfer<ParamValues<S>>, S, R>): KernelDef<ParamValues<S>, S, R> {
   return def;
 }
 

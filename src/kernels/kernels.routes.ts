@@ -9,6 +9,7 @@ import { QUERY_MEMO_KEY_MAX, QUERY_MEMO_SIZE } from '../http/route.js';
 import { RecentMemo } from '../lib/memo.js';
 import { departureOf } from '../http/departure.js';
 import { kernelResponseSchema } from './kernel-response.js';
+import { kernelExampleOf } from './kernel-docs.js';
 import { JSON_TYPE } from '../http/json-text.js';
 
 export interface KernelRouteDeps {
@@ -33,6 +34,8 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
     shed: metrics.kernelRun.series({ kernel: def.id, outcome: 'shed' }),
     error: metrics.kernelRun.series({ kernel: def.id, outcome: 'error' }),
   };
+  // the request at the defaults and its real body (src/kernels/kernel-examples.json)
+  const example = kernelExampleOf(def.id);
   return defineRoute({
     method: 'GET',
     path,
@@ -45,6 +48,7 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
     description: kernelRulesDescription(def),
     errors: [500, 503, 504],
     response: kernelResponseSchema(def),
+    ...(example ? { parameterExamples: example.query, responseExample: example.body } : {}),
     pureQuery: true,
     async handler({ query, ctx }) {
       const { params, requestLabel } = effective.get(ctx.querystring, () => effectiveParams(def, query as Record<string, unknown>, ctx.query as Record<string, unknown>));

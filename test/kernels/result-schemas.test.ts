@@ -1,0 +1,133 @@
+/**
+ * The kernels' declared output schemas and examples (npm run kernels:schemas): the committed files
+ * are what the generator writes from today's declarations; every kernel route of the served
+ * /openapi.json carries real `result` and `checks` schemas; and each kernel's real body at its
+ * defaults, its worst case and another seed matches the whole served response schema of its route
+ * (envelope included), as does its documented example.
+ */
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KERNELS } from '../../workers/registry.js';
+import { kernelPath, kernelParamsSchema, type KernelDef } from '../../workers/kernel-def.js';
+import { API } from '../../src/isomorphic/api.js';
+import { projectRoot } from '../../src/config/load.js';
+import { toJsonSchema } from '../../src/docs/joi-to-json-schema.js';
+import { KERNEL_EXAMPLES_FILE, RESULT_SCHEMAS_FILE } from '../../src/kernels/kernel-docs.js';
+import { renderResultSchemas } from '../../src/kernels/kernel-output-schemas.js';
+import { defaultParams, renderKernelExamples } from '../../src/kernels/kernel-examples.js';
+import { kernelResponseSchema } from '../../src/kernels/kernel-response.js';
+import { effectiveParams } from '../../src/kernels/kernel-params.js';
+import { FIXTURE_KERNELS } from '../fixtures/kernels/registry.js';
+import { withTestApp } from '../helpers/app.js';
+import { documentValidator } from '../helpers/json-schema.js';
+import { runBody } from '../helpers/kernels.js';
+
+type Schema = Record<string, any>;
+
+const root = projectRoot();
+const committed = (file: string): string => readFileSync(join(root, file), 'utf8');
+
+/** The 200 body schema of a kernel's route in the document, and its operation. */
+function served(doc: Schema, def: KernelDef): { schema: Schema; op: Schema } {
+  const op = doc.paths[`${API}${kernelPath(def)}`].get;
+  return { schema: op.responses['200'].content['application/json'].schema, op };
+}
+
+/** Problems of `body` against `schema`, as short lines (empty when it matches). */
+function problems(schema: Schema, body: unknown): string[] {
+  const validate = documentValidator(schema);
+  if (validate(body)) return [];
+  return (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+}
+
+/** Whether a JSON Schema says no more than "an object" (its description aside). */
+const bare = (s: Schema): boolean => Object.keys(s).filter((k) => k !== 'description').join() === 'type' && s.type === 'object';
+
+describe('kernel output schemas and examples', () => {
+  const app = withTestApp();
+  let doc: Schema;
+  before(async () => {
+    doc = (await app().http.get('/openapi.json')).body;
+  });
+
+  it('the committed schemas are what the generator writes from the kernels\' declarations', function () {
+    // the TypeScript compiler checks the kernel files: seconds on a shared machine
+    this.timeout(120_000);
+    expect(renderResultSchemas(root, KERNELS) === committed(RESULT_SCHEMAS_FILE), `${RESULT_SCHEMAS_FILE} is stale: npm run kernels:schemas`).to.equal(true);
+  });
+
+  it('the committed examples are the bodies the kernels answer at their defaults today', function () {
+    this.timeout(60_000);
+    expect(renderKernelExamples(KERNELS) === committed(KERNEL_EXAMPLES_FILE), `${KERNEL_EXAMPLES_FILE} is stale: npm run kernels:schemas`).to.equal(true);
+  });
+
+  it('every registered kernel has an entry in both files, and no other id does', () => {
+    const ids = KERNELS.map((k) => k.id).sort();
+    expect(Object.keys(JSON.parse(committed(RESULT_SCHEMAS_FILE))).sort()).to.deep.equal(ids);
+    expect(Object.keys(JSON.parse(committed(KERNEL_EXAMPLES_FILE))).sort()).to.deep.equal(ids);
+  });
+
+  it('every kernel route documents real result and checks schemas; a kernel without an entry keeps bare objects', () => {
+    for (const def of KERNELS) {
+      const { properties } = served(doc, def).schema;
+      for (const part of ['result', 'checks']) expect(bare(properties[part]), `${def.id} ${part}`).to.equal(false);
+      expect(properties.result.type, def.id).to.equal('object');
+    }
+    const ssm = served(doc, KERNELS.find((k) => k.id === 'ssm/scan')!).schema.properties;
+    expect(ssm.result.required).to.include.members(['y_sample', 'y_digest', 'combine_ops', 'retention']);
+    expect(ssm.result.additionalProperties).to.equal(false);
+    expect(ssm.result.properties.y_sample).to.deep.equal({ type: 'array', items: { type: 'number' } });
+    expect(ssm.checks.properties.parallel_matches_sequential).to.deep.equal({ type: 'boolean' });
+    expect(ssm.constants.properties.A).to.deep.equal({ type: 'string' });
+    const fixture = FIXTURE_KERNELS.get('fixture/dice-tally')!;
+    const envelope = toJsonSchema(kernelResponseSchema(fixture)) as Schema;
+    for (const part of ['result', 'checks', 'constants']) expect(bare(envelope.properties[part]), part).to.equal(true);
+  });
+
+  it('each kernel\'s body at its defaults, its worst case and seed 7 matches the served schema of its route', function () {
+    this.timeout(120_000);
+    for (const def of KERNELS) {
+      const { schema } = served(doc, def);
+      for (const [name, overrides] of [['defaults', {}], ['worst case', def.worstCase], ['seed 7', { seed: 7 }]] as const) {
+        expect(problems(schema, JSON.parse(runBody(def, overrides))), `${def.id} at ${name}`).to.deep.equal([]);
+      }
+    }
+  });
+
+  it('a schema with one property type flipped refuses the real body', () => {
+    let flipped = 0;
+    for (const def of KERNELS) {
+      const { schema } = served(doc, def);
+      const body = JSON.parse(runBody(def));
+      const wrong = structuredClone(schema);
+      const result = wrong.properties.result;
+      // the first required property of result (of the first branch when result is a union)
+      const target = result.properties ? result : result.anyOf?.find((b: Schema) => b.properties);
+      const key = target.required[0];
+      const was = JSON.stringify(target.properties[key]);
+      target.properties[key] = was.includes('"string"') ? { type: 'number' } : { type: 'string' };
+      expect(problems(wrong, body).join('\n'), `${def.id} with result.${key} flipped`).to.match(new RegExp(`/result/${key}|anyOf`));
+      flipped++;
+    }
+    expect(flipped).to.equal(KERNELS.length);
+  });
+
+  it('each kernel route\'s examples are the defaults and their real body, and match its schemas', () => {
+    for (const def of KERNELS) {
+      const { schema, op } = served(doc, def);
+      const example = op.responses['200'].content['application/json'].example;
+      expect(problems(schema, example), def.id).to.deep.equal([]);
+      const query: Record<string, unknown> = Object.fromEntries(op.parameters.filter((p: Schema) => p.example !== undefined).map((p: Schema) => [p.name, p.example]));
+      if (def.input === 'request') expect(Object.keys(query), def.id).to.deep.equal(['request']);
+      // the documented query, validated and resolved as the route does, is the defaults the body echoes
+      const route = app().routes.find((r) => r.path === `${API}${kernelPath(def)}` && r.method === 'GET')!;
+      const { value, error } = route.query!.validate(Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])));
+      expect(error, def.id).to.equal(undefined);
+      const { params } = effectiveParams(def, value, query);
+      expect(params, def.id).to.deep.equal(defaultParams(def));
+      expect(JSON.stringify(example), def.id).to.equal(runBody(def));
+      expect(kernelParamsSchema(def).validate(example.params).error, def.id).to.equal(undefined);
+    }
+  });
+});
