@@ -30,9 +30,9 @@ export function fastAccept(schema: ObjectSchema): Accept | null {
 /** Flags that document, or say whether a key must be present (enforced by the object), or list valid values. */
 const KNOWN_FLAGS = new Set(['description', 'label', 'presence', 'only']);
 
-/** Members of a description this compiler knows; any other member means "not in the subset". */
+/** Members of a description this compiler knows; any other member means "not in the subset". `metas` only document. */
 function onlyMembers(d: Described, members: readonly string[]): boolean {
-  return Object.keys(d).every((m) => m === 'type' || m === 'flags' || members.includes(m));
+  return Object.keys(d).every((m) => m === 'type' || m === 'flags' || m === 'metas' || members.includes(m));
 }
 
 /** `schema`: the joi schema `d` describes, when known (object keys), for a per-key fallback. */

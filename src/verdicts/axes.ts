@@ -4,7 +4,7 @@
  * Weights: soundness (physical plausibility) and containment (no-fly zones) 2, the rest 1. Limits
  * mark breaches.
  */
-import type { Source, TelemetryFrame } from './telemetry.js';
+import { rfc3339Ms, type Source, type TelemetryFrame } from './telemetry.js';
 import type { GeofenceResult } from './geofence.js';
 import { bearingDeg, haversineM } from '../lib/geo.js';
 
@@ -51,7 +51,7 @@ const ID_FORMATS: Record<Source, RegExp> = {
 export function scoreAxes(f: TelemetryFrame, geo: GeofenceResult, prev: PreviousFix | undefined, nowMs: number): Record<string, number> {
   const alt = f.alt_m;
   const speed = f.speed_mps;
-  const tsMs = f.ts_utc ? Date.parse(f.ts_utc) : undefined;
+  const tsMs = f.ts_utc ? rfc3339Ms(f.ts_utc) : undefined;
   const atMs = tsMs ?? nowMs;
   const moved = prev ? haversineM(prev, f) : 0;
   const dt = prev ? (atMs - prev.atMs) / 1000 : 0;

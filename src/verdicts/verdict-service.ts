@@ -14,7 +14,7 @@ import { Errors } from '../http/errors.js';
 import type { PreviousFix } from './axes.js';
 import { detailBytes } from './detail.js';
 import { evaluate, type Evaluation } from './evaluate.js';
-import type { TelemetryFrame } from './telemetry.js';
+import { rfc3339Ms, type TelemetryFrame } from './telemetry.js';
 
 export interface Verdict {
   frame: TelemetryFrame;
@@ -82,7 +82,7 @@ export class VerdictService {
       prepared = frames.map((frame) => {
         const previous = batchFixes.get(frame.track_id) ?? this.tracks.get(frame.track_id);
         const evaluation = evaluate(frame, this.zones, previous, nowMs);
-        batchFixes.set(frame.track_id, { lat: frame.lat, lon: frame.lon, atMs: frame.ts_utc ? Date.parse(frame.ts_utc) : nowMs });
+        batchFixes.set(frame.track_id, { lat: frame.lat, lon: frame.lon, atMs: frame.ts_utc ? rfc3339Ms(frame.ts_utc) : nowMs });
         return { frame, evaluation };
       });
     } catch (err) {

@@ -72,4 +72,23 @@ describe('/openapi.json agrees with the server', () => {
     expect(seen.accepted).to.be.greaterThan(4);
     expect(seen.rejected).to.be.greaterThan(8);
   });
+
+  it('POST /verdict: a ts_utc the document rejects (format date-time and the RFC 3339 pattern) is 422, the rest 200', async () => {
+    const schema = doc.paths['/api/svc/v1/verdict'].post.requestBody.content['application/json'].schema;
+    const valid = documentValidator(schema.properties.ts_utc);
+    const values = [
+      '2026-01-01T00:00:00Z', '2026-01-01t00:00:00z', '2026-01-01T00:00:00.5+05:30', '2026-01-01T00:00:00-00:00', '2024-02-29T00:00:00Z',
+      '2016-12-31T23:59:60Z', '2016-12-31T15:59:60-08:00', '2017-01-01T00:59:60+01:00', '2016-12-31T23:58:60Z', '2016-12-31T23:59:60+01:00', '2016-12-31T23:59:61Z',
+      '2026-02-30T00:00:00Z', '2026-02-29T00:00:00Z', '2026-13-01T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T00:60:00Z', '2026-01-01T00:00:00+24:00',
+      '2026-01-01', '2026-01-01T00:00:00', '2026-01-01 00:00:00Z', '2026-01-01T00:00:00+0530', '2026-01-01T00:00:00+05', '2026-01-01T00:00Z', '20260101T000000Z',
+    ];
+    const seen = { accepted: 0, rejected: 0 };
+    for (const ts_utc of values) {
+      const res = await app().http.post('/api/svc/v1/verdict').send({ track_id: 'agree-1', lat: 1, lon: 1, ts_utc });
+      expect(res.status, ts_utc).to.be.oneOf([200, 422]);
+      expect(valid(ts_utc), `${ts_utc}: the document against the server's ${res.status}`).to.equal(res.status === 200);
+      seen[res.status === 200 ? 'accepted' : 'rejected'] += 1;
+    }
+    expect(seen).to.deep.equal({ accepted: 8, rejected: 16 });
+  });
 });
