@@ -140,11 +140,11 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     throw err;
   }
   names = built.order;
-  const { verdicts: verdictCore, stream } = built.provides as Provides;
+  const { ledger: ledgerCore, verdicts: verdictCore, stream } = built.provides as Provides;
   operatorMetrics(metrics.registry, {
     build: buildInfo(),
     onVerdict: (l) => verdictCore.verdicts.onVerdict(l),
-    checkpoints: verdictCore.checkpoints,
+    checkpoints: ledgerCore.checkpoints,
     checkpointIntervalMs: config.ledger.checkpointIntervalMs,
     flight: stream.flight,
   });

@@ -56,7 +56,8 @@ export class Checkpoints {
   readonly origin: string;
   /** Verifier keys: Ed25519 (sumdb/note) first, then ECDSA (transparency-dev). */
   readonly vkeys: { ed25519: string; ecdsa: string };
-  private readonly ed25519: KeyObject;
+  /** Out of reach of reflection: plugins are handed the checkpoints, never this private key. */
+  readonly #ed25519: KeyObject;
   private readonly ecdsaKeyId: Buffer;
   private readonly ed25519KeyId: Buffer;
   private timer: NodeJS.Timeout | null = null;
@@ -77,8 +78,8 @@ export class Checkpoints {
     private readonly opts: CheckpointOptions,
   ) {
     this.origin = opts.origin;
-    this.ed25519 = checkpointEd25519Key(key);
-    const edPub = ed25519Raw(createPublicKey(this.ed25519));
+    this.#ed25519 = checkpointEd25519Key(key);
+    const edPub = ed25519Raw(createPublicKey(this.#ed25519));
     const spki = key.publicKey.export({ format: 'der', type: 'spki' });
     this.ecdsaKeyId = ecdsaKeyId(spki);
     this.ed25519KeyId = ed25519KeyId(this.origin, edPub);
@@ -99,7 +100,7 @@ export class Checkpoints {
     const parsed = parseNote(note);
     const [origin, sizeText, rootB64] = parsed?.text.split('\n') ?? [];
     if (!parsed || origin !== this.origin) return null;
-    const edPub = createPublicKey(this.ed25519);
+    const edPub = createPublicKey(this.#ed25519);
     const signed = parsed.signatures.some((sig) => sig.name === this.origin && Buffer.from(sig.keyId).equals(this.ed25519KeyId) && verify(null, Buffer.from(parsed.text, 'utf8'), edPub, sig.signature));
     const size = Number(sizeText);
     if (!signed || !Number.isSafeInteger(size) || size < 0 || !/^[A-Za-z0-9+/]{43}=$/.test(rootB64 ?? '')) return null;
@@ -218,7 +219,7 @@ export class Checkpoints {
       if (stored && parseNote(stored)?.text.split('\n')[1] === String(size)) note = this.same(stored, text);
       else {
         const ecdsa = await this.signer.sign(Buffer.from(text, 'utf8'));
-        note = signedNote(text, [ed25519NoteSignature(this.origin, this.ed25519, text), { name: this.origin, keyId: this.ecdsaKeyId, signature: ecdsa }]);
+        note = signedNote(text, [ed25519NoteSignature(this.origin, this.#ed25519, text), { name: this.origin, keyId: this.ecdsaKeyId, signature: ecdsa }]);
         // persisted before it is published: a crash never leaves a served checkpoint unrecorded
         if (store) {
           await this.opts.beforePersist?.();

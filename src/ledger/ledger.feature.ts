@@ -1,7 +1,7 @@
 /**
  * The ledger plugin: ledger, store, writer, batched signer, start-up self-test and routes. It
  * provides the internals the verdicts, stream and mesh plugins build on, and `status` (read by
- * the evidence and security views).
+ * the evidence and security views); the private key stays with the signing lane.
  */
 import { verify } from 'node:crypto';
 import { definePlugin, type Built, type Plugin } from '../platform/plugin.js';
@@ -22,20 +22,30 @@ import { FileStore } from './store/file-store.js';
 import type { LedgerStore, ReplayReport } from './store/store.js';
 import { LedgerWriter } from './writer.js';
 
+/** What other plugins read of the signed checkpoints: which one covers a node, and how far they trail. */
+export type CheckpointReader = Pick<Checkpoints, 'coverage' | 'newest' | 'newestAgeMs'>;
+
+/** The public half of the signing key; a plugin that needs a signature uses the Signer. */
+export type PublicKeyInfo = Pick<SigningKey, 'keyid' | 'publicKey' | 'spkiPem'>;
+
+/** What the ledger gives the plugins that need it: never the private key, which only the signing lane holds. */
 export interface LedgerCore {
   ledger: Ledger;
-  /** Signed checkpoints of the ledger (C2SP), and which of them covers a node. */
-  checkpoints: Checkpoints;
+  /** Signed checkpoints of the ledger (C2SP). */
+  checkpoints: CheckpointReader;
   writer: LedgerWriter;
   store: LedgerStore;
+  /** Signs in the pool's signing lane. */
   signer: Signer;
-  key: SigningKey;
-  state: LedgerState;
+  key: PublicKeyInfo;
+  /** What start-up replayed from the store. */
+  replay: ReplayReport;
+  status: LedgerStatus;
 }
 
 declare module '../platform/plugin.js' {
   interface Provides {
-    ledger: LedgerCore & { status: LedgerStatus };
+    ledger: LedgerCore;
   }
 }
 
@@ -172,7 +182,7 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
 
   return {
     routes: ledgerRoutes(state, s.config.server.publicBaseUrl, checkpoints),
-    provides: { ledger, checkpoints, writer, store, signer, key, state, status },
+    provides: { ledger, checkpoints, writer, store, signer, key: { keyid: key.keyid, publicKey: key.publicKey, spkiPem: key.spkiPem }, replay, status },
     async close() {
       checkpoints.stop();
       await fsck?.stop();

@@ -148,11 +148,15 @@ export class Signer {
     (value) => unpackReceipts(value as PackedReceipts),
   );
 
+  /** Out of reach of reflection: the pool leads to the signing key, and plugins are handed the Signer. */
+  readonly #pool: WorkerPool;
+
   constructor(
-    private readonly pool: WorkerPool,
+    pool: WorkerPool,
     private readonly batchMax: number,
     opts: SignerOptions = {},
   ) {
+    this.#pool = pool;
     this.maxInFlight = opts.inFlight ?? 1;
     this.onBatch = opts.onBatch;
   }
@@ -183,7 +187,7 @@ export class Signer {
    * was busy goes then, as one batch.
    */
   private send(): void {
-    while (this.inFlight < this.maxInFlight && (this.paes.sendOne(this.pool, this.batchMax, this.batchDone) || this.receipts.sendOne(this.pool, this.batchMax, this.batchDone))) this.inFlight++;
+    while (this.inFlight < this.maxInFlight && (this.paes.sendOne(this.#pool, this.batchMax, this.batchDone) || this.receipts.sendOne(this.#pool, this.batchMax, this.batchDone))) this.inFlight++;
   }
 
   private readonly batchDone = (): void => {

@@ -5,6 +5,7 @@
 import { MESH_DOCTRINE } from '../core/doctrine.js';
 import { definePlugin, type Built, type NoProvides } from '../platform/plugin.js';
 import { defineRoute } from '../http/route.js';
+import type { LedgerCore } from '../ledger/ledger.feature.js';
 import type { VerdictCore } from '../verdicts/verdicts.feature.js';
 import { Ring } from '../lib/ring.js';
 import type { Services } from '../platform/services.js';
@@ -30,14 +31,14 @@ declare module '../platform/plugin.js' {
 
 export const meshPlugin = definePlugin({
   name: 'mesh',
-  needs: ['verdicts', 'stream'],
-  build: (s: Services, { verdicts, stream }) => buildMesh(s, verdicts, stream),
+  needs: ['ledger', 'verdicts', 'stream'],
+  build: (s: Services, { ledger, verdicts, stream }) => buildMesh(s, ledger, verdicts, stream),
 });
 
-function buildMesh(s: Services, core: VerdictCore, stream: StreamCore): Built<'mesh'> {
+function buildMesh(s: Services, core: LedgerCore, { verdicts }: VerdictCore, stream: StreamCore): Built<'mesh'> {
   // wire E: every verdict published on the in-process bus is recorded as a cortex event
   const cortex = new Ring<CortexEvent>(RECENT);
-  core.verdicts.onVerdict((v) => cortex.push({ type: 'verdict', at: v.node.tsUtc, index: v.node.index, decision: v.evaluation.decision, simulated: v.simulated }));
+  verdicts.onVerdict((v) => cortex.push({ type: 'verdict', at: v.node.tsUtc, index: v.node.index, decision: v.evaluation.decision, simulated: v.simulated }));
 
   const document = (): Record<string, unknown> => {
     const ledger = core.ledger;
@@ -60,7 +61,7 @@ function buildMesh(s: Services, core: VerdictCore, stream: StreamCore): Built<'m
         }),
         D: wire('W3C traceparent propagation', 'LIVE_IN_PROCESS', `${s.traces.total} requests traced in process; no cross-service trace broker`, { events: s.traces.total }),
         E: wire('cortex sync (in-memory event bus, SSE)', 'LIVE_IN_PROCESS', `${cortex.total} bus events`, { events: cortex.total, last_at: lastCortex?.at ?? null }),
-        F: wire('receipt ingest -> khipu ledger', 'LIVE_IN_PROCESS', `${ledger.size} nodes appended`, { events: core.verdicts.appended, nodes: ledger.size, last_at: newest?.tsUtc ?? null }),
+        F: wire('receipt ingest -> khipu ledger', 'LIVE_IN_PROCESS', `${ledger.size} nodes appended`, { events: verdicts.appended, nodes: ledger.size, last_at: newest?.tsUtc ?? null }),
       },
       recent_traces: s.traces.toArray().slice(-RECENT).map(traceView),
       cortex_events: cortex.toArray(),

@@ -28,7 +28,8 @@ export type { WarmupReport } from './kernel-warmup.js';
 
 export class WorkerPool {
   private readonly pool: Piscina;
-  private readonly signPool: Piscina;
+  /** Out of reach of reflection: its options hold the signing key, and the pool is on every plugin's Services. */
+  readonly #signPool: Piscina;
   private readonly counters = new PoolCounters();
   private readonly warm: KernelWarmup;
   private readonly kernels: KernelLane;
@@ -41,12 +42,12 @@ export class WorkerPool {
     signingKey?: KeyObject,
     opts: PoolOptions = {},
   ) {
-    ({ kernels: this.pool, signing: this.signPool } = startThreads(cfg, threads, signingKey, opts));
+    ({ kernels: this.pool, signing: this.#signPool } = startThreads(cfg, threads, signingKey, opts));
     this.warm = new KernelWarmup(this.pool, threads, cfg.warmup);
-    this.signing = new SigningLane(this.signPool, cfg, log, this.counters);
+    this.signing = new SigningLane(this.#signPool, cfg, log, this.counters);
     this.kernels = new KernelLane(this.pool, threads, cfg, log, this.counters, this.warm);
     // an error outside a task (e.g. a worker dying between tasks) must never crash the process
-    for (const p of [this.pool, this.signPool]) {
+    for (const p of [this.pool, this.#signPool]) {
       p.on('error', (err: Error) => {
         this.counters.crashes++;
         this.log.error({ err }, 'worker pool error');
@@ -118,11 +119,11 @@ export class WorkerPool {
   /** Finishes running tasks, then stops the threads. */
   async close(): Promise<void> {
     this.warm.stop();
-    await Promise.all([this.pool.close({ force: false }), this.signPool.close({ force: false })]);
+    await Promise.all([this.pool.close({ force: false }), this.#signPool.close({ force: false })]);
   }
 
   async destroy(): Promise<void> {
     this.warm.stop();
-    await Promise.all([this.pool.destroy(), this.signPool.destroy()]);
+    await Promise.all([this.pool.destroy(), this.#signPool.destroy()]);
   }
 }

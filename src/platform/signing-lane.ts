@@ -17,12 +17,16 @@ export class SigningLane {
   readonly ready: Promise<void>;
   booted = false;
 
+  /** Out of reach of reflection: its options hold the signing key. */
+  readonly #pool: Piscina;
+
   constructor(
-    private readonly pool: Piscina,
+    pool: Piscina,
     private readonly cfg: Config['pool'],
     private readonly log: Logger,
     private readonly counters: PoolCounters,
   ) {
+    this.#pool = pool;
     // a thread's boot is not a task's run: deadlines start once the lane has booted
     const task: Task = { kind: 'sign', paes: [] };
     this.ready = Promise.all(Array.from({ length: cfg.signThreads }, () => pool.run(task).catch(() => undefined))).then(() => {
@@ -45,7 +49,7 @@ export class SigningLane {
     let result: TaskResult<T>;
     this.inFlight++;
     try {
-      result = (await this.pool.run(task, { signal: deadline.signal })) as TaskResult<T>;
+      result = (await this.#pool.run(task, { signal: deadline.signal })) as TaskResult<T>;
     } catch (err) {
       this.counters.noteLost(err);
       throw deadline.signal.aborted ? Errors.deadline(budget) : classify(err, this.cfg.retryAfterS, this.log);

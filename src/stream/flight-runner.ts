@@ -3,7 +3,7 @@
  * never overlapping ticks, and holds off while the ledger is near its cap.
  */
 import type { Services } from '../platform/services.js';
-import type { VerdictCore } from '../verdicts/verdicts.feature.js';
+import type { StreamSources } from './sources.js';
 import { flightFrames } from './flight.js';
 
 export class FlightRunner {
@@ -23,7 +23,7 @@ export class FlightRunner {
   onPause: (paused: boolean, detail: { ledger_size: number; max_nodes: number; pause_at: number }) => void = () => {};
 
   constructor(
-    private readonly core: VerdictCore,
+    private readonly core: StreamSources,
     private readonly tickMs: number,
     private readonly s: Services,
   ) {}

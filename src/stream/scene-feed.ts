@@ -4,7 +4,7 @@
  */
 import type { TrackSource } from '../cot/tracks.js';
 import { RECEIPT_KIND } from '../ledger/receipt.js';
-import type { VerdictCore } from '../verdicts/verdicts.feature.js';
+import type { StreamSources } from './sources.js';
 import { nodeVerdictBody } from '../verdicts/verdicts.routes.js';
 import { flightFrames } from './flight.js';
 import type { FlightRunner } from './flight-runner.js';
@@ -12,7 +12,7 @@ import type { SseHub } from './hub.js';
 import type { EdgeScene } from './scene.js';
 
 /** Fills the scene from the ledger, then publishes each verdict appended from now on. */
-export function feedVerdicts(core: VerdictCore, scene: EdgeScene, hub: SseHub, keyUrl: string | null): void {
+export function feedVerdicts(core: StreamSources, scene: EdgeScene, hub: SseHub, keyUrl: string | null): void {
   // every verdict the ledger applies, this replica's and (postgres mode) every other replica's, in
   // index order, told from the node alone so every replica serves the same bytes for an id;
   // serialised once per event, whatever the number of viewers

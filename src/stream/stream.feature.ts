@@ -3,7 +3,7 @@
  * watches, the SSE hub that fans its verdicts out, and the edge scene of recent verdicts.
  */
 import { definePlugin, type Built } from '../platform/plugin.js';
-import type { VerdictCore } from '../verdicts/verdicts.feature.js';
+import type { StreamSources } from './sources.js';
 import { keyUrlFor } from '../ledger/documents.js';
 import type { Services } from '../platform/services.js';
 import type { TrackSource } from '../cot/tracks.js';
@@ -34,11 +34,11 @@ declare module '../platform/plugin.js' {
 
 export const streamPlugin = definePlugin({
   name: 'stream',
-  needs: ['verdicts', 'cot'],
-  build: (s: Services, { verdicts, cot }) => buildStream(s, verdicts, (name, source) => cot.tracks.register(name, source)),
+  needs: ['ledger', 'verdicts', 'cot'],
+  build: (s: Services, { ledger, verdicts, cot }) => buildStream(s, { ledger: ledger.ledger, store: ledger.store, checkpoints: ledger.checkpoints, verdicts: verdicts.verdicts }, (name, source) => cot.tracks.register(name, source)),
 });
 
-function buildStream(s: Services, core: VerdictCore, registerTrackSource: (name: string, source: TrackSource) => void): Built<'stream'> {
+function buildStream(s: Services, core: StreamSources, registerTrackSource: (name: string, source: TrackSource) => void): Built<'stream'> {
   const cfg = s.config.stream;
   const keyUrl = s.config.server.publicBaseUrl ? keyUrlFor(s.config.server.publicBaseUrl) : null;
   const hub = createVerdictHub(s, core, keyUrl);

@@ -7,14 +7,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { LedgerState } from '../../src/ledger/documents.js';
 import { fsckDataDir } from '../../src/ledger/fsck.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createDatabase, loadFrame, usePostgres, type TestDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/until.js';
 
 const API = '/api/svc/v1';
-const stateOf = (t: TestApp) => t.provided.ledger.state as LedgerState;
+const stateOf = (t: TestApp) => t.provided.ledger;
 
 async function post(t: TestApp, from: number, n: number): Promise<void> {
   for (let k = from; k < from + n; k += 25) {
