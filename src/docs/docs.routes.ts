@@ -6,7 +6,7 @@ import { Joi } from '../lib/code-points.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Errors } from '../http/errors.js';
 import { buildOpenApiInSlices } from './openapi.js';
-import { listOf, object, oneOf, shape, text } from '../http/response-schema.js';
+import { listOf, mapOf, oneOf, openShape, shape, str, text } from '../http/response-schema.js';
 
 const require = createRequire(import.meta.url);
 const SWAGGER_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -26,6 +26,31 @@ const PAGE = `<!doctype html>
 // an external file, not an inline script, so the page runs under a strict CSP
 const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });`;
 
+/** A JSON Schema (2020-12) as the document embeds it: any keywords. */
+const JSON_SCHEMA = openShape().description('a JSON Schema (2020-12)');
+const RESPONSE = Joi.alternatives(openShape({ description: str() }), shape({ $ref: str() }));
+const OPERATION = openShape({
+  summary: str(),
+  tags: listOf(str()),
+  operationId: str(),
+  parameters: listOf(openShape({ name: str(), in: oneOf('query', 'path'), required: Joi.boolean(), schema: JSON_SCHEMA })),
+  responses: mapOf(RESPONSE).description('by status code'),
+});
+
+/** The document buildOpenApi writes (src/docs/openapi.ts), to the level a client walks it. */
+const OPENAPI_DOCUMENT = shape({
+  openapi: oneOf('3.1.0'),
+  info: shape({ title: str(), version: str(), description: str() }),
+  servers: listOf(shape({ url: str(), description: str() })),
+  security: listOf(mapOf(listOf(str()))),
+  paths: mapOf(mapOf(OPERATION).description('operations by lower-case method')).description('by path template'),
+  components: shape({
+    schemas: mapOf(JSON_SCHEMA),
+    responses: mapOf(openShape({ description: str() })),
+    securitySchemes: mapOf(openShape({ type: str() })),
+  }),
+}).description('The OpenAPI 3.1 document');
+
 /** `table` is read lazily: it holds every route, this one included. */
 export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
   let spec: Promise<string> | null = null;
@@ -37,7 +62,7 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
       uses: [],
       summary: 'OpenAPI 3.1 description generated from the route table',
       tag: 'docs',
-      response: shape({ openapi: oneOf('3.1.0'), info: object(), servers: listOf(object()), security: listOf(object()), paths: object(), components: object() }).description('The OpenAPI 3.1 document'),
+      response: OPENAPI_DOCUMENT,
       async handler({ ctx }) {
         // built on the first request, in slices (the table is complete by then), then served as is
         spec ??= buildOpenApiInSlices(table()).then(

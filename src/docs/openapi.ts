@@ -20,7 +20,11 @@ const VALIDATION_ERROR: JsonSchema = {
           loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
           msg: { type: 'string' },
           input: {},
-          ctx: { type: 'object' },
+          ctx: {
+            type: 'object',
+            description: "the rule's parameters: ge, gt, le, lt, min_length, max_length, pattern, field_type and actual_length, shown and total; `error: {}` on a value_error",
+            additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'object', additionalProperties: false }] },
+          },
         },
       },
     },
@@ -101,7 +105,21 @@ function json(schema: JsonSchema): JsonSchema {
 export function responseContent(r: RouteDef): JsonSchema {
   const schema = toJsonSchema(r.response);
   const types = typeof r.produces === 'string' ? [r.produces] : (r.produces ?? ['application/json']);
-  return Object.fromEntries(types.map((t) => [t, t === 'application/json' && r.responseExample !== undefined ? { schema, example: r.responseExample } : { schema }]));
+  return Object.fromEntries(
+    types.map((t) => {
+      const own = isJson(t) ? schema : textOnly(schema);
+      return [t, isJson(t) && r.responseExample !== undefined ? { schema: own, example: r.responseExample } : { schema: own }];
+    }),
+  );
+}
+
+const isJson = (type: string): boolean => type === 'application/json' || type.endsWith('+json');
+
+/** Under a text media type the body is a string: of a string-or-JSON schema (asset files), the string member. */
+function textOnly(schema: JsonSchema): JsonSchema {
+  const members = schema.anyOf as JsonSchema[] | undefined;
+  const strings = members?.filter((m) => m.type === 'string');
+  return strings?.length === 1 ? strings[0]! : schema;
 }
 
 type Paths = Record<string, Record<string, JsonSchema>>;

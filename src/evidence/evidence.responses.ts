@@ -1,10 +1,14 @@
 /** Response schemas of the evidence, readiness and elite wiring views. */
-import { bool, hex64, int, isoTime, listOf, nullable, num, object, oneOf, openShape, shape, str } from '../http/response-schema.js';
+import { bool, hex64, int, isoTime, jsonValue, listOf, mapOf, nullable, num, oneOf, openShape, shape, str } from '../http/response-schema.js';
 
 const STATUS = oneOf('pass', 'warn', 'fail');
 const CLAIM_STATUS = oneOf('verified', 'failed', 'not_applicable');
 const LIMITS = listOf(shape({ code: str(), detail: str() }));
 const SOURCE = shape({ leader: str(), kind: str(), url: str(), data_kind: str() });
+/** What a check or probe computed: its keys depend on the claim or section and on the outcome. */
+const observed = (description: string) => mapOf(jsonValue()).description(description);
+/** One IETF health-check observation of a component. */
+const OBSERVATION = shape({ measurement: str(), observedValue: nullable(jsonValue()), observedUnit: str(), basis: str(), time: isoTime() });
 
 /** The common envelope: schema id and doctrine first, honesty, limits and sources last. */
 const envelope = (schema: string, keys: Parameters<typeof shape>[0], tail: { sources?: boolean } = {}) =>
@@ -48,7 +52,7 @@ export const EVIDENCE_CLAIM = envelope('svc.evidence-claim/v1', {
   reason: str(),
   checked_at: isoTime(),
   method: str(),
-  observations: object().description('the values the check computed (claim-specific)'),
+  observations: observed('the values the check computed (claim-specific)'),
 });
 
 export const EVIDENCE_SOURCES = envelope(
@@ -70,7 +74,7 @@ const PROBE = shape({
   latency_ms: nullable(num().min(0)),
   ok: nullable(bool()),
   output: str(),
-  details: object().optional(),
+  details: observed('what the probe measured (section-specific)').optional(),
 });
 
 const readinessIndex = (changed: boolean) =>
@@ -79,7 +83,7 @@ const readinessIndex = (changed: boolean) =>
     generated_at: isoTime(),
     refreshed_at: isoTime(),
     ...(changed ? { changed: listOf(str()) } : {}),
-    sections: listOf(shape({ section_id: str(), status: STATUS, summary: str(), checked_at: isoTime(), live_url: str(), observations: object() })),
+    sections: listOf(shape({ section_id: str(), status: STATUS, summary: str(), checked_at: isoTime(), live_url: str(), observations: observed('section-specific') })),
   });
 
 export const READINESS_INDEX = readinessIndex(false);
@@ -90,7 +94,7 @@ export const READINESS_SECTION = envelope('svc.readiness-section/v1', {
   status: STATUS,
   summary: str(),
   checked_at: isoTime(),
-  observations: object().description('section-specific (the ledger section carries the readiness object of /ledger/readiness)'),
+  observations: observed('section-specific (the ledger section carries the readiness object of /ledger/readiness)'),
   probe: PROBE,
 });
 
@@ -98,7 +102,7 @@ export const ELITE_WIRING = envelope('svc.elite-wiring/v1', {
   generated_at: isoTime(),
   nodes: listOf(openShape({ id: str(), registered_at_start: bool() })),
   wires: listOf(openShape({ id: str() })),
-  registered_at_start: listOf(object()),
+  registered_at_start: listOf(shape({ id: str(), registered: bool(), evidence: str() })),
   mesh_wires: shape({ B: str(), C: str(), D: str(), E: str(), F: str() }).description('mesh wire letter → wire id'),
   wiring_sha256: hex64(),
 });
@@ -111,8 +115,8 @@ export const WIRING_HEALTH = envelope('svc.elite-wiring-health/v1', {
     shape({
       id: str(),
       status: STATUS,
-      passive: shape({ status: STATUS, output: str(), observations: listOf(object()).description('IETF health-check observations: measurement, observedValue, observedUnit, basis, time') }),
-      active: nullable(shape({ ok: bool(), latency_ms: num().min(0), output: str(), details: object().optional() })).description('null unless probe=true'),
+      passive: shape({ status: STATUS, output: str(), observations: listOf(OBSERVATION).description('IETF health-check observations') }),
+      active: nullable(shape({ ok: bool(), latency_ms: num().min(0), output: str(), details: observed('what the probe measured (node-specific)').optional() })).description('null unless probe=true'),
     }),
   ),
   total_ms: num().min(0),

@@ -31,6 +31,8 @@ export const bool = (): Joi.BooleanSchema => Joi.boolean();
 export const any = (): Joi.AnySchema => Joi.any();
 /** An ISO 8601 / RFC 3339 timestamp (`Date.toISOString()`). */
 export const isoTime = (): Joi.StringSchema => Joi.string().isoDate();
+/** A calendar date, `YYYY-MM-DD` (JSON Schema `format: date`). */
+export const isoDay = (): Joi.StringSchema => Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/).meta({ jsonSchema: { format: 'date' } });
 /** A lower-case hex SHA-256 (keyids, digests, roots). */
 export const hex64 = (): Joi.StringSchema => Joi.string().pattern(/^[0-9a-f]{64}$/);
 /** One of these literal values. */
@@ -40,6 +42,15 @@ export const listOf = (item: Schema): Joi.ArraySchema => Joi.array().items(item)
 export const list = (): Joi.ArraySchema => Joi.array();
 /** A JSON object with any keys. */
 export const object = (): ObjectSchema => Joi.object();
+
+const scalar = (): Joi.AlternativesSchema => Joi.alternatives(Joi.string(), Joi.number(), Joi.boolean()).allow(null);
+const nested = (inner: Schema): Joi.AlternativesSchema => Joi.alternatives(scalar(), Joi.array().items(inner), Joi.object().pattern(Joi.string(), inner));
+
+/**
+ * A JSON value nested at most three levels (scalars, lists and string-keyed maps of them): the values
+ * of a record whose keys and types vary by design (a check's observations).
+ */
+export const jsonValue = (): Joi.AlternativesSchema => nested(nested(nested(scalar())));
 
 /** The body of a route that does not send JSON (HTML, XML, text, PEM, SSE): a string of its `produces` type. */
 export const text = (description: string): Joi.StringSchema => Joi.string().description(description);

@@ -8,7 +8,7 @@ import Joi from 'joi';
 import type { Context } from 'koa';
 import { notModified } from '../http/etag.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { hex64, int, isoTime, listOf, oneOf, shape, str, text } from '../http/response-schema.js';
+import { hex64, int, isoTime, listOf, mapOf, num, oneOf, openShape, shape, str, text } from '../http/response-schema.js';
 import { Errors } from '../http/errors.js';
 import { ASSET_NAME, manifestDocument, type Asset, type AssetCatalogue } from './assets.js';
 import type { BuiltDir } from './build.js';
@@ -36,7 +36,15 @@ const nameParam = (name: string, description: string): Joi.ObjectSchema => Joi.o
 const mediaTypes = (assets: Iterable<Asset>): string[] => [...new Set([...assets].map((a) => a.contentType.split(';')[0]!.trim()))].sort();
 
 /** A served file: its text (HTML, JS, CSS, SVG, plain text), or the document of a JSON data file. */
-const FILE = Joi.alternatives(text('The file, byte for byte as listed in the manifest'), Joi.object().description('A JSON data file (e.g. land-110m TopoJSON)'));
+/** A TopoJSON topology (topojson-specification 1.0): the JSON data files the globe draws. */
+const TOPOLOGY = shape({
+  type: oneOf('Topology'),
+  objects: mapOf(openShape({ type: str(), geometries: listOf(openShape({ type: str() })).optional() })).description('geometry collections by name'),
+  arcs: listOf(listOf(listOf(num()).min(2))).description('quantised, delta-encoded positions'),
+  bbox: listOf(num()).optional(),
+  transform: shape({ scale: listOf(num()).length(2), translate: listOf(num()).length(2) }).optional(),
+}).description('A JSON data file (land-110m TopoJSON)');
+const FILE = Joi.alternatives(text('The file, byte for byte as listed in the manifest'), TOPOLOGY);
 const PAGE = text('The HTML page (scripts and styles are same-origin files under /jackin and /shared)');
 
 const MANIFEST = shape({

@@ -145,6 +145,22 @@ describe('every route answers its declared response schema', function () {
     expectNoMismatch();
   });
 
+  it('nested fields are checked too: a fleet vessel with a wrong flag, position or certificate count is a mismatch', async () => {
+    const t = app();
+    const route = t.routes.find((r) => r.path === '/api/svc/v1/fleet/vessels')!;
+    const body = (await t.http.get(route.path).expect(200)).body as { items: Record<string, Record<string, unknown>>[] };
+    expect(checkResponse(route, 'application/json', body)).to.deep.equal([]);
+    const broken = (change: (v: Record<string, Record<string, unknown>>) => void) => {
+      const copy = structuredClone(body);
+      change(copy.items[0]!);
+      return checkResponse(route, 'application/json', copy).join();
+    };
+    expect(broken((v) => (v.flag!.iso2 = 7))).to.match(/flag\/iso2/);
+    expect(broken((v) => (v.position!.kind = 'guessed'))).to.match(/position\/kind/);
+    expect(broken((v) => delete v.certificate_summary!.overdue)).to.match(/overdue/);
+    expect(broken((v) => (v.psc_36m!.extra = 1))).to.match(/additional/);
+  });
+
   it('the checker rejects a body its schema does not describe, and a media type the route does not declare', () => {
     const t = app();
     const route = t.routes.find((r) => r.path === '/api/svc/v1/health')!;
