@@ -10,6 +10,7 @@ import { KERNEL_SCHEMA } from '../../workers/lib/envelope.js';
 import { SEED_MAX } from '../lib/params.js';
 import type { KernelDef } from '../../workers/kernel-def.js';
 import { described } from '../http/schema-walk.js';
+import { toJsonSchema } from '../docs/joi-to-json-schema.js';
 import { kernelOutputSchemasOf } from './kernel-docs.js';
 import type { JsonSchema } from './type-to-json-schema.js';
 import { any, hex64, int, listOf, nullable, object, oneOf, shape, str } from '../http/response-schema.js';
@@ -21,12 +22,21 @@ function declared<S extends Schema>(schema: S, jsonSchema: JsonSchema | undefine
   return jsonSchema ? (schema.meta({ jsonSchema }) as S) : schema;
 }
 
+/** The keywords of a parameter's JSON Schema that say what its value is (its description and default stay on the query). */
+const VALUE_KEYWORDS = ['type', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'format', 'items', 'prefixItems', 'minItems', 'maxItems', 'uniqueItems'];
+
+/** An effective parameter in the body, documented as the value its query schema accepts. */
+function valueOf(param: Schema): Schema {
+  const full = toJsonSchema(param);
+  return any().meta({ jsonSchema: Object.fromEntries(VALUE_KEYWORDS.filter((k) => k in full).map((k) => [k, full[k]])) });
+}
+
 export function kernelResponseSchema(def: KernelDef): Schema {
   let s = cache.get(def);
   if (s) return s;
   // a parameter without a default is absent from `params` when not given (JSON drops undefined)
-  const keys = Object.entries(def.params).map(([k, schema]) => [k, described(schema).flags?.default === undefined ? any().optional() : any()]);
-  const params = shape(Object.fromEntries([['seed', any()], ...keys])).description(
+  const keys = Object.entries(def.params).map(([k, schema]) => [k, described(schema).flags?.default === undefined ? valueOf(schema).optional() : valueOf(schema)]);
+  const params = shape(Object.fromEntries([['seed', int().min(0).max(SEED_MAX)], ...keys])).description(
     'The effective parameters (defaults applied), seed first, in the order of the kernel note',
   );
   const output = kernelOutputSchemasOf(def.id);
