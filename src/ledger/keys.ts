@@ -14,6 +14,10 @@ export interface SigningKey {
   spkiPem: string;
   jwk: JsonWebKey;
   ephemeral: boolean;
+  /**
+   * When the key was generated, or, for a key read from a file, when this process read it; the
+   * ledger then replaces it with the time its store first recorded the key (recordKey), the same on every start.
+   */
   createdAt: string;
   /** A key generated on a failing disk: its file is still to be written (saveSigningKey) before it signs into a ledger. */
   unsaved?: { file: string; pem: string; error: Error };

@@ -88,7 +88,8 @@ async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Pr
   // a key generated on a full disk is saved by the store before the store takes any append
   const unsaved = key.unsaved;
   if (unsaved && store instanceof FileStore) store.requireWritten('the signing key', () => saveSigningKey(key), unsaved.error);
-  await store.recordKey(key.keyid, key.spkiPem);
+  // created_at is the time the store recorded the key with it (generated, or first seen), the same on every start
+  key.createdAt = await store.recordKey(key.keyid, key.spkiPem, key.createdAt);
   const origin = cfg.checkpointOrigin ?? checkpointOrigin(key.keyid, s.config.server.publicBaseUrl);
   const checkpoints = new Checkpoints(ledger, key, signer, {
     origin,

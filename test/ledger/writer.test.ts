@@ -107,8 +107,8 @@ class FakeStore implements LedgerStore {
     return Promise.resolve([]);
   }
 
-  recordKey(): Promise<void> {
-    return Promise.resolve();
+  recordKey(): Promise<string> {
+    return Promise.resolve(new Date(0).toISOString());
   }
 
   status(): AdapterStatus {

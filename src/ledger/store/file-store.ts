@@ -15,7 +15,7 @@
  * start is the newline of a last node that verified without it.
  */
 import { createPublicKey } from 'node:crypto';
-import { closeSync, constants, fdatasync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { open, readdir, readFile, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -625,16 +625,26 @@ export class FileStore implements LedgerStore {
     return Promise.all(names.map((f) => readFile(join(dir, f), 'utf8')));
   }
 
-  async recordKey(keyid: string, spkiPem: string): Promise<void> {
+  /**
+   * Publishes a key in keys/<keyid>.pem and when this log first recorded it in
+   * keys/<keyid>.created_at (both first wins); returns that time, so a restart reports the same.
+   * A key published by an older version without the time gets its file's modification time,
+   * which was written when it was first recorded.
+   */
+  async recordKey(keyid: string, spkiPem: string, createdAt: string = new Date().toISOString()): Promise<string> {
     const file = join(this.opts.dataDir, 'keys', `${keyid}.pem`);
+    const timeFile = join(this.opts.dataDir, 'keys', `${keyid}.created_at`);
     const what = `public key ${keyid.slice(0, 16)}`;
+    const published = wholePublicKey(file);
+    const recorded = readCreatedAt(timeFile) ?? (published ? statSync(file).mtime.toISOString() : createdAt);
     const write = (): void => {
       // a key there in whole is kept (first wins); a damaged one, as older versions could leave on a full disk, is replaced
       if (!wholePublicKey(file)) writeFileDurably(file, spkiPem, 0o644);
+      if (readCreatedAt(timeFile) === null) writeFileDurably(timeFile, `${recorded}\n`, 0o644);
     };
     if (this.pending.length) {
       this.pending.push({ what, run: write }); // after the writes it depends on (keys/ itself)
-      return;
+      return recorded;
     }
     try {
       write();
@@ -643,6 +653,7 @@ export class FileStore implements LedgerStore {
       this.requireWritten(what, write, err as Error);
     }
     await Promise.resolve();
+    return recorded;
   }
 
   status(): AdapterStatus {
@@ -795,6 +806,20 @@ export class FileStore implements LedgerStore {
       this.scheduleReopen();
     }
   }
+}
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** The time a keys/<keyid>.created_at file holds; null when it is missing or damaged (then written anew). */
+function readCreatedAt(file: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  return ISO_MS.test(text) && !Number.isNaN(Date.parse(text)) ? text : null;
 }
 
 /** True when `file` holds a public key PEM; false when it is missing or damaged. */

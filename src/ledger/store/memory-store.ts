@@ -26,9 +26,15 @@ export class MemoryStore implements LedgerStore {
     return Promise.resolve([...this.keys.values()]);
   }
 
-  recordKey(keyid: string, spkiPem: string): Promise<void> {
-    this.keys.set(keyid, spkiPem);
-    return Promise.resolve();
+  private readonly keyTimes = new Map<string, string>();
+
+  /** Returns when this process first recorded the key: nothing outlives it in memory mode. */
+  recordKey(keyid: string, spkiPem: string, createdAt: string = new Date().toISOString()): Promise<string> {
+    if (!this.keys.has(keyid)) {
+      this.keys.set(keyid, spkiPem);
+      this.keyTimes.set(keyid, createdAt);
+    }
+    return Promise.resolve(this.keyTimes.get(keyid)!);
   }
 
   status(): AdapterStatus {

@@ -452,15 +452,20 @@ export class PostgresStore implements LedgerStore {
   }
 
   async loadKeys(): Promise<string[]> {
-    const { rows } = await this.pool.query<{ keyid: string; spki_pem: string }>('SELECT keyid, spki_pem FROM ledger_key ORDER BY keyid');
+    const { rows } = await this.pool.query<{ keyid: string; spki_pem: string; added_at: Date }>('SELECT keyid, spki_pem, added_at FROM ledger_key ORDER BY keyid');
     // the copy keeps the keyring too, so it can be checked on its own (npm run ledger:fsck)
-    for (const r of rows) await this.copy?.recordKey(r.keyid, r.spki_pem);
+    for (const r of rows) await this.copy?.recordKey(r.keyid, r.spki_pem, new Date(r.added_at).toISOString());
     return rows.map((r) => r.spki_pem);
   }
 
-  async recordKey(keyid: string, spkiPem: string): Promise<void> {
-    await this.pool.query('INSERT INTO ledger_key (keyid, spki_pem) VALUES ($1, $2) ON CONFLICT (keyid) DO NOTHING', [keyid, spkiPem]);
-    await this.copy?.recordKey(keyid, spkiPem);
+  /** Publishes a key (first wins, across replicas) and returns when the shared ledger first recorded it: ledger_key.added_at. */
+  async recordKey(keyid: string, spkiPem: string, createdAt: string = new Date().toISOString()): Promise<string> {
+    await this.pool.query('INSERT INTO ledger_key (keyid, spki_pem, added_at) VALUES ($1, $2, $3) ON CONFLICT (keyid) DO NOTHING', [keyid, spkiPem, createdAt]);
+    // a statement of its own: it sees the row another replica may have inserted first
+    const { rows } = await this.pool.query<{ added_at: Date }>('SELECT added_at FROM ledger_key WHERE keyid = $1', [keyid]);
+    const recorded = new Date(rows[0]!.added_at).toISOString();
+    await this.copy?.recordKey(keyid, spkiPem, recorded);
+    return recorded;
   }
 
   /**

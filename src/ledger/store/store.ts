@@ -75,8 +75,12 @@ export interface LedgerStore {
   onRemoteAppend(listener: (size: number) => void): void;
   /** Public keys (SPKI PEM) of every key that has signed into this ledger: the keyring. */
   loadKeys(): Promise<string[]>;
-  /** Publishes a public key in the keyring (idempotent). Private keys are never stored here. */
-  recordKey(keyid: string, spkiPem: string): Promise<void>;
+  /**
+   * Publishes a public key in the keyring (idempotent; private keys are never stored here) with
+   * `createdAt` (default now) unless the store already holds a time for it; returns the time it
+   * holds, the key's `created_at` on every later start.
+   */
+  recordKey(keyid: string, spkiPem: string, createdAt?: string): Promise<string>;
   status(): AdapterStatus;
   /** Where the ledger keeps its tiles and reads receipts (absent or null: all in process memory). */
   storage?(): LedgerStorage | null;
