@@ -80,9 +80,28 @@ function outputSchemas(checker: ts.TypeChecker, convert: TypeToJsonSchema, outpu
   return out;
 }
 
-/** Each kernel's output schemas by id, from the kernel files under `root` (sorted by id). */
-export function kernelOutputSchemas(root: string, files: readonly string[] = kernelFiles(root)): Record<string, KernelOutputSchemas> {
-  const program = ts.createProgram({ rootNames: [...files], options: compilerOptions(root) });
+/** A compiler host that reads `sources` (text by absolute path) instead of those files: an edit the disk does not have. */
+function hostWith(options: ts.CompilerOptions, sources: ReadonlyMap<string, string>): ts.CompilerHost {
+  const host = ts.createCompilerHost(options);
+  const read = host.getSourceFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  return {
+    ...host,
+    fileExists: (name) => sources.has(name) || fileExists(name),
+    getSourceFile: (name, version, onError) => {
+      const text = sources.get(name);
+      return text === undefined ? read(name, version, onError) : ts.createSourceFile(name, text, version);
+    },
+  };
+}
+
+/**
+ * Each kernel's output schemas by id, from the kernel files under `root` (sorted by id); `sources`
+ * replaces the text of some files (a test's edit of a declaration).
+ */
+export function kernelOutputSchemas(root: string, files: readonly string[] = kernelFiles(root), sources?: ReadonlyMap<string, string>): Record<string, KernelOutputSchemas> {
+  const options = compilerOptions(root);
+  const program = ts.createProgram({ rootNames: [...files], options, ...(sources ? { host: hostWith(options, sources) } : {}) });
   const checker = program.getTypeChecker();
   const convert = new TypeToJsonSchema(checker);
   const found: [string, KernelOutputSchemas][] = [];

@@ -14,7 +14,7 @@ import { API } from '../../src/isomorphic/api.js';
 import { projectRoot } from '../../src/config/load.js';
 import { toJsonSchema } from '../../src/docs/joi-to-json-schema.js';
 import { KERNEL_EXAMPLES_FILE, RESULT_SCHEMAS_FILE } from '../../src/kernels/kernel-docs.js';
-import { renderResultSchemas } from '../../src/kernels/kernel-output-schemas.js';
+import { kernelOutputSchemas, renderResultSchemas } from '../../src/kernels/kernel-output-schemas.js';
 import { defaultParams, renderKernelExamples } from '../../src/kernels/kernel-examples.js';
 import { kernelResponseSchema } from '../../src/kernels/kernel-response.js';
 import { effectiveParams } from '../../src/kernels/kernel-params.js';
@@ -57,6 +57,19 @@ describe('kernel output schemas and examples', () => {
     expect(renderResultSchemas(root, KERNELS) === committed(RESULT_SCHEMAS_FILE), `${RESULT_SCHEMAS_FILE} is stale: npm run kernels:schemas`).to.equal(true);
   });
 
+  it('an edit of a kernel\'s return type changes its schema, so the committed file no longer matches', function () {
+    this.timeout(60_000);
+    const file = join(root, 'workers', 'kernels', 'ssm-scan.ts');
+    const text = readFileSync(file, 'utf8');
+    const edited = text.replace('state_norm_final: Math.sqrt(stateNorm),', 'state_norm_final: String(Math.sqrt(stateNorm)),');
+    expect(edited).to.not.equal(text);
+    const mine = JSON.parse(committed(RESULT_SCHEMAS_FILE))['ssm/scan'];
+    expect(kernelOutputSchemas(root, [file])['ssm/scan']).to.deep.equal(mine);
+    const changed = kernelOutputSchemas(root, [file], new Map([[file, edited]]))['ssm/scan']!;
+    expect((changed.result as Schema).properties.state_norm_final).to.deep.equal({ type: 'string' });
+    expect(mine.result.properties.state_norm_final).to.deep.equal({ type: 'number' });
+  });
+
   it('the committed examples are the bodies the kernels answer at their defaults today', function () {
     this.timeout(60_000);
     expect(renderKernelExamples(KERNELS) === committed(KERNEL_EXAMPLES_FILE), `${KERNEL_EXAMPLES_FILE} is stale: npm run kernels:schemas`).to.equal(true);
@@ -83,6 +96,24 @@ describe('kernel output schemas and examples', () => {
     const fixture = FIXTURE_KERNELS.get('fixture/dice-tally')!;
     const envelope = toJsonSchema(kernelResponseSchema(fixture)) as Schema;
     for (const part of ['result', 'checks', 'constants']) expect(bare(envelope.properties[part]), part).to.equal(true);
+  });
+
+  it('every `informative` path of a kernel names a field of its declared result', () => {
+    const schemas = JSON.parse(committed(RESULT_SCHEMAS_FILE)) as Record<string, { result: Schema }>;
+    let paths = 0;
+    for (const def of KERNELS) {
+      for (const path of Object.keys(def.informative ?? {})) {
+        let s: Schema | undefined = schemas[def.id]!.result;
+        for (const part of path.split('.')) {
+          // through arrays and unions to the object that holds the next key
+          while (s && !s.properties && (s.items || s.anyOf)) s = s.items ?? s.anyOf.find((b: Schema) => b.properties);
+          s = s?.properties?.[part];
+        }
+        expect(s, `${def.id} informative ${path}`).to.not.equal(undefined);
+        paths++;
+      }
+    }
+    expect(paths).to.be.above(0);
   });
 
   it('each kernel\'s body at its defaults, its worst case and seed 7 matches the served schema of its route', function () {
