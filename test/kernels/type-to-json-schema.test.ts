@@ -6,13 +6,13 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/config/load.js';
-import { kernelOutputSchemas } from '../../src/kernels/kernel-output-schemas.js';
+import { kernelOutputSchemas, type KernelOutputSchemas } from '../../src/kernels/kernel-output-schemas.js';
 
 const root = projectRoot();
 // beside the real kernels, so its imports resolve as theirs do; never written to disk
 const FILE = join(root, 'workers', 'kernels', 'virtual-shapes.ts');
 
-function schemasOf(run: string): Record<string, unknown> {
+function schemasOf(run: string): KernelOutputSchemas {
   const text = `import { defineKernel } from '../kernel-def.js';
 import { int } from '../../src/lib/params.js';
 interface Cell {
@@ -27,7 +27,9 @@ export default defineKernel({
   run({ n }, rng) { ${run} },
 });
 `;
-  return kernelOutputSchemas(root, [FILE], new Map([[FILE, text]]))['virtual/shapes'] as Record<string, unknown>;
+  const out = kernelOutputSchemas(root, [FILE], new Map([[FILE, text]]))['virtual/shapes'];
+  if (!out) throw new Error('the virtual kernel was not found');
+  return out;
 }
 
 describe('kernel output types as JSON Schema', function () {
