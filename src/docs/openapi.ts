@@ -4,6 +4,7 @@ import { API_VERSION } from '../core/doctrine.js';
 import { toJsonSchema, type JsonSchema } from './joi-to-json-schema.js';
 import { inSlices } from '../core/slices.js';
 import { specPath } from '../introspection/route-inventory.js';
+import { operationExampleOf } from './operation-examples.js';
 
 const VALIDATION_ERROR: JsonSchema = {
   type: 'object',
@@ -83,6 +84,7 @@ const CONNECTION_STATUS: Record<string, string> = { 400: 'BadHttp', 408: 'HeadTi
 function parameters(route: RouteDef, where: 'query' | 'path'): JsonSchema[] {
   const schema = where === 'query' ? route.query : route.params;
   if (!schema) return [];
+  const examples = route.parameterExamples ?? operationExampleOf(route.method, route.path)?.parameters;
   const s = toJsonSchema(schema) as { properties?: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(s.properties ?? {}).map(([name, p]) => {
     const { description, ...rest } = p;
@@ -92,7 +94,7 @@ function parameters(route: RouteDef, where: 'query' | 'path'): JsonSchema[] {
       ...(typeof description === 'string' ? { description } : {}),
       required: where === 'path' || (s.required ?? []).includes(name),
       schema: rest,
-      ...(route.parameterExamples && name in route.parameterExamples ? { example: route.parameterExamples[name] } : {}),
+      ...(examples && name in examples ? { example: examples[name] } : {}),
     };
   });
 }
@@ -105,10 +107,11 @@ function json(schema: JsonSchema): JsonSchema {
 export function responseContent(r: RouteDef): JsonSchema {
   const schema = toJsonSchema(r.response);
   const types = typeof r.produces === 'string' ? [r.produces] : (r.produces ?? ['application/json']);
+  const example = r.responseExample ?? operationExampleOf(r.method, r.path)?.response;
   return Object.fromEntries(
     types.map((t) => {
       const own = isJson(t) ? schema : textOnly(schema);
-      return [t, isJson(t) && r.responseExample !== undefined ? { schema: own, example: r.responseExample } : { schema: own }];
+      return [t, isJson(t) && example !== undefined ? { schema: own, example } : { schema: own }];
     }),
   );
 }
@@ -177,7 +180,8 @@ function addOperation(paths: Paths, ids: Set<string>, r: RouteDef): void {
   if (r.body) {
     const types = r.body === 'text' ? (r.bodyTypes ?? ['text/plain']) : ['application/json'];
     const schema = r.body === 'text' ? { type: 'string' } : toJsonSchema(r.body);
-    const content = Object.fromEntries(types.map((t) => [t, r.examples ? { schema, examples: r.examples } : { schema }]));
+    const examples = r.examples ?? operationExampleOf(r.method, r.path)?.body;
+    const content = Object.fromEntries(types.map((t) => [t, examples ? { schema, examples } : { schema }]));
     op.requestBody = { required: true, content };
   }
   (paths[p] ??= {})[r.method.toLowerCase()] = op;
