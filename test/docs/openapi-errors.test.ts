@@ -122,3 +122,20 @@ describe('/openapi.json: the 4xx of every operation', function () {
     }
   });
 });
+
+describe('/openapi.json: a kernel past its deadline or over capacity', function () {
+  this.timeout(60_000);
+  // a 1 ms budget no kernel call meets: admission refuses it (503) or the deadline ends it (504)
+  const app = withTestApp(() => ({ pool: { taskDeadlineMs: 1 } }));
+
+  it('answers 503 or 504, and the operation lists the status', async () => {
+    const doc = (await app().http.get('/openapi.json').expect(200)).body as Doc;
+    const kernels = app().routes.filter((r) => r.kernel && r.path.includes('/mla/'));
+    expect(kernels.length).to.be.at.least(1);
+    for (const r of kernels) {
+      const res = await app().http.get(r.path);
+      expect(res.status, r.path).to.be.oneOf([503, 504]);
+      expect(Object.keys(doc.paths[specPath(r.path)]!.get!.responses), r.path).to.include(String(res.status));
+    }
+  });
+});
