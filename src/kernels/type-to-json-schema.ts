@@ -117,7 +117,9 @@ export class TypeToJsonSchema {
     if (this.checker.isTupleType(type)) return this.tuple(type as ts.TupleTypeReference, where);
     if (this.checker.isArrayType(type)) {
       const [item] = this.checker.getTypeArguments(type as ts.TypeReference);
-      return { type: 'array', items: this.convert(item!, `${where}[]`) };
+      const items = this.convertAny(this.definedMembers(item!), `${where}[]`);
+      // JSON.stringify writes an undefined array element as null
+      return { type: 'array', items: this.maybeUndefined(item!) ? { anyOf: [items, { type: 'null' }] } : items };
     }
     if (type.getCallSignatures().length) throw new UnsupportedTypeError(`${where}: a function is not JSON`);
     const properties: Record<string, JsonSchema> = {};

@@ -44,16 +44,18 @@ describe('kernel output types as JSON Schema', function () {
       const byName: Record<string, number> = { a: n };
       const pair: [number, string] = [n, 'x'];
       const opt: { x?: number; y: number | undefined } = { y: undefined };
+      const holes: (string | undefined)[] = [undefined];
       return {
-        result: { mode, maybe, cells, byName, pair, opt, f64: new Float64Array(n), i32: new Int32Array(n), flag: n > 2, kind: 'fixed' as const, draw: rng.stream('x').next() },
+        result: { mode, maybe, holes, cells, byName, pair, opt, f64: new Float64Array(n), i32: new Int32Array(n), flag: n > 2, kind: 'fixed' as const, draw: rng.stream('x').next() },
         checks: { ok: true },
       };`);
     const result = out.result as { properties: Record<string, unknown>; required: string[]; additionalProperties: unknown };
     expect(result.additionalProperties).to.equal(false);
-    expect(result.required).to.deep.equal(['mode', 'maybe', 'cells', 'byName', 'pair', 'opt', 'f64', 'i32', 'flag', 'kind', 'draw']);
+    expect(result.required).to.deep.equal(['mode', 'maybe', 'holes', 'cells', 'byName', 'pair', 'opt', 'f64', 'i32', 'flag', 'kind', 'draw']);
     expect(result.properties).to.deep.equal({
       mode: { enum: ['fast', 'slow'] },
       maybe: { anyOf: [{ type: 'array', items: { type: 'number' } }, { type: 'null' }] },
+      holes: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
       cells: {
         type: 'array',
         items: { type: 'object', properties: { row: { description: 'row index', type: 'number' }, label: { type: 'string' } }, required: ['row'], additionalProperties: false },
