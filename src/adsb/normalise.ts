@@ -4,6 +4,7 @@
  * receiver-location guess) and `lastPosition` (an old fix) are never read.
  */
 import type { AdsbAircraft, AdsbDropped } from '../isomorphic/wire/adsb.js';
+import { ServiceError } from '../lib/service-error.js';
 
 export interface ParsedSnapshot {
   /** Upstream clock, epoch ms (null when absent). */
@@ -13,7 +14,9 @@ export interface ParsedSnapshot {
   dropped: AdsbDropped;
 }
 
-export class BadPayload extends Error {}
+export class BadPayload extends ServiceError {
+  readonly code = 'SVC_ADSB_BAD_PAYLOAD';
+}
 
 type Raw = Record<string, unknown>;
 

@@ -6,6 +6,7 @@
 import type { AdsbOutcome } from '../isomorphic/wire/adsb.js';
 import { parseRetryAfter } from './breaker.js';
 import { BadPayload, parseSnapshot, type ParsedSnapshot } from './normalise.js';
+import { ServiceError } from '../lib/service-error.js';
 
 export interface AttemptResult {
   outcome: AdsbOutcome;
@@ -27,7 +28,9 @@ export interface FetchOptions {
   now: () => number;
 }
 
-class TooLarge extends Error {}
+export class TooLarge extends ServiceError {
+  readonly code = 'SVC_ADSB_TOO_LARGE';
+}
 
 async function readCapped(res: Response, maxBytes: number): Promise<string> {
   if (!res.body) return '';

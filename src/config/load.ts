@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FEATURE_CONFIGS, configSchema, type Config } from './schema.js';
+import { ServiceError } from '../lib/service-error.js';
 
 /** Environment variable → config key. README's configuration table lists the same pairs. */
 const CORE_ENV_KEYS: Readonly<Record<string, string>> = {
@@ -32,7 +33,9 @@ export const ENV_KEYS: Readonly<Record<string, string>> = {
   ...Object.fromEntries(FEATURE_CONFIGS.flatMap((f) => Object.entries(f.env).map(([name, key]) => [name, `${f.key}.${key}`]))),
 };
 
-export class ConfigError extends Error {}
+export class ConfigError extends ServiceError {
+  readonly code = 'SVC_CONFIG_INVALID';
+}
 
 type Tree = Record<string, unknown>;
 

@@ -4,12 +4,13 @@
  * Every count is computed from the real export: each event is serialised, parsed back with the
  * ingest parser and validated, exactly as a consumer would receive it.
  */
-import { Errors, type ValidationIssue } from '../http/errors.js';
+import { Errors, fromServiceError, type ValidationIssue } from '../http/errors.js';
+import { ServiceError } from '../lib/service-error.js';
 import type { CotConfig } from './cot.config.js';
 import { randomBytes } from 'node:crypto';
 import { ingestedEvent, serialiseEvent, serialiseFragment, trackEvent, UID_PREFIX, XML_DECLARATION, type ExportEntry } from './export.js';
 import { prepareCot, type CotPrepareInput, type PreparedCot } from '../lib/cot/prepare.js';
-import { IngestUnavailableError, type IngestedEvent, type PutResult, type SharedIngestStore } from './shared-store.js';
+import { type IngestedEvent, type PutResult, type SharedIngestStore } from './shared-store.js';
 import { IngestStore, type IngestView, type StoredEvent } from './store.js';
 import type { Track, TrackRegistry } from './tracks.js';
 import { validateCot, type CotIssue } from '../lib/cot/validate.js';
@@ -192,7 +193,7 @@ export class CotService {
       return this.local.put(ev);
     }
     return this.shared!.put(ev).catch((err: unknown) => {
-      if (err instanceof IngestUnavailableError) throw Errors.capacity('CoT ingest store (PostgreSQL) unavailable', err.retryAfterS);
+      if (err instanceof ServiceError) throw fromServiceError(err);
       throw err;
     });
   }

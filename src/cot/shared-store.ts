@@ -24,6 +24,7 @@ import { IngestMirror, type MirroredEvent } from './mirror.js';
 import { COT_CHANNEL, migrateCot } from './shared-schema.js';
 import type { StoredEvent, StoreResult } from './store.js';
 import { isConnectionError, reconnectDelayMs } from '../lib/pg-reconnect.js';
+import { ServiceError } from '../lib/service-error.js';
 
 export interface SharedIngestOptions {
   url: string;
@@ -52,7 +53,9 @@ export type PutResult = StoreResult | 'owned';
 export type IngestedEvent = StoredEvent & { exported: ExportedForm; bytes: number };
 
 /** The database cannot take an ingest now; the client may retry after `retryAfterS`. */
-export class IngestUnavailableError extends Error {
+export class IngestUnavailableError extends ServiceError {
+  readonly code = 'SVC_INGEST_UNAVAILABLE';
+
   constructor(
     message: string,
     readonly retryAfterS: number,

@@ -4,6 +4,10 @@
  * the FastAPI original already parse.
  */
 import { sliceCodePoints } from '../lib/code-points.js';
+import type { ServiceError } from '../lib/service-error.js';
+import type { IngestUnavailableError } from '../cot/shared-store.js';
+import type { LedgerFullError } from '../ledger/ledger.js';
+import type { StoreUnavailableError } from '../ledger/store/store.js';
 import { jsonText, type JsonText } from './json-text.js';
 
 export interface ValidationIssue {
@@ -130,3 +134,22 @@ export const Errors = {
   clientClosed: () => new AppError('CLIENT_CLOSED', 499, 'Client closed the request'),
   internal: (cause?: unknown) => new AppError('INTERNAL', 500, 'Internal Server Error', {}, { cause }),
 };
+
+/**
+ * A domain error's HTTP answer, decided by its code: the one place a domain error becomes an
+ * AppError. `retryAfterS` is the Retry-After of a refusal whose error names none (the smallest
+ * pool.retryAfterS by default); a code without an HTTP meaning of its own is a 500 that keeps the
+ * error as its cause, for the log.
+ */
+export function fromServiceError(err: ServiceError, retryAfterS = 1): AppError {
+  switch (err.code) {
+    case 'SVC_LEDGER_FULL':
+      return Errors.capacity(`Ledger is full (${(err as LedgerFullError).maxNodes} nodes); nothing is evicted`, retryAfterS);
+    case 'SVC_STORE_UNAVAILABLE':
+      return Errors.capacity(`Ledger store unavailable: ${err.message}`, (err as StoreUnavailableError).retryAfterS);
+    case 'SVC_INGEST_UNAVAILABLE':
+      return Errors.capacity('CoT ingest store (PostgreSQL) unavailable', (err as IngestUnavailableError).retryAfterS);
+    default:
+      return Errors.internal(err);
+  }
+}

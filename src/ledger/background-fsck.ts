@@ -62,9 +62,8 @@ export class BackgroundFsck {
 
   private onMessage(m: FsckMessage): void {
     if (m.type === 'progress') this.current = { ...this.current, checked: m.done, total: m.total };
-    else if (m.type === 'error') {
-      if (m.message !== 'stopped') this.failed(m.message);
-    } else this.finished(m.report);
+    else if (m.type === 'error') this.failed(m.message);
+    else if (m.type === 'done') this.finished(m.report);
     if (m.type !== 'progress') void this.worker?.terminate();
   }
 

@@ -10,7 +10,9 @@ import { stepBack, threadId } from '../../workers/lib/thread-priority.js';
 export type FsckMessage =
   | { type: 'progress'; done: number; total: number }
   | { type: 'done'; report: Awaited<ReturnType<typeof fsckDataDir>> }
-  | { type: 'error'; message: string };
+  | { type: 'error'; message: string }
+  /** The check ended because it was asked to stop: not a failure. */
+  | { type: 'stopped' };
 
 const { dataDir, recordsEnd } = workerData as { dataDir: string; recordsEnd: number };
 const abort = new AbortController();
@@ -20,5 +22,5 @@ stepBack(threadId(), 19);
 const post = (m: FsckMessage): void => port.postMessage(m);
 fsckDataDir(dataDir, { recordsEnd, signal: abort.signal, onProgress: (p) => post({ type: 'progress', done: p.done, total: p.total }) }).then(
   (report) => post({ type: 'done', report }),
-  (err: unknown) => post({ type: 'error', message: abort.signal.aborted ? 'stopped' : ((err as Error)?.message ?? String(err)) }),
+  (err: unknown) => post(abort.signal.aborted ? { type: 'stopped' } : { type: 'error', message: (err as Error)?.message ?? String(err) }),
 );

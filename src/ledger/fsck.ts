@@ -22,6 +22,7 @@ import { FILE_SCHEMA, LEDGER_FILE, parseNodeLine } from './store/node-line.js';
 import { rowToNode } from './store/postgres-store.js';
 import { ENTRY_RECORD, INTERIOR_HASHES, tileInterior } from './tlog/tile-log.js';
 import { LineReader } from './store/line-reader.js';
+import { ServiceError } from '../lib/service-error.js';
 
 export interface BadNode {
   index: number;
@@ -73,7 +74,9 @@ export interface FsckReport {
 }
 
 /** The path holds no ledger (no khipu.jsonl): a usage error, not damage. */
-export class NotALedgerError extends Error {}
+export class NotALedgerError extends ServiceError {
+  readonly code = 'SVC_NOT_A_LEDGER';
+}
 
 const READ_CHUNK = 4 * 1024 * 1024;
 /** Nodes compared with the derived files at a time. */

@@ -6,6 +6,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { ServiceError } from '../lib/service-error.js';
 
 export interface SigningKey {
   privateKey: KeyObject;
@@ -23,7 +24,9 @@ export interface SigningKey {
   unsaved?: { file: string; pem: string; error: Error };
 }
 
-export class KeyError extends Error {}
+export class KeyError extends ServiceError {
+  readonly code = 'SVC_KEY_INVALID';
+}
 
 function describe(privateKey: KeyObject, ephemeral: boolean): SigningKey {
   if (privateKey.asymmetricKeyType !== 'ec' || privateKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {

@@ -16,6 +16,7 @@ import { MemoryRecords, type RecordSource } from './records.js';
 import { MemoryColumn, type Column } from './tlog/column.js';
 import { KeyIndex } from './tlog/key-index.js';
 import { memoryTileColumns, TileLog, type TileColumns } from './tlog/tile-log.js';
+import { ServiceError } from '../lib/service-error.js';
 
 export const NODE_DOMAIN = Buffer.from('svc.khipu.node.v1\n', 'utf8');
 export const ZERO_DIGEST = Buffer.alloc(32);
@@ -45,7 +46,9 @@ export interface LedgerNode {
 /** What a caller supplies; index, chain link and digest are the ledger's to assign. */
 export type AppendInput = Omit<LedgerNode, 'index' | 'prev' | 'nodeDigest' | 'simulated'> & { simulated?: boolean };
 
-export class LedgerFullError extends Error {
+export class LedgerFullError extends ServiceError {
+  readonly code = 'SVC_LEDGER_FULL';
+
   constructor(readonly maxNodes: number) {
     super(`ledger is full (${maxNodes} nodes); appends are refused, nothing is evicted`);
   }

@@ -5,10 +5,13 @@
  * never `null`).
  */
 import { hash } from 'node:crypto';
+import { ServiceError } from './service-error.js';
 
 export const SIGNIFICANT_DIGITS = 12;
 
-export class NonFiniteError extends Error {
+export class NonFiniteError extends ServiceError {
+  readonly code = 'SVC_NON_FINITE';
+
   constructor(readonly path: string) {
     super(`non-finite number at ${path}`);
   }

@@ -7,6 +7,8 @@ export function isConnectionError(err: unknown): boolean {
     if (/^(08|57P0|53)/.test(e.code)) return true; // connection exception, admin shutdown, resources
     return /^E[A-Z]+$/.test(e.code); // ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT…
   }
+  // node-postgres raises a lost connection ("Connection terminated unexpectedly", a closed
+  // client) as a plain Error with no code: its message is all there is to read
   return /connect|terminat|timeout|closed|ended|socket/i.test(e?.message ?? '');
 }
 

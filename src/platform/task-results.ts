@@ -18,11 +18,27 @@ export function takeValue<T>(result: { value: T }): T {
   return value;
 }
 
+/**
+ * piscina (5.x) rejects a task with plain Errors from a catalogue it does not export: no code, no
+ * class, so their messages are the only mark. These two functions are the only readers of them.
+ */
+const PISCINA_QUEUE_FULL = 'Task queue is at limit';
+const PISCINA_WORKER_EXIT = /^worker exited with code/;
+
+/** Whether piscina refused a task because its queue is at `maxQueue`. */
+export function isPiscinaQueueFull(err: unknown): boolean {
+  return (err as Error | undefined)?.message === PISCINA_QUEUE_FULL;
+}
+
+/** Whether piscina failed a task because its thread exited under it. */
+function isPiscinaWorkerExit(err: unknown): boolean {
+  return PISCINA_WORKER_EXIT.test((err as Error | undefined)?.message ?? '');
+}
+
 /** Whether a task failed because its thread is gone (it exited, or V8 ended it at its heap cap,
  * `pool.maxOldGenerationSizeMb`): piscina starts a successor. */
 export function threadLost(err: unknown): boolean {
-  const e = err as (Error & { code?: unknown }) | undefined;
-  return e?.code === 'ERR_WORKER_OUT_OF_MEMORY' || /worker exited with code/.test(e?.message ?? '');
+  return (err as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY' || isPiscinaWorkerExit(err);
 }
 
 /** The 503 of a shed task, with a Retry-After of the estimated wait, never under `retryAfterS`. */
@@ -39,7 +55,7 @@ export function taskFailed(kind: string, result: Extract<TaskResult<unknown>, { 
 /** A task piscina rejected: its queue was full, or the thread crashed. */
 export function classify(err: unknown, retryAfterS: number, log: Logger): AppError {
   const e = err as Error;
-  if (e?.message === 'Task queue is at limit') return Errors.queueFull(retryAfterS);
+  if (isPiscinaQueueFull(e)) return Errors.queueFull(retryAfterS);
   log.error({ err: e }, 'worker task crashed');
   return Errors.internal(e);
 }

@@ -5,12 +5,12 @@
  * first, every receipt is awaited, and only then are the nodes appended together.
  */
 import type { NoFlyZone } from '../ledger/ledger.config.js';
-import { LedgerFullError, type Ledger, type LedgerNode } from '../ledger/ledger.js';
+import type { Ledger, LedgerNode } from '../ledger/ledger.js';
 import type { LedgerWriter } from '../ledger/writer.js';
-import { StoreUnavailableError } from '../ledger/store/store.js';
 import { RECEIPT_KIND } from '../ledger/receipt.js';
 import type { SignedReceipt, Signer } from '../ledger/signer.js';
-import { Errors } from '../http/errors.js';
+import { fromServiceError } from '../http/errors.js';
+import { ServiceError } from '../lib/service-error.js';
 import type { PreviousFix } from './axes.js';
 import { detailBytes } from './detail.js';
 import { evaluate, type Evaluation } from './evaluate.js';
@@ -69,7 +69,7 @@ export class VerdictService {
     try {
       this.ledger.reserve(frames.length);
     } catch (err) {
-      if (err instanceof LedgerFullError) throw Errors.capacity(`Ledger is full (${err.maxNodes} nodes); nothing is evicted`, this.retryAfterS);
+      if (err instanceof ServiceError) throw fromServiceError(err, this.retryAfterS);
       throw err;
     }
     const nowMs = opts.nowMs ?? Date.now();
@@ -110,7 +110,7 @@ export class VerdictService {
       );
     } catch (err) {
       this.ledger.release(frames.length);
-      if (err instanceof StoreUnavailableError) throw Errors.capacity(`Ledger store unavailable: ${err.message}`, err.retryAfterS);
+      if (err instanceof ServiceError) throw fromServiceError(err, this.retryAfterS);
       throw err;
     }
     const verdicts = prepared.map((p, i): Verdict => ({ frame: p.frame, evaluation: p.evaluation, node: nodes[i]!, simulated }));

@@ -9,6 +9,7 @@
  * unassigned (−1). The returned potentials certify optimality: u_i + v_j ≤ c_ij for every allowed
  * pair, with equality on matched pairs, and Σu + Σv equals the total cost (LP duality).
  */
+import { ServiceError } from '../../src/lib/service-error.js';
 
 export interface Assignment {
   /** Column matched to each row, or −1. */
@@ -22,7 +23,9 @@ export interface Assignment {
   v: Float64Array;
 }
 
-export class InfeasibleAssignmentError extends Error {
+export class InfeasibleAssignmentError extends ServiceError {
+  readonly code = 'SVC_INFEASIBLE_ASSIGNMENT';
+
   constructor(readonly row: number) {
     super(`assignment: row ${row} has no allowed column left`);
   }

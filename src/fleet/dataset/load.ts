@@ -8,12 +8,15 @@ import { join } from 'node:path';
 import { projectRoot } from '../../config/load.js';
 import { datasetSha256 } from './generate.js';
 import type { FleetDataset } from './types.js';
+import { ServiceError } from '../../lib/service-error.js';
 
 export function datasetPath(): string {
   return join(projectRoot(), 'src', 'fleet', 'dataset', 'fleet-dataset.json');
 }
 
-export class DatasetIntegrityError extends Error {}
+export class DatasetIntegrityError extends ServiceError {
+  readonly code = 'SVC_DATASET_INTEGRITY';
+}
 
 export function loadDataset(path = datasetPath()): FleetDataset {
   const dataset = JSON.parse(readFileSync(path, 'utf8')) as FleetDataset;

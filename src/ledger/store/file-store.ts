@@ -32,6 +32,7 @@ import { FILE_SCHEMA, LEDGER_FILE, nodeLine, parseNodeLine } from './node-line.j
 
 export { FILE_SCHEMA, LEDGER_FILE, nodeLine, parseNodeLine };
 import { LineReader } from './line-reader.js';
+import { ServiceError } from '../../lib/service-error.js';
 
 const noop = (): void => {};
 
@@ -40,7 +41,9 @@ const SWEEP_CHUNK = 4096;
 /** Bytes of the log read at a time at start. */
 const READ_CHUNK = 8 * 1024 * 1024;
 
-export class LockHeldError extends Error {}
+export class LockHeldError extends ServiceError {
+  readonly code = 'SVC_LOCK_HELD';
+}
 
 interface LockHolder {
   pid: number;

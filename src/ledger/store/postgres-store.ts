@@ -31,6 +31,7 @@ import type { FileStore } from './file-store.js';
 import { LEAD_LOCK_BASE, migrate } from './postgres-schema.js';
 import { durableStatus, sequence, StoreUnavailableError, type AdapterStatus, type CheckpointStore, type LedgerStore, type ReplayOptions, type ReplayReport, type Tip } from './store.js';
 import { isConnectionError, reconnectDelayMs } from '../../lib/pg-reconnect.js';
+import { ServiceError } from '../../lib/service-error.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -95,7 +96,9 @@ export function rowToNode(r: NodeRow, index: number, head: Buffer): LedgerNode |
   return node;
 }
 
-class ChainError extends Error {}
+export class ChainError extends ServiceError {
+  readonly code = 'SVC_CHAIN_BROKEN';
+}
 
 export class PostgresStore implements LedgerStore {
   readonly mode = 'postgres' as const;

@@ -7,6 +7,7 @@
  *   postgres — one chain in one table shared by every replica
  */
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode, type LedgerStorage } from '../ledger.js';
+import { ServiceError } from '../../lib/service-error.js';
 
 export type LedgerMode = 'memory' | 'file' | 'postgres';
 export type PersistenceScope = 'PROCESS_MEMORY' | 'LOCAL_FILE' | 'POSTGRES';
@@ -125,7 +126,9 @@ export function durableStatus(state: AdapterState, reason: string, attempts: num
 }
 
 /** Appends are refused for now (store down, damaged, or locked); the client may retry. */
-export class StoreUnavailableError extends Error {
+export class StoreUnavailableError extends ServiceError {
+  readonly code = 'SVC_STORE_UNAVAILABLE';
+
   constructor(
     message: string,
     readonly retryAfterS: number,

@@ -10,6 +10,7 @@
  * its limit, not its whole length.
  */
 import sax from 'sax';
+import { ServiceError } from '../service-error.js';
 
 /** What one document may hold; beyond any of them it is refused as it is read. */
 export interface CotLimits {
@@ -64,7 +65,9 @@ export const XMLNS_URI = 'http://www.w3.org/2000/xmlns/';
 
 export type RejectionKind = 'malformed' | 'doctype' | 'limit' | 'encoding';
 
-export class XmlRejection extends Error {
+export class XmlRejection extends ServiceError {
+  readonly code = 'SVC_XML_REJECTED';
+
   constructor(
     readonly kind: RejectionKind,
     message: string,
