@@ -6,13 +6,13 @@
  */
 import { Errors } from '../http/errors.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { Joi as QJoi, num } from '../lib/params.js';
+import { num, objectOf } from '../lib/params.js';
 import type { AdsbFeed } from './feed.js';
-import { inBox, type BBox } from './normalise.js';
+import { inBox } from './normalise.js';
 import type { AdsbAnswer } from '../isomorphic/wire/adsb.js';
 import { ADSB } from './adsb.responses.js';
 
-const bboxQuery = QJoi.object({
+const bboxQuery = objectOf({
   lat_min: num(-90, 90, 24.0).description('southern edge of the box, degrees (must be ≤ lat_max)'),
   lat_max: num(-90, 90, 50.0).description('northern edge of the box, degrees (must be ≥ lat_min)'),
   lon_min: num(-180, 180, -125.0).description('western edge of the box, degrees (lon_min > lon_max crosses the antimeridian)'),
@@ -27,7 +27,7 @@ const HONESTY =
 
 export function adsbRoutes(feed: AdsbFeed, freshMs: number): RouteDef[] {
   return [
-    defineRoute<BBox>({
+    defineRoute({
       method: 'GET',
       path: '/adsb',
       uses: ['adsb-cache', 'adsb-upstreams'],

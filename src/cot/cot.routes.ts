@@ -1,6 +1,7 @@
 /** Cursor-on-Target routes: export, export of one track, ingest and status. */
 import { Joi } from '../lib/code-points.js';
 import { Errors } from '../http/errors.js';
+import { objectOf, required } from '../lib/params.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Readable } from 'node:stream';
 import type { CotService } from './service.js';
@@ -29,14 +30,14 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
         return Readable.from(cot.exportChunks(), { objectMode: false, highWaterMark: 64 * 1024 });
       },
     }),
-    defineRoute<unknown, { track_id: string }>({
+    defineRoute({
       method: 'GET',
       path: '/cot/export/:track_id',
       uses: ['cot'],
       summary: 'CoT 2.0 XML <event> for one track: a sample track id (e.g. mar-001) or the uid the export prints for it (svc-track-mar-001), or the uid of an ingested event',
       tag: 'cot',
-      params: Joi.object({
-        track_id: Joi.string().min(1).max(maxUidLen).required().description('A sample track id (e.g. mar-001), the uid the export prints for it (svc-track-mar-001), or the uid of an ingested event'),
+      params: objectOf({
+        track_id: required(Joi.string().min(1).max(maxUidLen)).description('A sample track id (e.g. mar-001), the uid the export prints for it (svc-track-mar-001), or the uid of an ingested event'),
       }),
       produces: 'application/xml',
       response: EVENT_XML,
@@ -48,7 +49,7 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
         return xml;
       },
     }),
-    defineRoute<unknown, unknown, string>({
+    defineRoute({
       method: 'POST',
       path: '/cot/ingest',
       uses: ['cot', 'worker-pool'],

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Joi } from '../lib/code-points.js';
+import { objectOf, required } from '../lib/params.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Errors } from '../http/errors.js';
 import { buildOpenApiInSlices } from './openapi.js';
@@ -99,12 +100,12 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
       uses: [],
       summary: 'Swagger UI assets',
       tag: 'docs',
-      params: Joi.object({ file: Joi.string().max(64).required().description('swagger-ui.css, swagger-ui-bundle.js or init.js') }),
+      params: objectOf({ file: required(Joi.string().max(64)).description('swagger-ui.css, swagger-ui-bundle.js or init.js') }),
       produces: ['application/javascript', 'text/css'],
       response: text('The asset (Swagger UI from the installed swagger-ui-dist package)'),
       errors: [404],
       async handler({ params, ctx }) {
-        const file = (params as { file: string }).file;
+        const { file } = params;
         ctx.set('Cache-Control', 'public, max-age=86400');
         if (file === 'init.js') {
           ctx.type = 'application/javascript';

@@ -9,7 +9,7 @@ import { Errors } from '../http/errors.js';
 import { summarize } from '../http/in-process.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import type { Observed } from '../introspection/observed.js';
-import { bool, Joi as QJoi } from '../lib/params.js';
+import { bool, objectOf, type ObjectParam } from '../lib/params.js';
 import { CLAIMS, type Claim, type ClaimStatus } from './claims.js';
 import { wiringDocument, wiringHealth } from './elite.js';
 import { checkClaim, REFRESH_BUDGET_MS, type EvidenceIndex } from './evidence-index.js';
@@ -24,7 +24,10 @@ const EXTERNAL_NOT_FETCHED = 'external reference; the service does not fetch the
 const CLAIM_USES = ['worker-pool', 'signer', 'ledger', 'adsb-cache', 'cot'] as const;
 const PROBE_USES = ['worker-pool', 'signer', 'ledger', 'adsb-cache', 'adsb-upstreams', 'cot'] as const;
 
-const idParams = (name: string, description: string) => Joi.object({ [name]: Joi.string().pattern(ID_PATTERN).required().description(description) });
+/** Path parameters of one slug id, `{ <name>: string }`. */
+function idParams<N extends string>(name: N, description: string): ObjectParam<Record<N, string>> {
+  return Joi.object({ [name]: Joi.string().pattern(ID_PATTERN).required().description(description) });
+}
 const claimIdParams = () => idParams('claim_id', 'A claim id of the evidence index (lower-case slug); unknown ids are 404');
 
 /** The caller's Host, so URLs inside in-process bodies (public_key_url) match what it would see. */
@@ -117,7 +120,7 @@ export function claimRoutes(s: Observed, claims: EvidenceIndex): RouteDef[] {
       params: claimIdParams(),
       errors: [404],
       handler({ params, ctx }) {
-        const claim = findClaim((params as { claim_id: string }).claim_id);
+        const claim = findClaim(params.claim_id);
         ctx.set('Cache-Control', 'no-store');
         return claimLive(s, claim);
       },
@@ -132,7 +135,7 @@ export function claimRoutes(s: Observed, claims: EvidenceIndex): RouteDef[] {
       params: claimIdParams(),
       errors: [404],
       handler({ params, ctx }) {
-        const claim = findClaim((params as { claim_id: string }).claim_id);
+        const claim = findClaim(params.claim_id);
         ctx.set('Cache-Control', 'no-store');
         return claimSourcesLive(s, claim, hostHeaders(ctx));
       },
@@ -195,7 +198,7 @@ export function readinessRoutes(s: Observed, readiness: ReadinessIndex): RouteDe
       params: idParams('section_id', 'A section id of the readiness index (lower-case slug); unknown ids are 404'),
       errors: [404],
       handler({ params, ctx }) {
-        return sectionLive(s, (params as { section_id: string }).section_id, ctx);
+        return sectionLive(s, params.section_id, ctx);
       },
     }),
   ];
@@ -222,10 +225,10 @@ export function wiringRoutes(s: Observed): RouteDef[] {
       summary: 'Wiring health: passive status per component; probe=true adds one read-only active probe each (bounded)',
       tag: 'evidence',
       response: R.WIRING_HEALTH,
-      query: QJoi.object({ probe: bool(false).description('Also run one bounded, read-only active probe per component (ADS-B upstreams at most once per 10 s)') }),
+      query: objectOf({ probe: bool(false).description('Also run one bounded, read-only active probe per component (ADS-B upstreams at most once per 10 s)') }),
       async handler({ ctx, query }) {
         ctx.set('Cache-Control', 'no-store');
-        return wiringHealth(s, (query as { probe: boolean }).probe);
+        return wiringHealth(s, query.probe);
       },
     }),
   ];

@@ -6,12 +6,13 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Context } from 'koa';
-import type { ObjectSchema, Schema } from 'joi';
+import type { AnySchema, ObjectSchema, Schema } from 'joi';
 import { Errors, type ValidationIssue } from './errors.js';
 import { sendError } from './middleware.js';
 import { bodyReader, parseJsonBody, utf8Text } from './body.js';
 import { throwIfIssues, validatePart } from './validation.js';
 import { RecentMemo } from '../lib/memo.js';
+import type { ValueOf } from '../lib/params.js';
 import type { Logger } from '../observability/logger.js';
 import type { HtmlPolicy } from './csp.js';
 import type { ComponentId } from '../introspection/components.js';
@@ -113,7 +114,27 @@ export function* routeSchemas(routes: readonly RouteDef[]): Generator<ObjectSche
   }
 }
 
-export function defineRoute<Q = unknown, P = unknown, B = unknown>(def: RouteDef<Q, P, B>): RouteDef<Q, P, B> {
+/**
+ * What a handler receives of a request part: the type its schema validates to (`objectOf`,
+ * `typed`, or joi's own `Joi.object<T>`), a string for a text body, `unknown` for an untyped schema.
+ */
+export type PartOf<S> = S extends 'text' ? string : unknown extends ValueOf<S> ? JoiValue<S> : ValueOf<S>;
+
+/** The type a joi schema states (`Joi.object<T>(…)`); `unknown` where joi says `any`. */
+type JoiValue<S> = S extends AnySchema<infer T> ? (0 extends 1 & T ? unknown : T) : unknown;
+
+/** A route as declared: the handler's input is typed by the route's own schemas (`objectOf`, `typed` in src/lib/params.ts). */
+export type RouteDecl<QS, PS, BS> = Omit<RouteDef, 'query' | 'params' | 'body' | 'handler'> & {
+  query?: QS;
+  params?: PS;
+  body?: BS;
+  handler(input: RouteInput<PartOf<QS>, PartOf<PS>, PartOf<BS>>): unknown;
+};
+
+/** A route whose handler reads `query`, `params` and `body` as their schemas type them (`unknown` for an untyped schema). */
+export function defineRoute<QS extends ObjectSchema | undefined = undefined, PS extends ObjectSchema | undefined = undefined, BS extends ObjectSchema | 'text' | undefined = undefined>(
+  def: RouteDecl<QS, PS, BS>,
+): RouteDef<PartOf<QS>, PartOf<PS>, PartOf<BS>> {
   return def;
 }
 

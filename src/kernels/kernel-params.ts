@@ -12,6 +12,7 @@ import { described } from '../http/schema-walk.js';
 import { kernelParamsSchema, orderParams, type KernelDef } from '../../workers/kernel-def.js';
 import { Errors, type ValidationIssue } from '../http/errors.js';
 import { parseRequestParam } from '../http/request-param.js';
+import type { ObjectParam } from '../lib/params.js';
 
 export const REQUEST_MAX_CHARS = 4096;
 
@@ -23,7 +24,7 @@ export const requestQuerySchema = Joi.object({
  * `request` documented for one route: a JSON object of `keys` (described by `keysSchema`, which
  * also becomes the JSON Schema `contentSchema` of the string) or any other string as a label.
  */
-export function requestParamSchema(keysSchema: ObjectSchema, what: string): ObjectSchema {
+export function requestParamSchema(keysSchema: ObjectSchema, what: string): ObjectParam<{ request: string }> {
   const keys = Object.keys(described(keysSchema).keys ?? {});
   return Joi.object({
     request: Joi.string()
@@ -42,7 +43,7 @@ export function requestParamSchema(keysSchema: ObjectSchema, what: string): Obje
 const requestSchemas = new WeakMap<KernelDef, ObjectSchema>();
 
 /** The query schema of a `request` kernel route (same validation as `requestQuerySchema`, documented). */
-export function kernelRequestQuerySchema(def: KernelDef): ObjectSchema {
+export function kernelRequestQuerySchema(def: KernelDef): ObjectParam<{ request: string }> {
   let s = requestSchemas.get(def);
   if (!s) requestSchemas.set(def, (s = requestParamSchema(kernelParamsSchema(def), `The parameters of ${def.id}`)));
   return s;

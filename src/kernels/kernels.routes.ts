@@ -7,6 +7,7 @@ import type { WorkerPool } from '../platform/pool.js';
 import { effectiveParams, kernelRequestQuerySchema, kernelRulesDescription, type EffectiveParams } from './kernel-params.js';
 import { QUERY_MEMO_KEY_MAX, QUERY_MEMO_SIZE } from '../http/route.js';
 import { RecentMemo } from '../lib/memo.js';
+import { typedObject } from '../lib/params.js';
 import { departureOf } from '../http/departure.js';
 import { kernelResponseSchema } from './kernel-response.js';
 import { kernelExampleOf } from './kernel-docs.js';
@@ -44,14 +45,14 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
     tag: 'kernels',
     kernel: def.id,
     // query kernels: the full param schema (also used for the docs); request kernels: `request` only
-    query: def.input === 'query' ? kernelParamsSchema(def) : kernelRequestQuerySchema(def),
+    query: typedObject<Record<string, unknown>>(def.input === 'query' ? kernelParamsSchema(def) : kernelRequestQuerySchema(def)),
     description: kernelRulesDescription(def),
     errors: [500, 503, 504],
     response: kernelResponseSchema(def),
     ...(example ? { parameterExamples: example.query, responseExample: example.body } : {}),
     pureQuery: true,
     async handler({ query, ctx }) {
-      const { params, requestLabel } = effective.get(ctx.querystring, () => effectiveParams(def, query as Record<string, unknown>, ctx.query as Record<string, unknown>));
+      const { params, requestLabel } = effective.get(ctx.querystring, () => effectiveParams(def, query, ctx.query));
       const task = { kind: 'kernel' as const, id: def.id, params, requestLabel };
       let body: string;
       let runMs: number;

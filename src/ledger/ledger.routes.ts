@@ -1,6 +1,6 @@
 /** Ledger routes: export, readiness, public key, verification and the DAG view. */
 import Joi from 'joi';
-import { Joi as QJoi } from '../lib/params.js';
+import { Joi as QJoi, objectOf, optional, typed } from '../lib/params.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Errors } from '../http/errors.js';
 import { requestParamSchema } from '../kernels/kernel-params.js';
@@ -22,11 +22,11 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null, c
       uses: ['ledger', 'signer'],
       summary: 'Receipt export document (interface 2.1) for the newest node, or node `index`; the signature is re-verified at serve time',
       tag: 'ledger',
-      query: QJoi.object({ index: QJoi.qint().min(-1).max(Number.MAX_SAFE_INTEGER).default(-1).description('the ledger index of the node to export; -1 (default) for the newest; an index not in the ledger is 404') }),
+      query: objectOf({ index: typed<number>(QJoi.qint().min(-1).max(Number.MAX_SAFE_INTEGER).default(-1)).description('the ledger index of the node to export; -1 (default) for the newest; an index not in the ledger is 404') }),
       errors: [404],
       response: EXPORT,
       handler({ query, ctx }) {
-        const index = (query as { index: number }).index;
+        const { index } = query;
         const node = index === -1 ? ledger.newest() : ledger.get(index);
         if (index !== -1 && !node) throw Errors.itemNotFound('receipt', String(index));
         ctx.set('Cache-Control', 'no-store');
@@ -112,10 +112,10 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null, c
       tag: 'ledger',
       produces: 'application/x-pem-file',
       response: text('SubjectPublicKeyInfo, PEM (-----BEGIN PUBLIC KEY-----)'),
-      query: Joi.object({ keyid: Joi.string().pattern(/^[0-9a-f]{64}$/).description('a key of the keyring (default: the current key)') }),
+      query: objectOf({ keyid: optional(Joi.string().pattern(/^[0-9a-f]{64}$/)).description('a key of the keyring (default: the current key)') }),
       errors: [404],
       handler({ query, ctx }) {
-        const wanted = (query as { keyid?: string }).keyid;
+        const wanted = query.keyid;
         const k = wanted === undefined ? state.keyring.get(key.keyid) : state.keyring.get(wanted);
         if (!k) throw Errors.itemNotFound('key', wanted ?? key.keyid);
         ctx.type = 'application/x-pem-file';
@@ -134,7 +134,7 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null, c
       errors: [413, 415],
       response: VERIFICATION,
       handler({ body, ctx }) {
-        return verifyEnvelope(body as Record<string, unknown>, state.keyring, ledger, publicKeyUrl(ctx, publicBaseUrl));
+        return verifyEnvelope(body, state.keyring, ledger, publicKeyUrl(ctx, publicBaseUrl));
       },
     }),
     defineRoute({
@@ -148,7 +148,7 @@ export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null, c
       errors: [404],
       response: DAG,
       handler({ query }) {
-        return khipuDag(ledger, key, state.store, (query as { request: string }).request);
+        return khipuDag(ledger, key, state.store, query.request);
       },
     }),
   ];

@@ -4,7 +4,7 @@
  */
 import { Joi } from '../lib/code-points.js';
 import { createHash } from 'node:crypto';
-import { Joi as QJoi } from '../lib/params.js';
+import { Joi as QJoi, objectOf, required, typed } from '../lib/params.js';
 import { Errors } from '../http/errors.js';
 import { notModified } from '../http/etag.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
@@ -30,12 +30,12 @@ export function tlogRoutes(ledger: Ledger, checkpoints: Checkpoints, durable: bo
       summary: 'A hash tile or an entry bundle of the ledger (C2SP tlog-tiles), application/octet-stream',
       description: TILE_DOC,
       tag: 'ledger',
-      params: Joi.object({ tile: Joi.string().max(64).required().description('`<L>/<N>[.p/<W>]` or `entries/<N>[.p/<W>]`') }),
+      params: objectOf({ tile: required(Joi.string().max(64)).description('`<L>/<N>[.p/<W>]` or `entries/<N>[.p/<W>]`') }),
       produces: 'application/octet-stream',
       response: text('The tile bytes: W·32 bytes of hashes, or W·34 bytes of length-prefixed entries'),
       errors: [304, 404],
       handler({ params, ctx }) {
-        const path = (params as { tile: string }).tile;
+        const path = params.tile;
         const t = parseTilePath(path.split('/'));
         if (!t) throw Errors.itemNotFound('tile', path);
         const tlog = ledger.tlog;
@@ -60,12 +60,12 @@ export function tlogRoutes(ledger: Ledger, checkpoints: Checkpoints, durable: bo
         'text/plain: `c2sp.org/tlog-proof@v1`, `extra <base64 node digest>` (the logged entry, which the receipt export recomputes from prev and pae_sha256), `index <i>`, one base64 hash of the RFC 6962 audit path per line, a blank line, then the checkpoint note with its Ed25519 and ECDSA signatures. ' +
         'The proof is against the newest checkpoint; a receipt newer than it waits for the next one, which the log signs within ledger.checkpointIntervalMs (503 with Retry-After if none comes within 10 s).',
       tag: 'ledger',
-      query: QJoi.object({ index: QJoi.qint().min(0).max(Number.MAX_SAFE_INTEGER).required().description('the ledger index of the receipt') }),
+      query: objectOf({ index: typed<number>(QJoi.qint().min(0).max(Number.MAX_SAFE_INTEGER).required()).description('the ledger index of the receipt') }),
       produces: 'text/plain',
       response: text('A C2SP tlog-proof'),
       errors: [404, 503],
       async handler({ query, ctx }) {
-        const index = (query as { index: number }).index;
+        const { index } = query;
         if (index >= ledger.size) throw Errors.itemNotFound('receipt', String(index));
         const cp = await checkpoints.covering(index + 1, PROOF_WAIT_MS);
         const path = ledger.inclusionProof(index, cp.size).map((h) => `${h.toString('base64')}\n`);

@@ -5,6 +5,7 @@
  * valid signature can never vouch for a swapped type (cosign CVE-2022-35929).
  */
 import { Joi } from '../lib/code-points.js';
+import type { ObjectParam } from '../lib/params.js';
 import { decodeBase64, pae, PAYLOAD_TYPE, sha256, verifySignature, type Envelope, type SignatureCheck } from './dsse.js';
 import type { Ledger } from './ledger.js';
 import type { Keyring } from './keyring.js';
@@ -25,7 +26,7 @@ const envelopeSchema = Joi.object({
     .required(),
 }).unknown(true); // DSSE: consumers ignore fields they do not know (signed, honesty, _dsse, ...)
 
-export const verifyBodySchema = Joi.object({
+export const verifyBodySchema: ObjectParam<Record<string, unknown>> = Joi.object({
   dsse: envelopeSchema,
   payloadType: Joi.any().when('dsse', { is: Joi.exist(), then: Joi.any(), otherwise: Joi.string().max(256).required() }),
   payload: Joi.any().when('dsse', { is: Joi.exist(), then: Joi.any(), otherwise: envelopeSchema.extract('payload') }),

@@ -55,15 +55,42 @@ declare const VALUE: unique symbol;
 
 /**
  * A schema that carries the type of the value it validates to, so a kernel's parameter types are
- * inferred from its declaration (`ParamValues`) instead of being written a second time.
+ * inferred from its declaration (`ParamValues`) instead of being written a second time. T is
+ * boxed in a tuple: inferred from an optional property, a bare T would lose its `undefined`.
  */
-export type Param<T> = Schema & { readonly [VALUE]?: T };
+export type Param<T> = Schema & { readonly [VALUE]?: [T] };
 
 /** The validated type of a schema: what its `Param` carries, `unknown` for an untyped joi schema. */
-export type ValueOf<S> = S extends { readonly [VALUE]?: infer T } ? T : unknown;
+export type ValueOf<S> = S extends { readonly [VALUE]?: [infer T] } ? T : unknown;
 
 /** A schema joi cannot type from its calls (arrays, nullable, no default): its value type, stated once beside it. */
 export function typed<T>(schema: Schema): Param<T> {
+  return schema;
+}
+
+/** An object schema that carries the type of the value it validates to. */
+export type ObjectParam<T> = JoiBase.ObjectSchema & { readonly [VALUE]?: [T] };
+
+/** The value an object of these keys validates to, each key typed by `ValueOf`. */
+export type ValuesOf<K extends Record<string, Schema>> = { [P in keyof K]: ValueOf<K[P]> };
+
+/** `Joi.object(keys)`, typed by its keys: a route handler receives `ValuesOf<keys>`. */
+export function objectOf<K extends Record<string, Schema>>(keys: K): ObjectParam<ValuesOf<K>> {
+  return Joi.object(keys);
+}
+
+/** An object schema joi cannot type from its keys (built from a registry): its value type, stated once beside it. */
+export function typedObject<T>(schema: JoiBase.ObjectSchema): ObjectParam<T> {
+  return schema;
+}
+
+/** A key that must be present, typed as joi types the schema (`Joi.string()` validates to a string). */
+export function required<T>(schema: JoiBase.AnySchema<T>): Param<T> {
+  return schema.required();
+}
+
+/** A key that may be absent (no default), as object keys are unless required: `undefined` then. */
+export function optional<T>(schema: JoiBase.AnySchema<T>): Param<T | undefined> {
   return schema;
 }
 

@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { chargedPerNode } from '../http/write-guard.js';
 import { Errors } from '../http/errors.js';
+import { objectOf, optional, typed } from '../lib/params.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { telemetryFrameSchema, type TelemetryFrame } from '../verdicts/telemetry.js';
 import type { VerdictService } from '../verdicts/verdict-service.js';
@@ -40,8 +41,8 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
       tag: 'stream',
       produces: 'text/event-stream',
       response: SSE,
-      query: Joi.object({
-        last_event_id: Joi.string().pattern(LAST_EVENT_ID).description('resume after this ledger index, for clients that cannot send the Last-Event-ID header (the header wins)'),
+      query: objectOf({
+        last_event_id: optional(Joi.string().pattern(LAST_EVENT_ID)).description('resume after this ledger index, for clients that cannot send the Last-Event-ID header (the header wins)'),
       }),
       errors: [503],
       handler({ ctx, query }) {
@@ -53,7 +54,7 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
         }
         if (hub.full) throw Errors.capacity('Too many stream viewers', retryAfterS);
         const header = ctx.get('last-event-id').trim();
-        const param = (query as { last_event_id?: string }).last_event_id;
+        const param = query.last_event_id;
         const raw = header !== '' ? header : (param ?? '');
         const lastId = LAST_EVENT_ID.test(raw) ? Number(raw) : null;
         ctx.status = 200; // for the access log and metrics; Koa does not write this response
@@ -83,16 +84,16 @@ export function streamRoutes({ hub, scene, verdicts, ledger, maxFrames, retryAft
       write: true,
       summary: 'Evaluate, sign and append a batch of telemetry frames (all or nothing), then return the scene',
       tag: 'stream',
-      body: Joi.object({ frames: Joi.array().items(telemetryFrameSchema).min(1).max(maxFrames).required() }),
+      body: objectOf({ frames: typed<TelemetryFrame[]>(Joi.array().items(telemetryFrameSchema).min(1).max(maxFrames).required()) }),
       errors: [413, 415, 503],
       response: SCENE_AFTER_BATCH,
       async handler({ body }) {
-        const appended = await verdicts.decideAll((body as { frames: TelemetryFrame[] }).frames);
+        const appended = await verdicts.decideAll(body.frames);
         return {
           ...scene.document(ledger.size),
           appended: appended.map((v) => ({ track_id: v.frame.track_id, decision: v.evaluation.decision, lambda: v.evaluation.lambda, ledger_index: v.node.index, node_digest: v.node.nodeDigest.toString('hex') })),
         };
       },
-    }), (body) => (body as { frames: unknown[] }).frames.length),
+    }), (body) => body.frames.length),
   ];
 }

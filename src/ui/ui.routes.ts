@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import Joi from 'joi';
+import type { ObjectParam } from '../lib/params.js';
 import type { Context } from 'koa';
 import { notModified } from '../http/etag.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
@@ -30,7 +31,10 @@ export const HASHED_NAME = /-[A-Z0-9]{8,}\.[a-z]+$/;
 
 const sendAsset = (ctx: Context, a: Asset, cache = HASHED_NAME.test(a.key) ? IMMUTABLE_CACHE : ASSET_CACHE): Buffer | undefined => send(ctx, a.etag, a.contentType, a.bytes, cache);
 
-const nameParam = (name: string, description: string): Joi.ObjectSchema => Joi.object({ [name]: Joi.string().pattern(ASSET_NAME).required().description(description) });
+/** Path parameters of one asset name, `{ <name>: string }`. */
+function nameParam<N extends string>(name: N, description: string): ObjectParam<Record<N, string>> {
+  return Joi.object({ [name]: Joi.string().pattern(ASSET_NAME).required().description(description) });
+}
 
 /** The media types (without parameters) of a set of assets: what a file route may answer with. */
 const mediaTypes = (assets: Iterable<Asset>): string[] => [...new Set([...assets].map((a) => a.contentType.split(';')[0]!.trim()))].sort();
@@ -82,7 +86,8 @@ function fileRoute(cat: AssetCatalogue, dir: Exclude<BuiltDir, 'pages' | 'assets
     response: FILE,
     errors: [304, 404],
     handler({ params, ctx }) {
-      const name = (params as Record<string, string>)[param]!;
+      // joi requires the parameter; `?? ''` only answers the index signature's `undefined`
+      const name = params[param] ?? '';
       const asset = files.get(name);
       if (!asset) throw Errors.itemNotFound('asset', name);
       return sendAsset(ctx, asset);
@@ -135,7 +140,7 @@ export function uiRoutes(cat: AssetCatalogue): RouteDef[] {
       response: FILE,
       errors: [304, 404],
       handler({ params, ctx }) {
-        const key = (params as { key: string }).key;
+        const { key } = params;
         const asset = cat.byKey.get(key);
         if (!asset) throw Errors.itemNotFound('asset', key);
         return sendAsset(ctx, asset);

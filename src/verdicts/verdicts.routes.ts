@@ -5,7 +5,7 @@ import { publicKeyUrl } from '../ledger/documents.js';
 import type { LedgerCore } from '../ledger/ledger.feature.js';
 import type { LedgerNode } from '../ledger/ledger.js';
 import { nodeVerdict } from './detail.js';
-import { telemetryFrameSchema, type TelemetryFrame } from './telemetry.js';
+import { telemetryFrameSchema } from './telemetry.js';
 import type { Verdict, VerdictService } from './verdict-service.js';
 import { VERDICT } from './verdicts.responses.js';
 
@@ -133,7 +133,7 @@ export function verdictRoutes(verdicts: VerdictService, ledger: VerdictLedger, p
       errors: [413, 415, 503],
       response: VERDICT,
       async handler({ body, ctx }) {
-        const v = await verdicts.decide(body as TelemetryFrame);
+        const v = await verdicts.decide(body);
         return verdictBody(v, ledger, publicKeyUrl(ctx, publicBaseUrl));
       },
     }),
