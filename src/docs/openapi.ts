@@ -54,7 +54,8 @@ export const INFO_DESCRIPTION = [
     'A method a path does not serve (any method: `PUT`, `DELETE`, `TRACE`, `PROPFIND`, …) is `405` with the same `Allow` and the JSON body `{"detail":"Method Not Allowed"}`, never 501 or text. ' +
     'An unknown path is `404` with `{"detail":"Not Found"}` for every method. `HEAD` is answered wherever `GET` is, with the headers of the `GET`.',
   '',
-  '**Errors.** `422` is `HTTPValidationError` (every issue of the request together, pydantic v2 wording); other errors are `{"detail": "<message>"}`; `503` carries `Retry-After`.',
+  '**Errors.** `422` is `HTTPValidationError` (every issue of the request together, pydantic v2 wording); other errors are `{"detail": "<message>"}`; `503` carries `Retry-After`. ' +
+    'Any operation may be answered `400` (malformed HTTP), `408` (head or body too slow) or `431` (head over the limit) before routing, and the connection then closes.',
   '',
   '**Writes.** Routes that append, store or refresh (marked with the `writeToken` security requirement) need `Authorization: Bearer <token>` when write tokens are configured (401 otherwise) and count against the write quotas when those are set, in ledger nodes (a verdict 1, an edge batch its frames), per token or, without one, per client address (429 with Retry-After).',
   '',
