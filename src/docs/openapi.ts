@@ -85,7 +85,7 @@ const CONNECTION_STATUS: Record<string, string> = { 400: 'BadHttp', 408: 'HeadTi
 function parameters(route: RouteDef, where: 'query' | 'path'): JsonSchema[] {
   const schema = where === 'query' ? route.query : route.params;
   if (!schema) return [];
-  const examples = route.parameterExamples ?? operationExampleOf(route.method, route.path)?.parameters;
+  const examples = { ...operationExampleOf(route.method, route.path)?.parameters, ...route.parameterExamples };
   const s = toJsonSchema(schema) as { properties?: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(s.properties ?? {}).map(([name, p]) => {
     const { description, ...rest } = p;
@@ -95,7 +95,7 @@ function parameters(route: RouteDef, where: 'query' | 'path'): JsonSchema[] {
       ...(typeof description === 'string' ? { description } : {}),
       required: where === 'path' || (s.required ?? []).includes(name),
       schema: rest,
-      ...(examples && name in examples ? { example: examples[name] } : {}),
+      ...(name in examples ? { example: examples[name] } : {}),
     };
   });
 }

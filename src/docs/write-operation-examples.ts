@@ -1,7 +1,7 @@
 /**
  * `node --import tsx src/docs/write-operation-examples.ts`: writes src/docs/operation-examples.json
  * (src/docs/operation-examples.ts) from a fresh app with a memory ledger: each operation without
- * examples of its own (every one but the registry's kernels) is called once with its example parameters and body, and its JSON answer, cut short,
+ * examples of its own (kernels bring theirs; a parameter one lacks is added) is called once with its example parameters and body, and its JSON answer, cut short,
  * becomes the response example. A development script: it needs ajv, a devDependency.
  */
 import { writeFileSync } from 'node:fs';
@@ -63,6 +63,8 @@ function calls(found: { keyid: string; dsse: unknown; asset: string; jackin: str
     'GET /shared/:fname': { params: { fname: found.shared } },
     'GET /api/svc/v1/assets/:key': { params: { key: found.asset } },
     'GET /docs/assets/:file': { params: { file: 'swagger-ui.css' } },
+    // the genesis of the snapshot chain (src/energy/chain.ts): any view's `hash` continues it
+    'GET /api/svc/v1/energy/receipt': { query: { prev_hash: '0'.repeat(64) } },
   };
 }
 
@@ -102,17 +104,16 @@ async function main(): Promise<void> {
 
     const out: Record<string, OperationExample> = {};
     for (const r of built.routes) {
-      // a kernel's examples come with its declaration (src/kernels/); a kernel route without them is done here
-      if (r.kernel && (r.responseExample !== undefined || r.parameterExamples)) continue;
+      // a kernel's examples come with its declaration (src/kernels/): only what a route lacks is written here
       const key = `${r.method} ${r.path}`;
       const call = table[key] ?? {};
       const example: OperationExample = {};
-      const parameters = parameterValues(r, call);
-      if (Object.keys(parameters).length && !r.parameterExamples) example.parameters = parameters;
+      const parameters = Object.fromEntries(Object.entries(parameterValues(r, call)).filter(([name]) => !(r.parameterExamples && name in r.parameterExamples)));
+      if (Object.keys(parameters).length) example.parameters = parameters;
       if (call.body && !r.examples) example.body = call.body;
       const types = typeof r.produces === 'string' ? [r.produces] : (r.produces ?? ['application/json']);
       if (!call.noCall && types.length === 1 && types[0] === 'application/json' && r.responseExample === undefined) {
-        const query = new URLSearchParams(Object.entries(call.query ?? {}).map(([k, v]): [string, string] => [k, String(v)]));
+        const query = new URLSearchParams(Object.entries(call.query ?? r.parameterExamples ?? {}).map(([k, v]): [string, string] => [k, String(v)]));
         const url = `${base}${concrete(r.path, call.params)}${query.size ? `?${query}` : ''}`;
         const sent = call.body ? Object.values(call.body)[0]!.value : r.method === 'POST' ? Object.values(r.examples ?? {})[0]?.value : undefined;
         const bodyType = r.body === 'text' ? (r.bodyTypes ?? ['text/plain'])[0]! : 'application/json';
