@@ -7,8 +7,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../config/load.js';
-import { definePlugin, type Built } from '../platform/plugin.js';
-import type { Services } from '../platform/services.js';
+import { definePlugin, type Built, type PluginServices } from '../platform/plugin.js';
 import { adsbMetrics } from './adsb.metrics.js';
 import { adsbRoutes } from './adsb.routes.js';
 import { AdsbFeed, type AdsbStatus } from './feed.js';
@@ -26,9 +25,12 @@ declare module '../platform/plugin.js' {
   }
 }
 
-export const adsbPlugin = definePlugin({ name: 'adsb', needs: [], build: buildAdsb });
+/** Its own slice, and the ledger's: postgres mode shares each refresh through the ledger's database. */
+type AdsbServices = PluginServices<'adsb' | 'ledger'>;
 
-function buildAdsb(s: Services): Built<'adsb'> {
+export const adsbPlugin = definePlugin({ name: 'adsb', needs: [], config: ['adsb', 'ledger'], build: buildAdsb });
+
+function buildAdsb(s: AdsbServices): Built<'adsb'> {
   const cfg = s.config.adsb;
   // the gauges read the feed at scrape time; the feed reports each upstream call to the counters
   const holder: { feed?: AdsbFeed } = {};
@@ -59,7 +61,7 @@ function buildAdsb(s: Services): Built<'adsb'> {
 }
 
 /** postgres mode shares each refresh among the replicas on the ledger's database (shared-refresh.ts). */
-function sharedRefresh(s: Services): SharedRefresh | undefined {
+function sharedRefresh(s: AdsbServices): SharedRefresh | undefined {
   const { adsb, ledger } = s.config;
   const wanted = adsb.sharedRefresh === 'postgres' || (adsb.sharedRefresh === 'auto' && ledger.mode === 'postgres');
   if (!wanted || !adsb.enabled || !ledger.databaseUrl) return undefined;

@@ -1,7 +1,6 @@
 /** Liveness, doctrine and the Prometheus scrape. */
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { definePlugin, type NoProvides } from '../platform/plugin.js';
-import type { Services } from '../platform/services.js';
+import { definePlugin, type NoProvides, type PluginServices } from '../platform/plugin.js';
 import { API_VERSION, doctrineDocument, type Enforcement } from './doctrine.js';
 import { text } from '../http/response-schema.js';
 import { jsonText, sendJsonText, type JsonText } from '../http/json-text.js';
@@ -24,10 +23,14 @@ declare module '../platform/plugin.js' {
 export const corePlugin = definePlugin({
   name: 'core',
   needs: ['evidence'],
-  build: (s: Services, { evidence }) => ({ routes: coreRoutes(s, () => evidence.enforcement()), provides: {} }),
+  config: ['ledger'],
+  build: (s: CoreServices, { evidence }) => ({ routes: coreRoutes(s, () => evidence.enforcement()), provides: {} }),
 });
 
-function coreRoutes(s: Services, enforcement: () => Enforcement): RouteDef[] {
+/** The doctrine names the ledger's mode. */
+type CoreServices = PluginServices<'ledger'>;
+
+function coreRoutes(s: CoreServices, enforcement: () => Enforcement): RouteDef[] {
   // the doctrine changes only with an evidence refresh (a new enforcement object): serialised once
   // per refresh, not built, digested and serialised on every request
   let doctrine: { of: Enforcement; body: JsonText } | null = null;

@@ -5,8 +5,7 @@
  * replicas share on the ledger's database (shared-store.ts); otherwise it lives in this process.
  */
 import { hostname } from 'node:os';
-import { definePlugin, type Built } from '../platform/plugin.js';
-import type { Services } from '../platform/services.js';
+import { definePlugin, type Built, type PluginServices } from '../platform/plugin.js';
 import { cotRoutes } from './cot.routes.js';
 import { CotService } from './service.js';
 import type { PreparedCot } from '../lib/cot/prepare.js';
@@ -21,9 +20,12 @@ declare module '../platform/plugin.js' {
   }
 }
 
-export const cotPlugin = definePlugin({ name: 'cot', needs: [], build: buildCot });
+/** Its own slice, the XML body limit, and in postgres mode the ledger's database and the pool's Retry-After. */
+type CotServices = PluginServices<'cot' | 'http' | 'ledger' | 'pool'>;
 
-async function buildCot(s: Services): Promise<Built<'cot'>> {
+export const cotPlugin = definePlugin({ name: 'cot', needs: [], config: ['cot', 'http', 'ledger', 'pool'], build: buildCot });
+
+async function buildCot(s: CotServices): Promise<Built<'cot'>> {
   const cfg = s.config.cot;
   const tracks = new TrackRegistry();
   tracks.register('sample-maritime', () => SAMPLE_MARITIME);
@@ -42,7 +44,7 @@ async function buildCot(s: Services): Promise<Built<'cot'>> {
 }
 
 /** postgres mode: the table every replica reads and writes; null where this process is alone with its store. */
-async function sharedStore(s: Services): Promise<SharedIngestStore | null> {
+async function sharedStore(s: CotServices): Promise<SharedIngestStore | null> {
   const { cot, ledger, pool } = s.config;
   if (ledger.mode !== 'postgres' || !ledger.databaseUrl) return null;
   return SharedIngestStore.open({

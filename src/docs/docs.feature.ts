@@ -8,4 +8,4 @@ declare module '../platform/plugin.js' {
   }
 }
 
-export const docsPlugin = definePlugin({ name: 'docs', needs: [], build: (s) => ({ routes: docsRoutes(() => s.routeTable()), provides: {} }) });
+export const docsPlugin = definePlugin({ name: 'docs', needs: [], config: [], build: (s) => ({ routes: docsRoutes(() => s.routeTable()), provides: {} }) });

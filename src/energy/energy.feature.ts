@@ -5,9 +5,8 @@
  */
 import { Gauge } from 'prom-client';
 import { definePlugin, type Built, type NoProvides } from '../platform/plugin.js';
-import type { Services } from '../platform/services.js';
 import { SnapshotChain } from './chain.js';
-import { energyRoutes } from './energy.routes.js';
+import { energyRoutes, type EnergyServices } from './energy.routes.js';
 import { EnergyMeter, powerModel } from './meter.js';
 import { receiptDefaultsExample } from './reference-views.js';
 import { SeriesSampler } from './series.js';
@@ -19,9 +18,9 @@ declare module '../platform/plugin.js' {
   }
 }
 
-export const energyPlugin = definePlugin({ name: 'energy', needs: [], build: buildEnergy });
+export const energyPlugin = definePlugin({ name: 'energy', needs: [], config: ['energy', 'pool'], build: buildEnergy });
 
-function buildEnergy(s: Services): Built<'energy'> {
+function buildEnergy(s: EnergyServices): Built<'energy'> {
   const cfg = s.config.energy;
   const meter = new EnergyMeter(s.metrics.registry, cfg.raplPath);
   const windows = new RequestWindows(s.metrics.registry);

@@ -7,7 +7,7 @@ import Joi from 'joi';
 import type { Context } from 'koa';
 import { RECEIPT_DOCTRINE } from '../core/doctrine.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import type { Services } from '../platform/services.js';
+import type { PluginServices } from '../platform/plugin.js';
 import type { SnapshotChain } from './chain.js';
 import type { EnergyMeter, Reading } from './meter.js';
 import { metricsBody } from './metrics-view.js';
@@ -20,8 +20,11 @@ import type { CounterSnapshot, RequestWindows, ServerTap } from './traffic.js';
 import { ENERGY_RESPONSES, PANEL } from './energy.responses.js';
 
 
+/** The config the energy views read: its own slice (the power model), and the pool's queue bound. */
+export type EnergyServices = PluginServices<'energy' | 'pool'>;
+
 export interface EnergyDeps {
-  s: Services;
+  s: EnergyServices;
   meter: EnergyMeter;
   windows: RequestWindows;
   tap: ServerTap;

@@ -4,7 +4,7 @@
  * marginal energy, labelled model and approximate.
  */
 import type { RouteDef } from '../http/route.js';
-import type { Services } from '../platform/services.js';
+import type { EnergyServices } from './energy.routes.js';
 import { powerModel, type Reading } from './meter.js';
 import { mergeHistogram, quantile, samples, sumWhere, type Sample } from './prom.js';
 import { q } from './quantity.js';
@@ -13,7 +13,7 @@ import type { CounterSnapshot, RequestWindows, ServerTap } from './traffic.js';
 
 const ms = (s: number | null): number | null => (s === null ? null : s * 1000);
 
-export async function throughputBody(s: Services, r: Reading, windows: RequestWindows, now: CounterSnapshot) {
+export async function throughputBody(s: EnergyServices, r: Reading, windows: RequestWindows, now: CounterSnapshot) {
   const http = await samples(s.metrics.registry, 'http_request_duration_seconds');
   const kern = await samples(s.metrics.registry, 'svc_kernel_run_seconds');
   const lat = mergeHistogram(http, 'http_request_duration_seconds');
@@ -52,7 +52,7 @@ export async function throughputBody(s: Services, r: Reading, windows: RequestWi
 }
 
 /** SSE counters from the stream feature's gauges; null when the stream feature is not mounted. */
-async function sseBody(s: Services) {
+async function sseBody(s: EnergyServices) {
   const read = async (name: string, unit: string, basis: string) => {
     const list = await samples(s.metrics.registry, name);
     return q(list.length ? sumWhere(list) : null, unit, 'measured', list.length ? basis : 'the stream feature is not mounted');
@@ -66,7 +66,7 @@ async function sseBody(s: Services) {
 
 const byStatus = (list: readonly Sample[], pred: (code: number) => boolean): number => sumWhere(list, (l) => pred(Number(l.status)));
 
-export async function gatewayBody(s: Services, r: Reading, tap: ServerTap, windows: RequestWindows, now: CounterSnapshot) {
+export async function gatewayBody(s: EnergyServices, r: Reading, tap: ServerTap, windows: RequestWindows, now: CounterSnapshot) {
   const counts = await samples(s.metrics.registry, 'http_requests_total');
   const dur = mergeHistogram(await samples(s.metrics.registry, 'http_request_duration_seconds'), 'http_request_duration_seconds');
   const m = powerModel(r, s.config.energy);
@@ -110,7 +110,7 @@ export async function gatewayBody(s: Services, r: Reading, tap: ServerTap, windo
   };
 }
 
-export async function routerBody(s: Services, r: Reading) {
+export async function routerBody(s: EnergyServices, r: Reading) {
   const counts = await samples(s.metrics.registry, 'http_requests_total');
   const durs = await samples(s.metrics.registry, 'http_request_duration_seconds');
   const kern = await samples(s.metrics.registry, 'svc_kernel_run_seconds');

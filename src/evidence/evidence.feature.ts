@@ -4,9 +4,8 @@
  * touching the ledger). Replaces `services.enforcement` so the doctrine shows the claim statuses of
  * the last evidence refresh.
  */
-import { definePlugin, type Built } from '../platform/plugin.js';
-import { observe, type Observed } from '../introspection/observed.js';
-import type { Services } from '../platform/services.js';
+import { definePlugin, type Built, type PluginServices } from '../platform/plugin.js';
+import { OBSERVED_CONFIG, observe, type Observed, type ObservedSection } from '../introspection/observed.js';
 import type { Enforcement } from '../core/doctrine.js';
 import { EvidenceIndex } from './evidence-index.js';
 import { claimRoutes, readinessRoutes, wiringRoutes } from './evidence.routes.js';
@@ -25,7 +24,8 @@ declare module '../platform/plugin.js' {
 export const evidencePlugin = definePlugin({
   name: 'evidence',
   needs: ['ledger', 'adsb', 'cot'],
-  build: (s: Services, deps) => buildEvidence(observe(s, deps)),
+  config: OBSERVED_CONFIG,
+  build: (s: PluginServices<ObservedSection>, deps) => buildEvidence(observe(s, deps)),
 });
 
 function buildEvidence(s: Observed): Built<'evidence'> {

@@ -16,5 +16,6 @@ declare module '../platform/plugin.js' {
 export const fleetPlugin = definePlugin({
   name: 'fleet',
   needs: [],
+  config: [],
   build: () => ({ routes: fleetRoutes(buildFleetViews(loadDataset())), provides: {} }),
 });

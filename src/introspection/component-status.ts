@@ -166,8 +166,8 @@ export async function passiveNodes(s: Observed, now = new Date()): Promise<{ nod
     obs('dropped', meshCount('C', 'dropped'), 'viewers'),
   ]);
   const scene = hasRoute(`GET ${API}/edge/3d`) ? (await ip.getJson<{ verdicts_in_buffer: number }>(`${API}/edge/3d`)).body : null;
-  const sceneCap = (s.config as { stream?: { sceneSize?: number } }).stream?.sceneSize ?? null;
-  add('scene-buffer', 'pass', scene ? `${scene.verdicts_in_buffer} of ${sceneCap ?? '?'} verdicts buffered` : 'scene unavailable', [
+  const sceneCap = s.config.stream.sceneSize;
+  add('scene-buffer', 'pass', scene ? `${scene.verdicts_in_buffer} of ${sceneCap} verdicts buffered` : 'scene unavailable', [
     obs('fill', scene?.verdicts_in_buffer ?? null, 'verdicts'),
     obs('capacity', sceneCap, 'verdicts', 'config'),
   ]);

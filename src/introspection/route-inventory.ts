@@ -75,7 +75,7 @@ export interface RequestCount {
 }
 
 /** http_requests_total from the app's registry: real client traffic (in-process probes are not counted). */
-export async function requestCounts(s: Services): Promise<RequestCount[]> {
+export async function requestCounts(s: Pick<Services, 'metrics'>): Promise<RequestCount[]> {
   const metric = await s.metrics.httpRequests.get();
   return metric.values.map((v) => ({ method: String(v.labels.method), route: String(v.labels.route), status: Number(v.labels.status), count: v.value }));
 }

@@ -12,5 +12,5 @@ declare module '../platform/plugin.js' {
 
 /** `registry`: the service's kernels, or a test's with fixture kernels added. */
 export function kernelsPlugin(registry: KernelRegistry): Plugin<'kernels', never> {
-  return definePlugin({ name: 'kernels', needs: [], build: (s) => ({ routes: kernelRoutes({ pool: s.pool, metrics: s.metrics, registry }), provides: { registry } }) });
+  return definePlugin({ name: 'kernels', needs: [], config: [], build: (s) => ({ routes: kernelRoutes({ pool: s.pool, metrics: s.metrics, registry }), provides: { registry } }) });
 }

@@ -4,8 +4,7 @@
  * the evidence and security views); the private key stays with the signing lane.
  */
 import { verify } from 'node:crypto';
-import { definePlugin, type Built, type Plugin } from '../platform/plugin.js';
-import type { Services } from '../platform/services.js';
+import { definePlugin, type Built, type Plugin, type PluginServices } from '../platform/plugin.js';
 import type { LedgerStatus } from './status.js';
 import { pae, PAYLOAD_TYPE } from './dsse.js';
 import { durabilityState, type LedgerState } from './documents.js';
@@ -49,8 +48,12 @@ declare module '../platform/plugin.js' {
   }
 }
 
+/** Its own slice, the pool's signing threads and Retry-After, and the public base URL (checkpoint origin, key URLs). */
+type LedgerSections = 'ledger' | 'pool' | 'server';
+type LedgerServices = PluginServices<LedgerSections>;
+
 /** Signs a throwaway message through the pool and verifies it on this thread; nothing is appended. */
-async function selfTest(s: Services, signer: Signer, key: SigningKey): Promise<{ ok: boolean; reason: string }> {
+async function selfTest(s: LedgerServices, signer: Signer, key: SigningKey): Promise<{ ok: boolean; reason: string }> {
   try {
     // the signing lane's own boot is not its budget (runSign waits for it); the kernel lane is
     // not waited for: with pool.warmup it is still warming up, which readiness (/health) reports
@@ -64,11 +67,11 @@ async function selfTest(s: Services, signer: Signer, key: SigningKey): Promise<{
 }
 
 /** The ledger plugin: the key and the store are opened by buildApp first (the store takes its lock before anything else). */
-export function ledgerPlugin(key: SigningKey, store: LedgerStore): Plugin<'ledger', never> {
-  return definePlugin({ name: 'ledger', needs: [], build: (s) => buildLedger(s, key, store) });
+export function ledgerPlugin(key: SigningKey, store: LedgerStore): Plugin<'ledger', never, LedgerSections> {
+  return definePlugin({ name: 'ledger', needs: [], config: ['ledger', 'pool', 'server'], build: (s) => buildLedger(s, key, store) });
 }
 
-async function buildLedger(s: Services, key: SigningKey, store: LedgerStore): Promise<Built<'ledger'>> {
+async function buildLedger(s: LedgerServices, key: SigningKey, store: LedgerStore): Promise<Built<'ledger'>> {
   const cfg = s.config.ledger;
   // where disk is the limit (file mode) there is no cap; in process memory there is one
   const storage = store.storage?.() ?? null;

@@ -3,12 +3,11 @@
  * Internal component names are shown as display names; signatures are not reproduced.
  */
 import { MESH_DOCTRINE } from '../core/doctrine.js';
-import { definePlugin, type Built, type NoProvides } from '../platform/plugin.js';
+import { definePlugin, type Built, type NoProvides, type PluginServices } from '../platform/plugin.js';
 import { defineRoute } from '../http/route.js';
 import type { LedgerCore } from '../ledger/ledger.feature.js';
 import type { VerdictCore } from '../verdicts/verdicts.feature.js';
 import { Ring } from '../lib/ring.js';
-import type { Services } from '../platform/services.js';
 import type { StreamCore } from '../stream/stream.feature.js';
 import { MESH_STATE } from './mesh.responses.js';
 import { traceView } from '../observability/traces.js';
@@ -32,10 +31,11 @@ declare module '../platform/plugin.js' {
 export const meshPlugin = definePlugin({
   name: 'mesh',
   needs: ['ledger', 'verdicts', 'stream'],
-  build: (s: Services, { ledger, verdicts, stream }) => buildMesh(s, ledger, verdicts, stream),
+  config: [],
+  build: (s: PluginServices<never>, { ledger, verdicts, stream }) => buildMesh(s, ledger, verdicts, stream),
 });
 
-function buildMesh(s: Services, core: LedgerCore, { verdicts }: VerdictCore, stream: StreamCore): Built<'mesh'> {
+function buildMesh(s: PluginServices<never>, core: LedgerCore, { verdicts }: VerdictCore, stream: StreamCore): Built<'mesh'> {
   // wire E: every verdict published on the in-process bus is recorded as a cortex event
   const cortex = new Ring<CortexEvent>(RECENT);
   verdicts.onVerdict((v) => cortex.push({ type: 'verdict', at: v.node.tsUtc, index: v.node.index, decision: v.evaluation.decision, simulated: v.simulated }));

@@ -4,6 +4,7 @@
  * with its own entry). buildApp orders plugins by their needs and refuses a cycle or a missing
  * provider before building anything; a plugin's `build` receives exactly what it declared.
  */
+import type { Config } from '../config/schema.js';
 import type { RouteDef } from '../http/route.js';
 import type { Services } from './services.js';
 
@@ -33,14 +34,28 @@ export interface Built<N extends PluginName = PluginName> {
 
 export type Deps<D extends PluginName> = { readonly [K in D]: Provides[K] };
 
-export interface Plugin<N extends PluginName = PluginName, D extends PluginName = PluginName> {
+/** A top-level section of the config (a feature's slice, or a platform section such as `pool`). */
+export type ConfigSection = keyof Config;
+
+/** The platform as one plugin sees it: `config` holds the sections it declared, and no other. */
+export type PluginServices<C extends ConfigSection> = Omit<Services, 'config'> & { readonly config: Readonly<Pick<Config, C>> };
+
+export interface Plugin<N extends PluginName = PluginName, D extends PluginName = PluginName, C extends ConfigSection = ConfigSection> {
   name: N;
   needs: readonly D[];
-  build(s: Services, deps: Deps<D>): Built<N> | Promise<Built<N>>;
+  /** The config sections `build` reads, its own slice first: `s.config` holds these and no other. */
+  config: readonly C[];
+  build(s: PluginServices<C>, deps: Deps<D>): Built<N> | Promise<Built<N>>;
 }
 
-export function definePlugin<N extends PluginName, D extends PluginName = never>(p: Plugin<N, D>): Plugin<N, D> {
+export function definePlugin<N extends PluginName, D extends PluginName = never, C extends ConfigSection = never>(p: Plugin<N, D, C>): Plugin<N, D, C> {
   return p;
+}
+
+/** `s` with `config` cut down to `sections` (getters stay lazy: property descriptors are copied). */
+export function servicesFor<C extends ConfigSection>(s: Services, sections: readonly C[]): PluginServices<C> {
+  const config = Object.freeze(Object.fromEntries(sections.map((k) => [k, s.config[k]])) as Pick<Config, C>);
+  return Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(s), config: { value: config, enumerable: true } }) as PluginServices<C>;
 }
 
 /** Every plugin after what it needs, otherwise in list order; throws on a duplicate, a missing provider or a cycle. */
@@ -82,7 +97,7 @@ export async function buildPlugins(s: Services, list: readonly Plugin[]): Promis
   try {
     for (const p of orderPlugins(list)) {
       const deps = Object.fromEntries(p.needs.map((n) => [n, provides[n]])) as Deps<PluginName>;
-      const b = await p.build(s, deps);
+      const b = await p.build(servicesFor(s, p.config), deps);
       provides[p.name] = b.provides;
       byName.set(p.name, b);
       order.push(p.name);

@@ -5,10 +5,9 @@
  * after start-up.
  */
 import type { Schema } from 'joi';
-import { observe, type Observed } from '../introspection/observed.js';
+import { OBSERVED_CONFIG, observe, type Observed, type ObservedSection } from '../introspection/observed.js';
 import { defineRoute } from '../http/route.js';
-import { definePlugin, type Built, type NoProvides } from '../platform/plugin.js';
-import type { Services } from '../platform/services.js';
+import { definePlugin, type Built, type NoProvides, type PluginServices } from '../platform/plugin.js';
 import type { KernelRegistry } from '../../workers/registry.js';
 import { attackSurfaceView } from './attack-surface.js';
 import { postureView } from './posture.js';
@@ -28,7 +27,8 @@ declare module '../platform/plugin.js' {
 export const securityPlugin = definePlugin({
   name: 'security',
   needs: ['ledger', 'adsb', 'cot', 'kernels'],
-  build: (s: Services, deps) => buildSecurity(observe(s, deps), deps.kernels.registry),
+  config: OBSERVED_CONFIG,
+  build: (s: PluginServices<ObservedSection>, deps) => buildSecurity(observe(s, deps), deps.kernels.registry),
 });
 
 function buildSecurity(s: Observed, kernels: KernelRegistry): Built<'security'> {

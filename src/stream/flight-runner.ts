@@ -2,8 +2,7 @@
  * The simulated flight's clock: every tick it decides its drones' frames as signed verdicts,
  * never overlapping ticks, and holds off while the ledger is near its cap.
  */
-import type { Services } from '../platform/services.js';
-import type { StreamSources } from './sources.js';
+import type { StreamServices, StreamSources } from './sources.js';
 import { flightFrames } from './flight.js';
 
 export class FlightRunner {
@@ -25,7 +24,7 @@ export class FlightRunner {
   constructor(
     private readonly core: StreamSources,
     private readonly tickMs: number,
-    private readonly s: Services,
+    private readonly s: StreamServices,
   ) {}
 
   get running(): boolean {

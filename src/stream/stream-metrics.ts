@@ -1,10 +1,10 @@
 /** The SSE stream's Prometheus metrics: viewers, fan-out time, and the hub's totals as counters. */
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { Services } from '../platform/services.js';
+import type { StreamServices } from './sources.js';
 import type { SseHub } from './hub.js';
 
 /** Registers the stream's metrics and has the hub report each fan-out's time. */
-export function registerStreamMetrics(s: Services, hub: SseHub): void {
+export function registerStreamMetrics(s: StreamServices, hub: SseHub): void {
   const fanout = new Histogram({
     name: 'svc_sse_fanout_seconds',
     help: 'Time from publishing one event to its write to the last SSE viewer (a slice of viewers per event-loop turn)',

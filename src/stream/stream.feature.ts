@@ -3,9 +3,8 @@
  * watches, the SSE hub that fans its verdicts out, and the edge scene of recent verdicts.
  */
 import { definePlugin, type Built } from '../platform/plugin.js';
-import type { StreamSources } from './sources.js';
+import type { StreamServices, StreamSources } from './sources.js';
 import { keyUrlFor } from '../ledger/documents.js';
-import type { Services } from '../platform/services.js';
 import type { TrackSource } from '../cot/tracks.js';
 import { WriteTokens } from '../http/write-guard.js';
 import { FlightRunner } from './flight-runner.js';
@@ -35,10 +34,11 @@ declare module '../platform/plugin.js' {
 export const streamPlugin = definePlugin({
   name: 'stream',
   needs: ['ledger', 'verdicts', 'cot'],
-  build: (s: Services, { ledger, verdicts, cot }) => buildStream(s, { ledger: ledger.ledger, store: ledger.store, checkpoints: ledger.checkpoints, verdicts: verdicts.verdicts }, (name, source) => cot.tracks.register(name, source)),
+  config: ['stream', 'ledger', 'guard', 'pool', 'server'],
+  build: (s: StreamServices, { ledger, verdicts, cot }) => buildStream(s, { ledger: ledger.ledger, store: ledger.store, checkpoints: ledger.checkpoints, verdicts: verdicts.verdicts }, (name, source) => cot.tracks.register(name, source)),
 });
 
-function buildStream(s: Services, core: StreamSources, registerTrackSource: (name: string, source: TrackSource) => void): Built<'stream'> {
+function buildStream(s: StreamServices, core: StreamSources, registerTrackSource: (name: string, source: TrackSource) => void): Built<'stream'> {
   const cfg = s.config.stream;
   const keyUrl = s.config.server.publicBaseUrl ? keyUrlFor(s.config.server.publicBaseUrl) : null;
   const hub = createVerdictHub(s, core, keyUrl);

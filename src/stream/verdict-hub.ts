@@ -4,8 +4,7 @@
  */
 import { ClientAddresses } from '../http/client-address.js';
 import { RECEIPT_KIND } from '../ledger/receipt.js';
-import type { Services } from '../platform/services.js';
-import type { StreamSources } from './sources.js';
+import type { StreamServices, StreamSources } from './sources.js';
 import { nodeVerdictBody } from '../verdicts/verdicts.routes.js';
 import { SseHub } from './hub.js';
 import { procSendQueueProbe } from './tcp-queue.js';
@@ -15,7 +14,7 @@ function wire(id: number, data: unknown): string {
   return `id: ${id}\nevent: verdict\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-export function createVerdictHub(s: Services, core: StreamSources, keyUrl: string | null): SseHub {
+export function createVerdictHub(s: StreamServices, core: StreamSources, keyUrl: string | null): SseHub {
   const cfg = s.config.stream;
   // replay budgets count per client as the other per-address limits do (trusted proxies, IPv6 /64)
   const clients = new ClientAddresses(s.config.guard.trustProxy);

@@ -4,8 +4,7 @@
  * into it. The stream and the mesh read verdicts through `VerdictCore`, and the ledger from the
  * ledger plugin itself.
  */
-import { definePlugin } from '../platform/plugin.js';
-import type { Services } from '../platform/services.js';
+import { definePlugin, type PluginServices } from '../platform/plugin.js';
 import { VerdictService } from './verdict-service.js';
 import { verdictRoutes } from './verdicts.routes.js';
 
@@ -23,7 +22,9 @@ declare module '../platform/plugin.js' {
 export const verdictsPlugin = definePlugin({
   name: 'verdicts',
   needs: ['ledger'],
-  build(s: Services, { ledger: core }) {
+  // the no-fly zones are the ledger's; Retry-After is the pool's; key URLs need the public base URL
+  config: ['ledger', 'pool', 'server'],
+  build(s: PluginServices<'ledger' | 'pool' | 'server'>, { ledger: core }) {
     const cfg = s.config.ledger;
     const verdicts = new VerdictService(core.ledger, core.writer, core.signer, core.key.keyid, cfg.noFlyZones, s.config.pool.retryAfterS);
     return { routes: verdictRoutes(verdicts, core, s.config.server.publicBaseUrl), provides: { verdicts } };

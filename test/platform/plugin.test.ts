@@ -12,6 +12,7 @@ const p = (name: string, needs: string[] = [], log: string[] = []): Plugin =>
   definePlugin({
     name: name as 'fleet',
     needs: needs as never[],
+    config: [],
     build: (_s, deps) => {
       log.push(`${name}(${Object.keys(deps).join(',')})`);
       return { routes: [], provides: {}, close: () => void log.push(`close ${name}`) };
@@ -32,10 +33,53 @@ describe('src/platform/plugin', () => {
 
   it('builds in order with exactly the declared deps, and closes what it built when a build fails', async () => {
     const log: string[] = [];
-    const failing = definePlugin({ name: 'ui', needs: [], build: () => { throw new Error('no assets'); } }) as unknown as Plugin;
+    const failing = definePlugin({ name: 'ui', needs: [], config: [], build: () => { throw new Error('no assets'); } }) as unknown as Plugin;
     const err = await buildPlugins({} as Services, [p('ledger', [], log), p('cot', [], log), p('stream', ['cot'], log), failing]).then(() => null, (e: Error) => e);
     expect(err?.message).to.equal('no assets');
     expect(log).to.deep.equal(['ledger()', 'cot()', 'stream(cot)', 'close stream', 'close cot', 'close ledger']);
+  });
+
+  it('hands each plugin only the config sections it declared, the rest of the services as they are', async () => {
+    const seen: Record<string, { config: object; log: unknown; inProcess: unknown }> = {};
+    let inProcessReads = 0;
+    const services = {
+      config: { adsb: { enabled: true }, ledger: { mode: 'memory' }, pool: { threads: 1 } },
+      log: 'the logger',
+      get inProcess() {
+        inProcessReads++;
+        return 'the client';
+      },
+    } as unknown as Services;
+    const adsb = definePlugin({
+      name: 'adsb',
+      needs: [],
+      config: ['adsb', 'ledger'],
+      build(s) {
+        seen.adsb = { config: s.config, log: s.log, inProcess: undefined };
+        // @ts-expect-error: the pool's section was not declared
+        void s.config.pool;
+        return { routes: [], provides: { feed: null as never, status: () => null as never } };
+      },
+    });
+    const fleet = definePlugin({
+      name: 'fleet',
+      needs: [],
+      config: [],
+      build(s) {
+        seen.fleet = { config: s.config, log: s.log, inProcess: s.inProcess };
+        // @ts-expect-error: no section was declared
+        void s.config.adsb;
+        return { routes: [], provides: {} };
+      },
+    });
+    await buildPlugins(services, [adsb, fleet] as unknown as Plugin[]);
+    expect(seen.adsb!.config).to.deep.equal({ adsb: { enabled: true }, ledger: { mode: 'memory' } });
+    expect(Object.isFrozen(seen.adsb!.config)).to.equal(true);
+    expect((seen.adsb!.config as { adsb: unknown }).adsb).to.equal(services.config.adsb);
+    expect(seen.fleet!.config).to.deep.equal({});
+    expect([seen.adsb!.log, seen.fleet!.log]).to.deep.equal(['the logger', 'the logger']);
+    // getters are read when a plugin reads them, not when its services are made
+    expect([seen.fleet!.inProcess, inProcessReads]).to.deep.equal(['the client', 1]);
   });
 
   describe('the app', () => {
