@@ -115,10 +115,10 @@ export const CONFIG_MEANINGS: Readonly<Record<string, string>> = {
   'cot.limits.maxDetailChildren': 'ingest limit: children of `<detail>`',
   'cot.limits.maxNameLen': 'ingest limit: characters of one element or attribute name',
   'cot.limits.maxAttrValueLen': 'ingest limit: characters of one attribute value',
-  'cot.limits.maxNameChars': 'ingest limit: characters of names in all',
-  'cot.limits.maxAttrChars': 'ingest limit: characters of attribute values in all',
+  'cot.limits.maxNameChars': 'ingest limit: UTF-16 code units of names in all (a bound on parsing work: a character beyond U+FFFF counts two)',
+  'cot.limits.maxAttrChars': 'ingest limit: UTF-16 code units of attribute values in all (as for names)',
   'cot.limits.maxReferences': 'ingest limit: `&` references',
-  'cot.limits.maxTextChars': 'ingest limit: characters of text (with comments and processing instructions)',
+  'cot.limits.maxTextChars': 'ingest limit: UTF-16 code units of text, comments and processing instructions in all (as for names)',
   'cot.limits.maxUidLen': 'ingest limit: characters of a uid',
 
   'energy.wMinPerVcpu': 'idle watts per vCPU (Cloud Carbon Footprint, SPECpower)',

@@ -10,6 +10,7 @@
  * its limit, not its whole length.
  */
 import sax from 'sax';
+import { codePointsWithin } from '../code-points.js';
 import { ServiceError } from '../service-error.js';
 
 /** What one document may hold; beyond any of them it is refused as it is read. */
@@ -98,6 +99,15 @@ type PendingParser = sax.SAXParser & {
   sgmlDecl: string;
 };
 
+/**
+ * Whether one name or value is longer than `max` characters (code points, as every string limit
+ * of the service counts). The document totals (maxNameChars, maxAttrChars, maxTextChars) bound
+ * the parser's work and stay in UTF-16 code units.
+ */
+function overChars(s: string, max: number): boolean {
+  return !codePointsWithin(s, 0, max);
+}
+
 /** Occurrences of `&` in `s`: each starts an entity or character reference, which sax decodes slowly. */
 function ampersands(s: string): number {
   let n = 0;
@@ -135,9 +145,9 @@ export function parseXml(input: string, limits: CotLimits): XmlElement {
   let seenAnything = false;
   let attrNames = new Set<string>();
 
-  const tooManyNameChars = (): never => limit('maxNameChars', `more than ${limits.maxNameChars} characters in element and attribute names`);
-  const tooManyAttrChars = (): never => limit('maxAttrChars', `more than ${limits.maxAttrChars} characters in attribute values`);
-  const tooMuchText = (): never => limit('maxTextChars', `more than ${limits.maxTextChars} characters of text, comments and processing instructions`);
+  const tooManyNameChars = (): never => limit('maxNameChars', `more than ${limits.maxNameChars} UTF-16 code units in element and attribute names`);
+  const tooManyAttrChars = (): never => limit('maxAttrChars', `more than ${limits.maxAttrChars} UTF-16 code units in attribute values`);
+  const tooMuchText = (): never => limit('maxTextChars', `more than ${limits.maxTextChars} UTF-16 code units of text, comments and processing instructions`);
   const addText = (s: string, cdata: boolean) => {
     seenAnything = true;
     checkChars(s, 'text');
@@ -175,7 +185,7 @@ export function parseXml(input: string, limits: CotLimits): XmlElement {
       if (root && stack.length === 0) fail('malformed', 'XML is not well-formed: more than one root element');
       if (++elements > limits.maxElements) limit('maxElements', `more than ${limits.maxElements} elements`);
       if (stack.length + 1 > limits.maxDepth) limit('maxDepth', `elements nested deeper than ${limits.maxDepth}`);
-      if (tag.name.length > limits.maxNameLen) limit('maxNameLen', `an element name is longer than ${limits.maxNameLen} characters`);
+      if (overChars(tag.name, limits.maxNameLen)) limit('maxNameLen', `an element name is longer than ${limits.maxNameLen} characters`);
       if ((nameChars += tag.name.length) > limits.maxNameChars) tooManyNameChars();
       const parent = stack.at(-1);
       if (stack.length === 2 && parent!.local === 'detail' && parent!.uri === '' && ++detailChildren > limits.maxDetailChildren) {
@@ -189,9 +199,9 @@ export function parseXml(input: string, limits: CotLimits): XmlElement {
       attrNames.add(a.name);
       if (++attributes > limits.maxAttributes) limit('maxAttributes', `more than ${limits.maxAttributes} attributes in the document`);
       if (attrNames.size > limits.maxAttrsPerElement) limit('maxAttrsPerElement', `more than ${limits.maxAttrsPerElement} attributes on one element`);
-      if (a.name.length > limits.maxNameLen) limit('maxNameLen', `an attribute name is longer than ${limits.maxNameLen} characters`);
+      if (overChars(a.name, limits.maxNameLen)) limit('maxNameLen', `an attribute name is longer than ${limits.maxNameLen} characters`);
       if ((nameChars += a.name.length) > limits.maxNameChars) tooManyNameChars();
-      if (a.value.length > limits.maxAttrValueLen) limit('maxAttrValueLen', `an attribute value is longer than ${limits.maxAttrValueLen} characters`);
+      if (overChars(a.value, limits.maxAttrValueLen)) limit('maxAttrValueLen', `an attribute value is longer than ${limits.maxAttrValueLen} characters`);
       if ((attrChars += a.value.length) > limits.maxAttrChars) tooManyAttrChars();
       checkChars(a.value, `attribute '${a.name.slice(0, 64)}'`);
     },
@@ -220,10 +230,10 @@ export function parseXml(input: string, limits: CotLimits): XmlElement {
   const checkPending = () => {
     const p = parser;
     if (p.doctype) fail('doctype', 'DOCTYPE is not allowed: document type declarations and entities are refused');
-    if (p.tagName.length > limits.maxNameLen) limit('maxNameLen', `an element name is longer than ${limits.maxNameLen} characters`);
-    if (p.attribName.length > limits.maxNameLen) limit('maxNameLen', `an attribute name is longer than ${limits.maxNameLen} characters`);
-    if (p.entity.length > limits.maxNameLen) limit('maxNameLen', `an entity or character reference is longer than ${limits.maxNameLen} characters`);
-    if (p.attribValue.length > limits.maxAttrValueLen) limit('maxAttrValueLen', `an attribute value is longer than ${limits.maxAttrValueLen} characters`);
+    if (overChars(p.tagName, limits.maxNameLen)) limit('maxNameLen', `an element name is longer than ${limits.maxNameLen} characters`);
+    if (overChars(p.attribName, limits.maxNameLen)) limit('maxNameLen', `an attribute name is longer than ${limits.maxNameLen} characters`);
+    if (overChars(p.entity, limits.maxNameLen)) limit('maxNameLen', `an entity or character reference is longer than ${limits.maxNameLen} characters`);
+    if (overChars(p.attribValue, limits.maxAttrValueLen)) limit('maxAttrValueLen', `an attribute value is longer than ${limits.maxAttrValueLen} characters`);
     const pending = p.attribList;
     if (pending.length > limits.maxAttrsPerElement) limit('maxAttrsPerElement', `more than ${limits.maxAttrsPerElement} attributes on one element`);
     if (attributes + pending.length > limits.maxAttributes) limit('maxAttributes', `more than ${limits.maxAttributes} attributes in the document`);
