@@ -33,8 +33,8 @@ export const EXAMPLE_KEEP = 2;
 
 /**
  * A body cut to a readable example that its schema still accepts: lists keep their first
- * EXAMPLE_KEEP items and maps (objects whose schema has no `properties`) their first EXAMPLE_KEEP
- * keys, at every depth; `matches` picks the member of an `anyOf` the value belongs to.
+ * EXAMPLE_KEEP items and maps (objects whose schema has `additionalProperties` and no `properties`)
+ * their first EXAMPLE_KEEP keys, at every depth; `matches` picks the member of an `anyOf` the value belongs to.
  */
 export function shortened(value: unknown, schema: JsonSchema, matches: (schema: JsonSchema, value: unknown) => boolean): unknown {
   if (value === null || typeof value !== 'object') return value;
@@ -53,6 +53,7 @@ export function shortened(value: unknown, schema: JsonSchema, matches: (schema: 
   const props = schema.properties as Record<string, JsonSchema> | undefined;
   const extra = typeof schema.additionalProperties === 'object' ? (schema.additionalProperties as JsonSchema) : {};
   let entries = Object.entries(value as Record<string, unknown>);
-  if (!props) entries = entries.slice(0, Math.max(EXAMPLE_KEEP, Number(schema.minProperties ?? 0)));
+  // a map (keys vary, values share a schema) is cut; an object of unknown shape keeps its keys
+  if (!props && typeof schema.additionalProperties === 'object') entries = entries.slice(0, Math.max(EXAMPLE_KEEP, Number(schema.minProperties ?? 0)));
   return Object.fromEntries(entries.map(([k, v]) => [k, shortened(v, props?.[k] ?? extra, matches)]));
 }
