@@ -4,6 +4,7 @@
  * JSON.stringify). Build-time only: it needs the TypeScript compiler, which production never loads.
  */
 import ts from 'typescript';
+import { ServiceError } from '../lib/service-error.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -23,7 +24,9 @@ const TYPED_ARRAYS: Readonly<Record<string, 'number' | 'integer'>> = {
 /** Types JSON.stringify would turn into something other than their declared shape: refused, never guessed. */
 const NOT_JSON = new Set(['Map', 'Set', 'WeakMap', 'WeakSet', 'Date', 'Promise', 'RegExp', 'BigInt64Array', 'BigUint64Array', 'ArrayBuffer', 'DataView']);
 
-export class UnsupportedTypeError extends Error {}
+export class UnsupportedTypeError extends ServiceError {
+  readonly code = 'SVC_UNSUPPORTED_TYPE';
+}
 
 /** Deterministic order for union members: the checker's type ids depend on what it checked first. */
 function byJson(a: JsonSchema, b: JsonSchema): number {

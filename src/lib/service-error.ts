@@ -21,6 +21,7 @@ export const SERVICE_ERROR_CODES = {
   SVC_XML_REJECTED: 'an XML document was refused (malformed, a DOCTYPE, over a limit, not UTF-8)',
   SVC_ADSB_BAD_PAYLOAD: 'an ADS-B upstream answered a body that is not its documented shape',
   SVC_ADSB_TOO_LARGE: 'an ADS-B upstream answered a body over the size limit',
+  SVC_UNSUPPORTED_TYPE: "a kernel's result type has no JSON Schema (found while the OpenAPI document is built)",
 } as const;
 
 export type ServiceErrorCode = keyof typeof SERVICE_ERROR_CODES;

@@ -17,6 +17,7 @@ import { InfeasibleAssignmentError } from '../../workers/lib/assignment.js';
 import { XmlRejection } from '../../src/lib/cot/xml.js';
 import { BadPayload } from '../../src/adsb/normalise.js';
 import { TooLarge } from '../../src/adsb/upstream.js';
+import { UnsupportedTypeError } from '../../src/kernels/type-to-json-schema.js';
 
 // Domain errors carry stable codes from one catalogue; callers decide by code or class, never by
 // the message, which is for people and may change.
@@ -37,6 +38,7 @@ const INSTANCES: ServiceError[] = [
   new XmlRejection('limit', 'too deep'),
   new BadPayload('not a list'),
   new TooLarge('body over 10 bytes'),
+  new UnsupportedTypeError('k result: bigint is not JSON'),
 ];
 
 function sourceFiles(dir: string): string[] {
@@ -67,6 +69,7 @@ describe('src/lib/service-error: one coded base for domain errors', () => {
       'SVC_XML_REJECTED',
       'SVC_ADSB_BAD_PAYLOAD',
       'SVC_ADSB_TOO_LARGE',
+      'SVC_UNSUPPORTED_TYPE',
     ]);
     for (const [code, meaning] of Object.entries(SERVICE_ERROR_CODES)) {
       expect(code).to.match(/^SVC_[A-Z_]+$/);
@@ -91,8 +94,6 @@ describe('src/lib/service-error: one coded base for domain errors', () => {
     const direct = SOURCES.flatMap(({ file, text }) => [...text.matchAll(/class (\w+) extends Error\b/g)].map((m) => `${file} ${m[1]}`));
     expect(direct.sort()).to.deep.equal([
       'src/http/errors.ts AppError',
-      // the OpenAPI generator's refusal of a kernel result type, raised while the document is built, never by a request
-      'src/kernels/type-to-json-schema.ts UnsupportedTypeError',
       'src/lib/service-error.ts ServiceError',
     ]);
   });
