@@ -65,10 +65,12 @@ describe('src/platform/plugin', () => {
       name: 'fleet',
       needs: [],
       config: [],
-      build(s) {
+      build(s, deps) {
         seen.fleet = { config: s.config, log: s.log, inProcess: s.inProcess };
         // @ts-expect-error: no section was declared
         void s.config.adsb;
+        // @ts-expect-error: nor a need: what other plugins provide is not there either
+        void deps.adsb;
         return { routes: [], provides: {} };
       },
     });
