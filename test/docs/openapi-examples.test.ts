@@ -4,6 +4,10 @@
  * beside it (Ajv, JSON Schema 2020-12), and the requests they describe are answered 200.
  */
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../../src/config/load.js';
+import { OPERATION_EXAMPLES_FILE } from '../../src/docs/operation-examples.js';
 import { withTestApp } from '../helpers/app.js';
 import { documentValidator } from '../helpers/json-schema.js';
 
@@ -58,6 +62,13 @@ describe('/openapi.json: examples', function () {
       .filter((o) => !o.route.kernel)
       .flatMap((o) => missing(o.key, o.op));
     expect(lacking).to.deep.equal([]);
+  });
+
+  it('every entry of the examples file names a route of the table', () => {
+    const file = JSON.parse(readFileSync(join(projectRoot(), OPERATION_EXAMPLES_FILE), 'utf8')) as Record<string, unknown>;
+    const routes = new Set(app().routes.map((r) => `${r.method} ${r.path}`));
+    expect(Object.keys(file).filter((k) => !routes.has(k))).to.deep.equal([]);
+    expect(Object.keys(file).length).to.be.above(50);
   });
 
   it('kernel operations without examples are exactly the pending list', () => {
