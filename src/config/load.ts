@@ -1,6 +1,6 @@
 /**
- * Config = config/default.json, then config/<env>.json, then environment variables, then explicit
- * overrides (tests). Validated once by the joi schema and frozen; a bad value stops start-up with
+ * Config = the joi schemas' defaults, under config/<env>.json, under environment variables, under
+ * explicit overrides (tests). Validated once by the joi schema and frozen; a bad value stops start-up with
  * a message naming the key and its source.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -41,9 +41,9 @@ type Tree = Record<string, unknown>;
 
 export function projectRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'config', 'default.json'))) {
+  while (!(existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'config')))) {
     const up = dirname(dir);
-    if (up === dir) throw new ConfigError('config/default.json not found above ' + fileURLToPath(import.meta.url));
+    if (up === dir) throw new ConfigError('no package.json beside a config/ directory above ' + fileURLToPath(import.meta.url));
     dir = up;
   }
   return dir;
@@ -93,9 +93,8 @@ export interface LoadOptions {
 export function loadConfig({ env = process.env, overrides = {} }: LoadOptions = {}): Readonly<Config> {
   const root = projectRoot();
   const envName = env.NODE_ENV ?? 'development';
-  let tree = readJson(join(root, 'config', 'default.json'));
   const envFile = join(root, 'config', `${envName}.json`);
-  if (existsSync(envFile)) tree = deepMerge(tree, readJson(envFile));
+  let tree: Tree = existsSync(envFile) ? readJson(envFile) : {};
   tree.env = envName;
   for (const [name, key] of Object.entries(ENV_KEYS)) {
     const raw = env[name];

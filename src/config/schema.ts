@@ -1,4 +1,4 @@
-/** The one config schema, validated at start-up. Every key has a default here or in config/default.json. */
+/** The one config schema, validated at start-up. Every key's default is here or in its feature's slice. */
 import Joi from 'joi';
 import { availableParallelism } from 'node:os';
 import { adsbConfig, type AdsbConfig } from '../adsb/adsb.config.js';
@@ -50,33 +50,33 @@ export interface Config {
 export const configSchema = Joi.object<Config>({
   env: Joi.string().valid('development', 'production', 'test').default('development'),
   server: Joi.object({
-    port: Joi.number().integer().min(0).max(65535).required(),
-    host: Joi.string().hostname().required(),
-    publicBaseUrl: Joi.string().uri({ scheme: ['http', 'https'] }).allow(null).required(),
-    shutdownTimeoutMs: Joi.number().integer().min(100).max(60000).required(),
-    keepAliveTimeoutMs: Joi.number().integer().min(1000).max(120000).required(),
-  }).required(),
+    port: Joi.number().integer().min(0).max(65535).default(8000),
+    host: Joi.string().hostname().default('0.0.0.0'),
+    publicBaseUrl: Joi.string().uri({ scheme: ['http', 'https'] }).allow(null).default(null),
+    shutdownTimeoutMs: Joi.number().integer().min(100).max(60000).default(4000),
+    keepAliveTimeoutMs: Joi.number().integer().min(1000).max(120000).default(5000),
+  }).default(),
   log: Joi.object({
-    level: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').required(),
-  }).required(),
+    level: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+  }).default(),
   http: Joi.object({
-    jsonLimitBytes: Joi.number().integer().min(1024).max(16 * 1024 * 1024).required(),
-    xmlLimitBytes: Joi.number().integer().min(1024).max(1024 * 1024).required(),
-    traceRingSize: Joi.number().integer().min(1).max(10000).required(),
-  }).required(),
+    jsonLimitBytes: Joi.number().integer().min(1024).max(16 * 1024 * 1024).default(256 * 1024),
+    xmlLimitBytes: Joi.number().integer().min(1024).max(1024 * 1024).default(64 * 1024),
+    traceRingSize: Joi.number().integer().min(1).max(10000).default(64),
+  }).default(),
   pool: Joi.object({
-    threads: Joi.number().integer().min(0).max(64).required(),
-    maxQueue: Joi.number().integer().min(1).max(100000).required(),
-    taskDeadlineMs: Joi.number().integer().min(1).max(60000).required(),
-    idleTimeoutMs: Joi.number().integer().min(1000).required(),
-    maxOldGenerationSizeMb: Joi.number().integer().min(32).max(4096).required(),
-    retryAfterS: Joi.number().integer().min(1).max(3600).required(),
+    threads: Joi.number().integer().min(0).max(64).default(0),
+    maxQueue: Joi.number().integer().min(1).max(100000).default(256),
+    taskDeadlineMs: Joi.number().integer().min(1).max(60000).default(2000),
+    idleTimeoutMs: Joi.number().integer().min(1000).default(60000),
+    maxOldGenerationSizeMb: Joi.number().integer().min(32).max(4096).default(2048),
+    retryAfterS: Joi.number().integer().min(1).max(3600).default(1),
     signThreads: Joi.number().integer().min(1).max(8).default(1),
     killGraceMs: Joi.number().integer().min(0).max(600_000).default(1000),
     niceIncrement: Joi.number().integer().min(0).max(19).default(10),
     warmup: Joi.boolean().default(true),
     warmupPasses: Joi.number().integer().min(1).max(50).default(16),
-  }).required(),
+  }).default(),
   ...Object.fromEntries(FEATURE_CONFIGS.map((f) => [f.key, f.schema])),
 })
   // the one rule that spans two slices: a shared ADS-B refresh lives in the ledger's database

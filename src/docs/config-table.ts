@@ -1,16 +1,14 @@
 /**
  * The configuration table of docs/configuration.md, generated from the config schema: one row per
  * leaf key of the joi schemas (src/config/schema.ts and each feature's `*.config.ts`), in schema
- * order, with the environment variable the loader reads for it, its default (config/default.json
- * over the joi defaults, as the loader resolves them) and its meaning (the key's `.description()`,
+ * order, with the environment variable the loader reads for it, its default (the schema's, as the
+ * loader resolves it with no config file) and its meaning (the key's `.description()`,
  * else its entry in config-meanings.ts). `npm run docs:config` rewrites the table; a test
  * regenerates it and fails on drift.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ObjectSchema } from 'joi';
 import { configSchema } from '../config/schema.js';
-import { ENV_KEYS, projectRoot } from '../config/load.js';
+import { ENV_KEYS } from '../config/load.js';
 import type { Described } from '../http/schema-walk.js';
 import { CONFIG_MEANINGS } from './config-meanings.js';
 import { sectionIn, withSection, type Markers } from './generated-section.js';
@@ -45,11 +43,10 @@ type Tree = Record<string, unknown>;
 
 const isTree = (v: unknown): v is Tree => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** config/default.json through the schema, as the loader resolves it with no environment and no env file. */
+/** The schema's defaults, as the loader resolves them with no environment and no config file. */
 export function configDefaults(schema: ObjectSchema = configSchema): Tree {
-  const file = JSON.parse(readFileSync(join(projectRoot(), 'config', 'default.json'), 'utf8')) as Tree;
-  const { value, error } = schema.validate({ ...file, env: 'development' }, { convert: true, allowUnknown: false });
-  if (error) throw new Error(`config/default.json does not validate: ${error.message}`);
+  const { value, error } = schema.validate({ env: 'development' }, { convert: true, allowUnknown: false });
+  if (error) throw new Error(`the config schema's defaults do not validate: ${error.message}`);
   return value as Tree;
 }
 

@@ -45,6 +45,20 @@ export interface LedgerConfig {
   noFlyZones: NoFlyZone[];
 }
 
+/** The zone the simulated flight crosses, so a fresh service shows DENY verdicts; a deployment lists its own. */
+export const DEMO_NO_FLY_ZONES: readonly NoFlyZone[] = [
+  {
+    id: 'nfz-demo-1',
+    name: 'Simulated restricted area (demo zone for the simulated flight)',
+    polygon: [
+      [36.215, -115.175],
+      [36.215, -115.145],
+      [36.24, -115.145],
+      [36.24, -115.175],
+    ],
+  },
+];
+
 const latLon = Joi.array().ordered(Joi.number().min(-90).max(90).required(), Joi.number().min(-180).max(180).required()).length(2);
 
 export const ledgerConfig: FeatureConfig = {
@@ -69,9 +83,10 @@ export const ledgerConfig: FeatureConfig = {
     noFlyZones: Joi.array()
       .items(Joi.object({ id: Joi.string().pattern(/^[a-z0-9-]{1,64}$/).required(), name: Joi.string().max(128).required(), polygon: Joi.array().items(latLon).min(3).max(1000).required() }))
       .max(100)
-      .default([]),
+      .default(DEMO_NO_FLY_ZONES),
   })
-    .when(Joi.object({ mode: Joi.valid('postgres').required() }).unknown(), {
+    // required: an absent section (all defaults) is not postgres mode
+    .when(Joi.object({ mode: Joi.valid('postgres').required() }).unknown().required(), {
       then: Joi.object({ databaseUrl: Joi.required().invalid(null), signingKeyFile: Joi.required().invalid(null) }),
     })
     .default(),

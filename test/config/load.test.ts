@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, projectRoot } from '../../src/config/load.js';
+import { configSchema } from '../../src/config/schema.js';
 
 describe('src/config', () => {
   it('defaults: port 8000, host 0.0.0.0, numeric maxQueue', () => {
@@ -8,6 +11,18 @@ describe('src/config', () => {
     expect(c.server.host).to.equal('0.0.0.0');
     expect(c.pool.maxQueue).to.be.a('number');
     expect(c.env).to.equal('development');
+  });
+
+  it('every default lives in the schemas: with no config file and no environment the config is complete', () => {
+    // development has no file of its own, so this is the schemas' defaults alone
+    const files = readdirSync(join(projectRoot(), 'config'));
+    expect(files).to.not.include('default.json');
+    expect(files).to.not.include('development.json');
+    const c = loadConfig({ env: {} });
+    expect(c).to.deep.equal(configSchema.validate({ env: 'development' }).value);
+    expect(c.ledger.noFlyZones.map((z) => z.id)).to.deep.equal(['nfz-demo-1']);
+    expect(c.http.jsonLimitBytes).to.equal(262_144);
+    expect(c.pool.taskDeadlineMs).to.equal(2000);
   });
 
   it('environment overrides the files, and NODE_ENV selects config/<env>.json', () => {

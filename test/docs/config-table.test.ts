@@ -36,11 +36,11 @@ describe('the configuration table', () => {
     expect(strayMeanings(rows)).to.deep.equal([]);
   });
 
-  it('lists leaf keys in schema order with the defaults the loader resolves (config/default.json over joi)', () => {
+  it('lists leaf keys in schema order with the defaults the loader resolves from the schemas', () => {
     const rows = configRows();
     const at = (key: string) => rows.find((r) => r.key === key);
     expect(rows.slice(0, 3).map((r) => r.key)).to.deep.equal(['env', 'server.port', 'server.host']);
-    // from config/default.json (the schema requires it there), from a joi default, nested, a list
+    // a core key, a pool key, nested, a list, an empty list
     expect(formatDefault(at('server.port')!.default)).to.equal('`8000`');
     expect(formatDefault(at('pool.warmupPasses')!.default)).to.equal('`16`');
     expect(formatDefault(at('cot.limits.maxDepth')!.default)).to.equal('`16`');

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../../src/config/load.js';
+import { loadConfig, projectRoot } from '../../src/config/load.js';
 import { SHUTDOWN_MARGIN_MS } from '../../src/shutdown.js';
 import { loadFrame } from '../helpers/postgres.js';
 import { openSse } from '../helpers/sse.js';
@@ -161,7 +161,7 @@ describe('interop: the container image (podman, a base from Debian packages and 
     figures.push(`podman stop with a viewer: ${Math.round(stopMs)} ms of ${STOP_TIMEOUT_S * 1000}`);
     expect((await inspect()).State.ExitCode).to.equal(0);
     expect(stopMs).to.be.below(STOP_TIMEOUT_S * 1000);
-    const drain = (JSON.parse(readFileSync(join(ROOT, 'config/default.json'), 'utf8')) as { server: { shutdownTimeoutMs: number } }).server.shutdownTimeoutMs;
+    const drain = loadConfig({ env: {} }).server.shutdownTimeoutMs;
     expect(drain + SHUTDOWN_MARGIN_MS).to.be.below(STOP_TIMEOUT_S * 1000);
     expect(viewer.events.map((e) => e.event)).to.include('shutdown');
 

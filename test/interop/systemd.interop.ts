@@ -15,7 +15,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { projectRoot } from '../../src/config/load.js';
+import { loadConfig, projectRoot } from '../../src/config/load.js';
 import { SHUTDOWN_MARGIN_MS } from '../../src/shutdown.js';
 import { loadFrame } from '../helpers/postgres.js';
 import { openSse } from '../helpers/sse.js';
@@ -294,7 +294,7 @@ describe('interop: the systemd unit (systemd-analyze; the service in the unit\'s
     const read = (f: string) => (JSON.parse(readFileSync(join(ROOT, 'config', f), 'utf8')) as { server?: { shutdownTimeoutMs?: number } }).server?.shutdownTimeoutMs ?? 0;
     // the environment file's value counts too, commented out or not
     const fromEnv = [...readFileSync(ENV_EXAMPLE, 'utf8').matchAll(/^#?SVC_SHUTDOWN_TIMEOUT_MS=(\d+)/gm)].map((m) => Number(m[1]));
-    const drainMs = Math.max(read('default.json'), read('production.example.json'), ...fromEnv);
+    const drainMs = Math.max(loadConfig({ env: {} }).server.shutdownTimeoutMs, read('production.example.json'), ...fromEnv);
     expect(drainMs).to.be.at.least(1000);
     const stopMs = await timespanMs(one(unit, 'Service', 'TimeoutStopSec')!);
     expect(stopMs).to.be.above(drainMs + SHUTDOWN_MARGIN_MS);
