@@ -1,5 +1,5 @@
 /**
- * `node --import tsx src/docs/write-operation-examples.ts`: writes src/docs/operation-examples.json
+ * `npm run docs:examples`: writes src/docs/operation-examples.json
  * (src/docs/operation-examples.ts) from a fresh app with a memory ledger: each operation without
  * examples of its own (kernels bring theirs; a parameter one lacks is added) is called once with its example parameters and body, and its JSON answer, cut short,
  * becomes the response example. A development script: it needs ajv, a devDependency.
