@@ -71,7 +71,8 @@ describe('start-up: the ledger check never waits for the kernel warm-up', functi
       }
       const again = await buildTestApp({ ledger: { mode: 'file', dataDir: dir, checkpointIntervalMs: 3_600_000 }, pool: { warmup: true, warmupPasses: 30 } });
       try {
-        const kernelsWarm = (again.services.pool as unknown as { kernelsBooted: boolean }).kernelsBooted;
+        // the signing lane has booted by now (it checked the records), so a pool not yet started is the kernel lane warming up
+        const kernelsWarm = again.services.pool.started;
         const r = (await again.http.get('/api/svc/v1/ledger/readiness')).body as { ready: boolean; replay: { nodes: number; from_checkpoint: number } };
         expect(r.replay).to.deep.include({ nodes: 40, from_checkpoint: 1 });
         expect(kernelsWarm, 'the kernel lane was still warming up when the ledger had been checked').to.equal(false);
