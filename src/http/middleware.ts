@@ -5,7 +5,8 @@
  */
 import type { Context, Next } from 'koa';
 import { API_CSP, HTML_CSP, type HtmlPolicy } from './csp.js';
-import { AppError, Errors, SHED_CODES } from './errors.js';
+import { AppError, Errors, fromServiceError, SHED_CODES } from './errors.js';
+import { ServiceError } from '../lib/service-error.js';
 import { sendJsonText, type JsonText } from './json-text.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -124,7 +125,7 @@ function held(ctx: Context, ms: number): Promise<void> {
  * Returns how long a shed answer is to be held before it is sent (0: at once).
  */
 function mapError(ctx: Context, err: unknown, state: RequestState, metrics: Metrics, shed?: ShedSummary, sheds?: ContextDeps['sheds']): number {
-  let appErr = err instanceof AppError ? err : Errors.internal(err);
+  let appErr = err instanceof AppError ? err : err instanceof ServiceError ? fromServiceError(err) : Errors.internal(err);
   let holdMs = 0;
   if (SHED_CODES.has(appErr.code)) {
     state.shed = true;

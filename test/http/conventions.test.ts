@@ -9,6 +9,7 @@ import { Metrics } from '../../src/observability/metrics.js';
 import { Ring } from '../../src/lib/ring.js';
 import type { TraceRecord } from '../../src/observability/traces.js';
 import { int, num } from '../../src/lib/params.js';
+import { StoreUnavailableError } from '../../src/ledger/store/store.js';
 
 // A small app with the real middleware chain and routes written for these tests.
 const eventLoop = new EventLoopMonitor();
@@ -59,6 +60,18 @@ const routes = [
     response: Joi.object(),
     handler: () => {
       throw new Error('secret internals /etc/passwd');
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/t/store-down',
+    root: true,
+    uses: [],
+    summary: 'a domain error no service mapped',
+    tag: 'test',
+    response: Joi.object(),
+    handler: () => {
+      throw new StoreUnavailableError('database unreachable', 7);
     },
   }),
 ];
@@ -134,6 +147,13 @@ describe('src/http conventions', () => {
     expect(wrong.body).to.deep.equal({ detail: "Unsupported media type 'application/json': send application/xml, text/xml" });
     const ok = await http.post('/t/xml').set('content-type', 'text/xml').send('<a/>');
     expect(ok.body).to.deep.equal({ length: 4 });
+  });
+
+  it('a domain error that reaches the middleware gets the answer of its code, not a 500', async () => {
+    const res = await http.get('/t/store-down');
+    expect(res.status).to.equal(503);
+    expect(res.headers['retry-after']).to.equal('7');
+    expect(res.body).to.deep.equal({ detail: 'Ledger store unavailable: database unreachable, retry later' });
   });
 
   it('500 never leaks internals', async () => {
