@@ -56,7 +56,8 @@ export function kernelResponseSchema(def: KernelDef): Schema {
       : {}),
     data_kind: oneOf('computed'),
     synthetic_inputs: oneOf(true),
-    constants: declared(object().optional().description('Fixed internal sizes and hyper-parameters the computation used'), output?.constants),
+    // a kernel whose declaration returns no constants never sends the key
+    ...(output && !output.constants ? {} : { constants: declared(object().optional().description('Fixed internal sizes and hyper-parameters the computation used'), output?.constants) }),
     result: declared(object().description("The kernel's computed fields (floats rounded to 12 significant digits; long series sampled with their SHA-256)"), output?.result),
     checks: declared(object().description("The kernel's own residuals for its invariants (informative)"), output?.checks),
     ...(def.informative
