@@ -44,6 +44,31 @@ function problems(schema: Schema, body: unknown): string[] {
 /** Whether a JSON Schema says no more than "an object" (its description aside). */
 const bare = (s: Schema): boolean => Object.keys(s).filter((k) => k !== 'description').join() === 'type' && s.type === 'object';
 
+/** The keywords whose value is one subschema, and those whose value is a list of them or a map of them. */
+const ONE_SCHEMA = ['items', 'additionalProperties', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'];
+const SCHEMA_LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
+const SCHEMA_MAP = ['properties', 'patternProperties', '$defs', 'definitions'];
+
+/**
+ * The paths of the subschemas of `schema` that constrain nothing: `{}` or a description alone, which
+ * a generated client types `unknown` (a boolean schema, `false` or `true`, is a deliberate choice).
+ */
+function unconstrained(schema: unknown, path: string): string[] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  const s = schema as Schema;
+  const found = Object.keys(s).every((k) => k === 'description') ? [path] : [];
+  for (const k of ONE_SCHEMA) if (k in s) found.push(...unconstrained(s[k], `${path}${k === 'items' ? '[]' : k === 'additionalProperties' ? '[*]' : `<${k}>`}`));
+  for (const k of SCHEMA_LIST) if (Array.isArray(s[k])) s[k].forEach((b: unknown, i: number) => found.push(...unconstrained(b, `${path}<${k} ${i}>`)));
+  for (const k of SCHEMA_MAP) if (s[k] && typeof s[k] === 'object') for (const [name, b] of Object.entries(s[k] as Schema)) found.push(...unconstrained(b, `${path}${k === 'properties' ? '' : `<${k}>`}.${name}`));
+  return found;
+}
+
+/**
+ * Kernel output values that really are arbitrary JSON, by path (`<id> <part>.<field>…`), each with
+ * why no type fits. None today: every value a kernel returns has a shape its code knows.
+ */
+const ARBITRARY_JSON: ReadonlyMap<string, string> = new Map();
+
 describe('kernel output schemas and examples', () => {
   const app = withTestApp();
   let doc: Schema;
@@ -96,6 +121,40 @@ describe('kernel output schemas and examples', () => {
     const fixture = FIXTURE_KERNELS.get('fixture/dice-tally')!;
     const envelope = toJsonSchema(kernelResponseSchema(fixture)) as Schema;
     for (const part of ['result', 'checks', 'constants']) expect(bare(envelope.properties[part]), part).to.equal(true);
+  });
+
+  it('no value inside a kernel\'s result, checks or constants is left unconstrained', () => {
+    const schemas = JSON.parse(committed(RESULT_SCHEMAS_FILE)) as Record<string, Record<string, Schema>>;
+    const found: string[] = [];
+    for (const [id, parts] of Object.entries(schemas)) for (const [part, schema] of Object.entries(parts)) found.push(...unconstrained(schema, `${id} ${part}`));
+    expect(found.filter((p) => !ARBITRARY_JSON.has(p)), 'values typed unknown: give them their real type in the kernel file').to.deep.equal([]);
+    // an allowed path that is now typed is a stale entry
+    expect([...ARBITRARY_JSON.keys()].filter((p) => !found.includes(p)), 'allowed but typed').to.deep.equal([]);
+  });
+
+  it('the unconstrained walk finds `{}` and a lone description at any depth, and nothing in a typed schema', () => {
+    const typed = { type: 'object', properties: { a: { type: 'array', items: { type: 'number' } }, b: { anyOf: [{ type: 'null' }, { type: 'string' }] } }, additionalProperties: false };
+    expect(unconstrained(typed, 'x')).to.deep.equal([]);
+    expect(unconstrained({}, 'x')).to.deep.equal(['x']);
+    expect(unconstrained({ description: 'anything' }, 'x')).to.deep.equal(['x']);
+    const loose = {
+      type: 'object',
+      properties: { rows: { type: 'array', items: { type: 'object', additionalProperties: {} } }, pick: { anyOf: [{ type: 'null' }, { description: 'd' }] } },
+      additionalProperties: false,
+    };
+    expect(unconstrained(loose, 'k result')).to.deep.equal(['k result.rows[][*]', 'k result.pick<anyOf 1>']);
+    expect(unconstrained({ type: 'array', prefixItems: [{ type: 'number' }, {}], items: false }, 'x')).to.deep.equal(['x<prefixItems 1>']);
+  });
+
+  it('a kernel value annotated `Record<string, unknown>` is reported by that walk', function () {
+    this.timeout(60_000);
+    const file = join(root, 'workers', 'kernels', 'elf-flow.ts');
+    const text = readFileSync(file, 'utf8');
+    const edited = text.replace('const shown: ShownParticle[] = [];', 'const shown: Record<string, unknown>[] = [];');
+    expect(edited).to.not.equal(text);
+    const { result } = kernelOutputSchemas(root, [file], new Map([[file, edited]]))['elf/flow']!;
+    expect(unconstrained(result, 'elf/flow result')).to.deep.equal(['elf/flow result.particles[][*]']);
+    expect(unconstrained(kernelOutputSchemas(root, [file])['elf/flow']!.result, 'elf/flow result')).to.deep.equal([]);
   });
 
   it('every `informative` path of a kernel names a field of its declared result', () => {

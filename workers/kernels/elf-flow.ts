@@ -54,6 +54,20 @@ export interface FlowOut {
   pathLength: number;
 }
 
+/** One of the first particles, listed in full. */
+export interface ShownParticle {
+  /** the noise the flow starts from (t = 0) */
+  z0: Float64Array;
+  /** where the Euler integration ends (t = 1) */
+  z1: Float64Array;
+  /** the decoded token: the nearest embedding to z1 */
+  token: number;
+  /** the distance from z1 to that embedding */
+  dist: number;
+  /** the posterior weights over the vocabulary at the last Euler step */
+  final_weights: Float64Array;
+}
+
 /** Posterior weights over the vocabulary at (z, t): softmax of ln π_v − ‖z − t e_v‖²/(2(1−t)²). */
 export function posteriorWeights(voc: Vocab, z: ArrayLike<number>, t: number, out = new Float64Array(voc.V)): Float64Array {
   const { V, dim, e, logPi } = voc;
@@ -173,7 +187,7 @@ export default defineKernel({
     const counts = new Array<number>(V).fill(0);
     const tokens: number[] = [];
     const dists: number[] = [];
-    const shown: Record<string, unknown>[] = [];
+    const shown: ShownParticle[] = [];
     let distSum = 0;
     let straightSum = 0;
     for (let p = 0; p < P; p++) {

@@ -15,6 +15,25 @@ import { drawPatterns } from './fgbrain-memory.js';
 export const ARTIFACTS = ['params', 'graph', 'spectrum', 'fire', 'memory', 'kernels'] as const;
 type Artifact = (typeof ARTIFACTS)[number];
 
+/** The included artifacts by file name, each as serialised (JCS) and hashed. */
+interface ArtifactFiles {
+  /** the request's effective parameters */
+  'fgbrain/params.json'?: { seed: number; n: number; m: number; include: Artifact[] };
+  /** the substrate /fgbrain/graph builds: each edge [t, j] says node t depends on the earlier node j */
+  'fgbrain/graph.json'?: { n: number; m: number; edges: number[][] };
+  /** the undirected graph's Laplacian eigenvalues, ascending, to 10 significant digits */
+  'fgbrain/spectrum.json'?: { lambda2: number; eigenvalues: number[] };
+  /** /fgbrain/fire at its default knobs: spikes per neuron and the step of each one's first (null: none) */
+  'fgbrain/fire.json'?: { counts: number[]; first_spike_step: (number | null)[] };
+  /** the patterns /fgbrain/memory stores at its defaults, one '+'/'-' string per pattern */
+  'fgbrain/memory.json'?: { neurons: number; patterns: string[] };
+  /** the fgbrain kernels and their versions */
+  'fgbrain/kernels.json'?: typeof FGBRAIN_KERNELS;
+}
+
+/** What each artifact holds, by artifact name. */
+type ArtifactContents = { [A in Artifact]: NonNullable<ArtifactFiles[`fgbrain/${A}.json`]> };
+
 /** The fgbrain family as listed in the `kernels` artifact (seed-independent), in note order. */
 export const FGBRAIN_KERNELS = [
   { kernel: 'fgbrain/graph', version: 1 },
@@ -51,7 +70,7 @@ export default defineKernel({
   run(p, rng) {
     const s = buildSubstrate(p.n, p.m, rng.shared('fgbrain/graph'));
     const want = new Set(p.include);
-    const artifacts: Partial<Record<Artifact, unknown>> = {};
+    const artifacts: Partial<ArtifactContents> = {};
     if (want.has('params')) artifacts.params = { seed: p.seed, n: p.n, m: p.m, include: p.include };
     if (want.has('graph')) artifacts.graph = { n: p.n, m: p.m, edges: s.deps.flatMap((list, t) => list.map((j) => [t, j])) };
     if (want.has('spectrum')) {
@@ -89,7 +108,7 @@ export default defineKernel({
     };
     return {
       result: {
-        artifacts: Object.fromEntries(Object.entries(artifacts).map(([k, v]) => [`fgbrain/${k}.json`, v])),
+        artifacts: Object.fromEntries(Object.entries(artifacts).map(([k, v]) => [`fgbrain/${k}.json`, v])) as ArtifactFiles,
         statement,
         statement_sha256: sha256Hex(canonicalJson(statement)),
         merkle: { root, size: leaves.length, proofs: subjects.map((sub, i) => ({ name: sub.name, leaf_index: i, audit_path: inclusionProof(leafHashes, i).map((h) => h.toString('hex')) })) },

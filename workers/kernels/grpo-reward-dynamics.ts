@@ -28,6 +28,19 @@ interface StepStats {
 /** One step of the run, as listed in `rows`. */
 type StepRow = { t: number } & StepStats & { sampled_reward: number; zero_var_frac: number; grad_norm: number };
 
+/** One prompt's group at the first step: what was drawn, rewarded and how the logits move. */
+interface GroupTrace {
+  prompt: number;
+  /** the G answers drawn from the policy */
+  answers: number[];
+  /** 1 where the answer is the correct one, else 0 */
+  rewards: number[];
+  /** group-relative advantages (r − mean r)/(std r + ε) */
+  advantages: Float64Array;
+  /** the gradient on the prompt's logits, KL term included */
+  grad: Float64Array;
+}
+
 /** Per-step rows listed in the body (evenly spaced, always including the last). */
 const ROW_CAP = 256;
 
@@ -87,7 +100,7 @@ export default defineKernel({
     const ref = theta.map((row) => softmax(row));
     const sampler = rng.stream('sample');
     const rows: StepRow[] = [];
-    const trace: Record<string, unknown>[] = [];
+    const trace: GroupTrace[] = [];
     const stats = (pis: Float64Array[]): StepStats => {
       let q = 0;
       let k = 0;

@@ -22,6 +22,18 @@ const RIDGE = 1e-10;
 const EXAMPLES = 4;
 const TOP_FREQ = 10;
 
+/** One of the first examples, encoded: its true features and what TopK selected. */
+interface EncodedExample {
+  /** the activation vector */
+  x: number[];
+  /** the features it was built from, with their amplitudes */
+  true_features: { feature: number; amplitude: number }[];
+  /** the TopK features, best first; the activation is the pre-activation after ReLU */
+  selected: { feature: number; pre_activation: number; activation: number }[];
+  /** the best pre-activation left out (the (k+1)-th), or null when k = n_features */
+  next_pre_activation: number | null;
+}
+
 /** m unit rows of width d, drawn row by row as standard normals and normalised. */
 function unitRows(rng: Rng, m: number, d: number): Float64Array {
   const W = new Float64Array(m * d);
@@ -86,7 +98,7 @@ export default defineKernel({
     let l0Max = 0;
     let hits = 0;
     let trueTotal = 0;
-    const examples: unknown[] = [];
+    const examples: EncodedExample[] = [];
     for (let e = 0; e < batch; e++) {
       const active = ds.sample(m, s);
       const amps = Array.from({ length: s }, () => ds.uniform(AMP_LO, AMP_HI));

@@ -71,6 +71,47 @@ interface Sequence {
   erroneous: Uint8Array;
 }
 
+/** One sequence's label, scores and selected heads. */
+interface ScoredSequence {
+  /** 1 for a hallucinated sequence (odd index), 0 for a correct one */
+  label: 0 | 1;
+  /** the RAUQ score: the largest layer score u_l over the scored layers */
+  rauq: number;
+  /** the baseline: minus the mean log-probability of the tokens */
+  msp: number;
+  /** the head selected in each scored layer */
+  selected_heads: number[];
+  /** the first erroneous token, or null for a correct sequence */
+  error_start: number | null;
+  error_len: number;
+}
+
+/** One scored layer of the example sequence, over its first tokens. */
+interface ExampleLayer {
+  layer: (typeof SCORED_LAYERS)[number];
+  /** the mean previous-token attention of every head */
+  head_means: number[];
+  selected_head: number;
+  /** the attention logits β_j of the keys */
+  key_salience: number[];
+  /** the selected head's attention of token i to token i−1 (null for the first token) */
+  prev_attention: (number | null)[];
+  /** the recurrent confidence c_i */
+  confidence: number[];
+  /** the layer score u_l = −mean log c_i, over the whole sequence */
+  u_layer: number;
+}
+
+/** The second sequence (a hallucinated one) in detail, its token lists cut at the first tokens. */
+interface ExampleSequence {
+  sequence: number;
+  error_start: number | null;
+  error_len: number;
+  /** the token probabilities */
+  p: number[];
+  layers: ExampleLayer[];
+}
+
 /** Draw order in stream `seq/<q>`: error start (hallucinated only), L normals for p, then L normals β per scored layer. */
 function drawSequence(q: number, L: number, s: Rng): Sequence {
   const label = (q % 2) as 0 | 1;
@@ -117,9 +158,9 @@ export default defineKernel({
     const rauq: number[] = [];
     const msp: number[] = [];
     const labels: number[] = [];
-    const sequences: Record<string, unknown>[] = [];
+    const sequences: ScoredSequence[] = [];
     let correctSelections = 0;
-    let example: Record<string, unknown> | null = null;
+    let example: ExampleSequence | null = null;
     let closedFormDiff = 0;
     for (let q = 0; q < N_SEQ; q++) {
       const seq = drawSequence(q, L, rng.stream(`seq/${q}`));
@@ -176,7 +217,7 @@ export default defineKernel({
           error_len: seq.errLen,
           p: Array.from(seq.p.subarray(0, n)),
           layers: layers.map((x, li) => ({
-            layer: SCORED_LAYERS[li],
+            layer: SCORED_LAYERS[li]!,
             head_means: Array.from(x.headMeans),
             selected_head: x.selected,
             key_salience: Array.from(x.beta.subarray(0, n)),
