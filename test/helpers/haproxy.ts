@@ -122,7 +122,19 @@ function parseStat(csv: string, backend: string): ServerStat[] {
     .map((r) => ({ name: r[at('svname')]!, status: r[at('status')]!, checkStatus: r[at('check_status')]!, downs: Number(r[at('chkdown')]) }));
 }
 
-/** Starts haproxy in the foreground (-db) and resolves once its port accepts connections. */
+/** Whether a connection to `port` on loopback, or to the unix socket at `path`, is accepted. */
+function accepts(target: { port: number } | { path: string }): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const c = 'port' in target ? connect(target.port, '127.0.0.1') : connect(target.path);
+    c.once('connect', () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.once('error', () => resolve(false));
+  });
+}
+
+/** Starts haproxy in the foreground (-db) and resolves once its port and its stats socket accept connections. */
 export async function startHaproxy(o: HaproxyOptions): Promise<Haproxy> {
   const port = await freePort();
   const socket = join(o.dir, 'haproxy.sock');
@@ -142,17 +154,10 @@ export async function startHaproxy(o: HaproxyOptions): Promise<Haproxy> {
     for (let wait = 5; child.exitCode === null && child.signalCode === null; wait = Math.min(wait * 2, 100)) {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`haproxy did not listen on 127.0.0.1:${port} within 10 s: ${stderr}`);
+        throw new Error(`haproxy did not listen on 127.0.0.1:${port} and ${socket} within 10 s: ${stderr}`);
       }
-      const ok = await new Promise<boolean>((resolve) => {
-        const c = connect(port, '127.0.0.1');
-        c.once('connect', () => {
-          c.destroy();
-          resolve(true);
-        });
-        c.once('error', () => resolve(false));
-      });
-      if (ok) return;
+      // the stats socket can come up after the port: the tests read server states through it
+      if ((await accepts({ port })) && (await accepts({ path: socket }))) return;
       await new Promise((r) => setTimeout(r, wait));
     }
   })();
