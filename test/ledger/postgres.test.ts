@@ -184,8 +184,11 @@ interface Row {
 async function auditChain(url: string, pub: KeyObject): Promise<{ rows: Row[]; root: string }> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
+  // one snapshot for the rows and the head: a replica (the simulated flight) may append meanwhile
+  await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   const { rows } = await c.query<Row>('SELECT idx, prev, digest, pae_sha256, payload, sig FROM ledger_node ORDER BY idx');
   const head = await c.query<{ size: string }>('SELECT size FROM ledger_head');
+  await c.query('COMMIT');
   await c.end();
   expect(Number(head.rows[0]!.size), 'ledger_head.size').to.equal(rows.length);
   let prev: Buffer = ZERO_DIGEST;
