@@ -8,19 +8,15 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import * as addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { newAjv } from './ajv.js';
 import { buildApp } from '../app.js';
 import { loadConfig, projectRoot } from '../config/load.js';
 import type { RequestExample, RouteDef } from '../http/route.js';
 import { toJsonSchema, type JsonSchema } from './joi-to-json-schema.js';
 import { OPERATION_EXAMPLES_FILE, shortened, type OperationExample } from './operation-examples.js';
 
-// ajv-formats is CommonJS: its default export arrives as the module object under some loaders
-type AddFormats = (ajv: Ajv2020) => Ajv2020;
-const addFormats = ((addFormatsModule as unknown as { default: { default?: AddFormats } & AddFormats }).default.default ?? (addFormatsModule as unknown as { default: AddFormats }).default) as AddFormats;
-const ajv = new Ajv2020({ strict: false, allowUnionTypes: true });
-addFormats(ajv);
+const ajv = newAjv({ strict: false });
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 function matches(schema: JsonSchema, value: unknown): boolean {
   let v = compiled.get(schema);

@@ -7,20 +7,16 @@
  * the test that made the request fails where it reads it; a root `after` hook fails the run with
  * any mismatch no test took. Validators are compiled once per schema object, on first use.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import * as addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { newAjv } from '../../src/docs/ajv.js';
 import type Koa from 'koa';
 import type { Schema } from 'joi';
 import { Readable } from 'node:stream';
 import { toJsonSchema } from '../../src/docs/joi-to-json-schema.js';
 import type { RouteDef } from '../../src/http/route.js';
 
-// ajv-formats is CommonJS: its default export arrives as the module object under some loaders
-type AddFormats = (ajv: Ajv2020) => Ajv2020;
-const addFormats = ((addFormatsModule as unknown as { default: { default?: AddFormats } & AddFormats }).default.default ?? (addFormatsModule as unknown as { default: AddFormats }).default) as AddFormats;
 
-const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
-addFormats(ajv);
+const ajv = newAjv({ strict: true, allErrors: true });
 
 const validators = new WeakMap<Schema, ValidateFunction>();
 
