@@ -3,11 +3,9 @@
  * build a fresh app per file. Features are wired here, in one list, each returning its routes.
  */
 import type Koa from 'koa';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Config } from './config/schema.js';
 import { effectiveThreads } from './config/schema.js';
-import { projectRoot } from './config/load.js';
+import { projectJson } from './config/load.js';
 import { HealthRegistry } from './platform/health.js';
 import { docsPlugin } from './docs/docs.feature.js';
 import { describeInSlices } from './http/describe.js';
@@ -63,7 +61,7 @@ export interface BuildOptions {
   kernels?: KernelRegistry;
 }
 
-const PACKAGE_VERSION = (JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = projectJson<{ version: string }>('package.json').version;
 
 export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}): Promise<BuiltApp> {
   const log = opts.log ?? createLogger(config.log.level);

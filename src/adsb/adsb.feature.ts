@@ -3,10 +3,8 @@
  * the feed's status (needed by evidence, readiness and the security views). Nothing is fetched at start: the first
  * request does it, so a service with no network starts as fast as one with.
  */
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
-import { projectRoot } from '../config/load.js';
+import { projectJson } from '../config/load.js';
 import { definePlugin, type Built, type PluginServices } from '../platform/plugin.js';
 import { adsbMetrics } from './adsb.metrics.js';
 import { adsbRoutes } from './adsb.routes.js';
@@ -14,7 +12,7 @@ import { AdsbFeed, type AdsbStatus } from './feed.js';
 import { PostgresSharedRefresh, type SharedRefresh } from './shared-refresh.js';
 
 function defaultUserAgent(): string {
-  const pkg = JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { name: string; version: string };
+  const pkg = projectJson<{ name: string; version: string }>('package.json');
   return `${pkg.name}/${pkg.version}`;
 }
 

@@ -49,6 +49,11 @@ export function projectRoot(): string {
   return dir;
 }
 
+/** A JSON file of the project (package.json, a committed generated file), by its path from the root. */
+export function projectJson<T>(file: string): T {
+  return JSON.parse(readFileSync(join(projectRoot(), file), 'utf8')) as T;
+}
+
 function readJson(path: string): Tree {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as Tree;

@@ -5,9 +5,8 @@
  * committed; read once, on first use. A route's own `parameterExamples`, `examples` and
  * `responseExample` take precedence.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../config/load.js';
+import { projectJson } from '../config/load.js';
 import type { RequestExample } from '../http/route.js';
 import type { JsonSchema } from './joi-to-json-schema.js';
 
@@ -23,7 +22,7 @@ let examples: Readonly<Record<string, OperationExample>> | undefined;
 
 /** The example of `<METHOD> <path>` (the mounted path, `:name` parameters as declared). */
 export function operationExampleOf(method: string, path: string): OperationExample | undefined {
-  examples ??= JSON.parse(readFileSync(join(projectRoot(), OPERATION_EXAMPLES_FILE), 'utf8')) as Record<string, OperationExample>;
+  examples ??= projectJson<Record<string, OperationExample>>(OPERATION_EXAMPLES_FILE);
   const key = `${method} ${path}`;
   return Object.hasOwn(examples, key) ? examples[key] : undefined;
 }

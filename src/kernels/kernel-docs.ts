@@ -4,9 +4,8 @@
  * and body. Read from the committed JSON files once, on first use; a kernel without an entry (a
  * test's fixture kernel) has none.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../config/load.js';
+import { projectJson } from '../config/load.js';
 import type { KernelOutputSchemas } from './kernel-output-schemas.js';
 import type { KernelExample } from './kernel-examples.js';
 
@@ -16,16 +15,12 @@ export const KERNEL_EXAMPLES_FILE = join('src', 'kernels', 'kernel-examples.json
 let schemas: Readonly<Record<string, KernelOutputSchemas>> | undefined;
 let examples: Readonly<Record<string, KernelExample>> | undefined;
 
-function readJson<T>(file: string): T {
-  return JSON.parse(readFileSync(join(projectRoot(), file), 'utf8')) as T;
-}
-
 export function kernelOutputSchemasOf(id: string): KernelOutputSchemas | undefined {
-  schemas ??= readJson<Record<string, KernelOutputSchemas>>(RESULT_SCHEMAS_FILE);
+  schemas ??= projectJson<Record<string, KernelOutputSchemas>>(RESULT_SCHEMAS_FILE);
   return Object.hasOwn(schemas, id) ? schemas[id] : undefined;
 }
 
 export function kernelExampleOf(id: string): KernelExample | undefined {
-  examples ??= readJson<Record<string, KernelExample>>(KERNEL_EXAMPLES_FILE);
+  examples ??= projectJson<Record<string, KernelExample>>(KERNEL_EXAMPLES_FILE);
   return Object.hasOwn(examples, id) ? examples[id] : undefined;
 }
