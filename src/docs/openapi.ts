@@ -5,6 +5,7 @@ import { toJsonSchema, type JsonSchema } from './joi-to-json-schema.js';
 import { inSlices } from '../core/slices.js';
 import { specPath } from '../introspection/route-inventory.js';
 import { operationExampleOf } from './operation-examples.js';
+import { kernelExampleOf } from '../kernels/kernel-docs.js';
 
 const VALIDATION_ERROR: JsonSchema = {
   type: 'object',
@@ -82,10 +83,24 @@ const CONNECTION_ERRORS: Record<string, JsonSchema> = {
 };
 const CONNECTION_STATUS: Record<string, string> = { 400: 'BadHttp', 408: 'HeadTimeout', 431: 'HeadTooLarge' };
 
+/**
+ * A route's documented example: its own fields first, then a kernel's generated example (its
+ * defaults and their body), then the operations' examples file. The files are read on the first
+ * build of the document, never at start-up.
+ */
+function exampleOf(route: RouteDef): { parameters: Readonly<Record<string, unknown>>; response: unknown } {
+  const kernel = route.kernel ? kernelExampleOf(route.kernel) : undefined;
+  const file = kernel ? undefined : operationExampleOf(route.method, route.path);
+  return {
+    parameters: { ...file?.parameters, ...kernel?.query, ...route.parameterExamples },
+    response: route.responseExample ?? kernel?.body ?? file?.response,
+  };
+}
+
 function parameters(route: RouteDef, where: 'query' | 'path'): JsonSchema[] {
   const schema = where === 'query' ? route.query : route.params;
   if (!schema) return [];
-  const examples = { ...operationExampleOf(route.method, route.path)?.parameters, ...route.parameterExamples };
+  const examples = exampleOf(route).parameters;
   const s = toJsonSchema(schema) as { properties?: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(s.properties ?? {}).map(([name, p]) => {
     const { description, ...rest } = p;
@@ -108,7 +123,7 @@ function json(schema: JsonSchema): JsonSchema {
 export function responseContent(r: RouteDef): JsonSchema {
   const schema = toJsonSchema(r.response);
   const types = typeof r.produces === 'string' ? [r.produces] : (r.produces ?? ['application/json']);
-  const example = r.responseExample ?? operationExampleOf(r.method, r.path)?.response;
+  const example = exampleOf(r).response;
   return Object.fromEntries(
     types.map((t) => {
       const own = isJson(t) ? schema : textOnly(schema);

@@ -10,7 +10,6 @@ import { RecentMemo } from '../lib/memo.js';
 import { typedObject } from '../lib/params.js';
 import { departureOf } from '../http/departure.js';
 import { kernelResponseSchema } from './kernel-response.js';
-import { kernelExampleOf } from './kernel-docs.js';
 import { JSON_TYPE } from '../http/json-text.js';
 
 export interface KernelRouteDeps {
@@ -35,8 +34,6 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
     shed: metrics.kernelRun.series({ kernel: def.id, outcome: 'shed' }),
     error: metrics.kernelRun.series({ kernel: def.id, outcome: 'error' }),
   };
-  // the request at the defaults and its real body (src/kernels/kernel-examples.json)
-  const example = kernelExampleOf(def.id);
   return defineRoute({
     method: 'GET',
     path,
@@ -49,7 +46,6 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
     description: kernelRulesDescription(def),
     errors: [500, 503, 504],
     response: kernelResponseSchema(def),
-    ...(example ? { parameterExamples: example.query, responseExample: example.body } : {}),
     pureQuery: true,
     async handler({ query, ctx }) {
       const { params, requestLabel } = effective.get(ctx.querystring, () => effectiveParams(def, query, ctx.query));
