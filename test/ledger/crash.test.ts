@@ -109,8 +109,9 @@ describe('crash safety (file mode): checkpoints across a SIGKILL', function () {
     const exited = new Promise((r) => first.child.once('exit', r));
     const seen = new Map<number, string>();
     const acked: Acked[] = [];
+    // waits for two checkpoints as well: on a busy machine 40 verdicts can land before the watcher's first read
     const killed = (async () => {
-      while (acked.length < 40) await new Promise((r) => setTimeout(r, 5));
+      while (acked.length < 40 || seen.size < 2) await new Promise((r) => setTimeout(r, 5));
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 300)));
       first.child.kill('SIGKILL');
     })();
