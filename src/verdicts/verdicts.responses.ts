@@ -9,6 +9,22 @@ export const DECISION = oneOf('ALLOW', 'REVIEW', 'DENY').description('ALLOW when
 /** The 13 trust axes, each in [0, 1]. */
 export const AXES_SCHEMA = shape(Object.fromEntries(AXES.map((a) => [a.name, num().min(0).max(1).description(`${a.doc} (weight ${a.weight}, breach under ${a.limit})`)])));
 
+/** The telemetry frame decided: the posted fields, keys and values as sent (absent ones stay absent). */
+const FRAME = shape({
+  track_id: str(),
+  source: oneOf(...SOURCES).optional(),
+  lat: num().min(-90).max(90),
+  lon: num().min(-180).max(180),
+  alt_m: num().optional(),
+  speed_mps: num().optional(),
+  heading_deg: num().optional(),
+  rssi_dbm: num().optional(),
+  id_authenticated: bool().optional(),
+  timestamp_skew_s: num().optional(),
+  n_observations: int().optional(),
+  ts_utc: str().optional(),
+});
+
 export const VERDICT = shape({
   schema: oneOf('svc.verdict/v1'),
   track_id: str(),
@@ -25,6 +41,7 @@ export const VERDICT = shape({
     distance_m: nullable(num().min(0)).description('to the nearest zone edge'),
   }),
   breaches: listOf(BREACH),
+  frame: nullable(FRAME).description('the telemetry frame as validated, which hashes (RFC 8785 JSON, SHA-256) to the signed receipt subject frame_sha256; null for a node stored without its detail'),
   simulated: bool(),
   ts_utc: isoTime(),
   receipt: shape({ dsse: DSSE, payload_b64: str(), keyid: hex64(), public_key_url: str().optional() }),

@@ -55,6 +55,7 @@ export function verdictBody(v: Verdict, ledger: VerdictLedger, keyUrl: string | 
     axes: e.axes,
     geofence: e.geofence,
     breaches: e.breaches,
+    frame: v.frame,
     simulated: v.simulated,
     ts_utc: v.node.tsUtc,
     receipt: receiptPart(v.node, keyUrl),
@@ -66,10 +67,11 @@ export function verdictBody(v: Verdict, ledger: VerdictLedger, keyUrl: string | 
  * The same public shape built from a ledger node alone, identical on every replica and at every
  * time: what the SSE stream carries (live, resumed or backfilled). The signed receipt gives the
  * decision, λ, the floor, breaches, the geofence flag and the track; the detail stored with the
- * node gives the frame's source, λ empirical, PAC-Bayes, the axes and the geofence. A node written
- * without detail has those null and `evaluation: FROM_SIGNED_RECEIPT`. The ledger part is the tree
- * as of this node (ledger_size = index + 1), so it never depends on when it is read; the proof
- * against a signed checkpoint is at `checkpoint.proof_url`.
+ * node gives the frame (which hashes to the signed frame_sha256), its source, λ empirical,
+ * PAC-Bayes, the axes and the geofence. A node written without detail has those null and
+ * `evaluation: FROM_SIGNED_RECEIPT`. The ledger part is the tree as of this node (ledger_size =
+ * index + 1), so it never depends on when it is read; the proof against a signed checkpoint is at
+ * `checkpoint.proof_url`.
  */
 export function nodeVerdictBody(node: LedgerNode, ledger: VerdictLedger, keyUrl: string | null): Record<string, unknown> {
   const { receipt: b, subject, detail: d } = nodeVerdict(node);
@@ -87,6 +89,7 @@ export function nodeVerdictBody(node: LedgerNode, ledger: VerdictLedger, keyUrl:
     axes: d?.axes ?? null,
     geofence: d?.geofence ?? { inside: b.geofence_inside },
     breaches: b.breaches,
+    frame: d?.frame ?? null,
     simulated: node.simulated,
     ts_utc: node.tsUtc,
     ...(d ? {} : { evaluation: 'FROM_SIGNED_RECEIPT' }),

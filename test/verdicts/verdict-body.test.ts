@@ -107,7 +107,7 @@ describe('verdict body', () => {
       const node = ledger.get(v.node.index)!;
       const body = nodeVerdictBody(node, core(ledger), 'https://k.example/pub.pem');
       const e = v.evaluation;
-      expect(body).to.include({ schema: 'svc.verdict/v1', track_id: null, source: null, decision: e.decision, lambda: e.lambda, lambda_empirical: null, lambda_floor: e.lambdaFloor, pac_bayes: null, axes: null, simulated: v.simulated, ts_utc: node.tsUtc, evaluation: 'FROM_SIGNED_RECEIPT' });
+      expect(body).to.include({ schema: 'svc.verdict/v1', track_id: null, source: null, decision: e.decision, lambda: e.lambda, lambda_empirical: null, lambda_floor: e.lambdaFloor, pac_bayes: null, axes: null, frame: null, simulated: v.simulated, ts_utc: node.tsUtc, evaluation: 'FROM_SIGNED_RECEIPT' });
       expect(body.geofence).to.deep.equal({ inside: e.geofence.inside });
       expect(body.breaches).to.deep.equal(JSON.parse(JSON.stringify(e.breaches)));
       expectReceiptPart(body, node, 'https://k.example/pub.pem');
@@ -127,6 +127,15 @@ describe('verdict body', () => {
       expect(JSON.parse(JSON.stringify(fromNode))).to.deep.equal(JSON.parse(JSON.stringify(answer)));
       expect((answerLedger as { ledger_size: number }).ledger_size).to.equal(ledger.size);
       expectLedgerPart({ ledger: storedLedger }, v.node, ledger, true);
+    }
+    // the frame shown is the one the receipt signed: its RFC 8785 SHA-256 is the subject's frame_sha256
+    for (const v of verdicts) {
+      const body = nodeVerdictBody(ledger.get(v.node.index)!, core(ledger), null) as { frame: TelemetryFrame; receipt: { payload_b64: string } };
+      expect(body.frame).to.deep.equal(v.frame);
+      const signed = JSON.parse(Buffer.from(body.receipt.payload_b64, 'base64').toString('utf8')) as { subject: { frame_sha256: string } };
+      // a flat frame's RFC 8785 form is its members sorted by key with no whitespace
+      const jcs = JSON.stringify(Object.fromEntries(Object.entries(body.frame).sort(([a], [b]) => (a < b ? -1 : 1))));
+      expect(createHash('sha256').update(jcs).digest('hex')).to.equal(signed.subject.frame_sha256);
     }
     // the ledger grows: the stored verdicts' bodies do not change by a byte
     verdictOf(ledger, frameAt(7), false, { bound: true });
