@@ -10,12 +10,14 @@ import { verifyBodySchema, verifyEnvelope } from './verify.js';
 import { text } from '../http/response-schema.js';
 import type { Checkpoints } from './checkpoint.js';
 import { tlogRoutes } from './tlog.routes.js';
+import { replayWindowRoutes } from './replay-window.routes.js';
 import { DAG, EXPORT, PUBKEY, READINESS, VERIFICATION } from './ledger.responses.js';
 
 export function ledgerRoutes(state: LedgerState, publicBaseUrl: string | null, checkpoints: Checkpoints): RouteDef[] {
   const { ledger, key } = state;
   return [
     ...tlogRoutes(ledger, checkpoints, state.store.mode !== 'memory'),
+    ...replayWindowRoutes({ ledger, checkpoints }, publicBaseUrl),
     defineRoute({
       method: 'GET',
       path: '/receipt/export',
