@@ -28,6 +28,7 @@ import type { Services } from './platform/services.js';
 import { buildPlugins, type Plugin, type PluginName, type Provides } from './platform/plugin.js';
 import { corePlugin } from './core/core.routes.js';
 import { adsbPlugin } from './adsb/adsb.feature.js';
+import { alertsPlugin } from './alerts/alerts.feature.js';
 import { ledgerPlugin } from './ledger/ledger.feature.js';
 import { resolveSigningKey } from './ledger/keys.js';
 import { openStore } from './ledger/store/open-store.js';
@@ -128,7 +129,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
 
   // the list order is the route table's order; buildPlugins builds them in the order their needs require
   const registry = opts.kernels ?? REGISTRY;
-  const plugins: readonly Plugin[] = [corePlugin, kernelsPlugin(registry), ledgerPlugin(key, store), verdictsPlugin, streamPlugin, meshPlugin, adsbPlugin, cotPlugin, fleetPlugin, securityPlugin, evidencePlugin, energyPlugin, uiPlugin, docsPlugin];
+  const plugins: readonly Plugin[] = [corePlugin, kernelsPlugin(registry), ledgerPlugin(key, store), verdictsPlugin, streamPlugin, meshPlugin, adsbPlugin, alertsPlugin, cotPlugin, fleetPlugin, securityPlugin, evidencePlugin, energyPlugin, uiPlugin, docsPlugin];
   let built;
   try {
     built = await buildPlugins(services, plugins);

@@ -92,6 +92,7 @@ export class AdsbFeed {
   private readonly now: () => number;
   /** Real upstream calls made since start (tests count them). */
   upstreamCalls = 0;
+  private readonly snapshotListeners = new Set<(s: Snapshot) => void>();
 
   constructor(
     private readonly cfg: Readonly<AdsbConfig>,
@@ -113,6 +114,19 @@ export class AdsbFeed {
     const first = await Promise.race([refresh.then(() => 'done' as const), budget]);
     clearTimeout(timer);
     return this.answer(first === 'budget');
+  }
+
+  /**
+   * Called with each new snapshot once it is the one served: fetched here, or adopted from another
+   * replica. A listener runs inside the refresh, so it must return at once and never throw.
+   */
+  onSnapshot(listener: (s: Snapshot) => void): () => void {
+    this.snapshotListeners.add(listener);
+    return () => this.snapshotListeners.delete(listener);
+  }
+
+  private published(s: Snapshot): void {
+    for (const l of this.snapshotListeners) l(s);
   }
 
   /** The state the ADS-B plugin provides to health, evidence and readiness. */
@@ -241,7 +255,10 @@ export class AdsbFeed {
       const until = s.bans[p.cfg.name];
       if (until !== undefined) p.breaker.adoptBan(until, now);
     }
-    if (s.snapshot && (this.snapshot === null || s.snapshot.fetchedAtMs > this.snapshot.fetchedAtMs)) this.snapshot = s.snapshot;
+    if (s.snapshot && (this.snapshot === null || s.snapshot.fetchedAtMs > this.snapshot.fetchedAtMs)) {
+      this.snapshot = s.snapshot;
+      this.published(s.snapshot);
+    }
     if (s.refreshedAtMs !== null && (this.lastRefreshAt === null || s.refreshedAtMs > this.lastRefreshAt)) {
       this.lastRefreshAt = s.refreshedAtMs;
       this.lastRefreshOk = s.refreshOk;
@@ -302,6 +319,7 @@ export class AdsbFeed {
         this.lastRefreshOk = true;
         this.lastAttempts = attempts;
         this.lastRefreshAt = done;
+        this.published(this.snapshot);
         return;
       }
       p.breaker.onFailure(r.outcome, done, r.retryAfterMs);

@@ -2,6 +2,7 @@
 import Joi from 'joi';
 import { availableParallelism } from 'node:os';
 import { adsbConfig, type AdsbConfig } from '../adsb/adsb.config.js';
+import { alertsConfig, type AlertsConfig } from '../alerts/alerts.config.js';
 import { cotConfig, type CotConfig } from '../cot/cot.config.js';
 import { energyConfig, type EnergyConfig } from '../energy/energy.config.js';
 import { guardConfig, type GuardConfig } from '../http/guard.config.js';
@@ -10,7 +11,7 @@ import { streamConfig, type StreamConfig } from '../stream/stream.config.js';
 import type { FeatureConfig } from './feature-config.js';
 
 /** Feature slices: each feature declares its own keys, defaults and env variables next to its code. */
-export const FEATURE_CONFIGS: readonly FeatureConfig[] = [ledgerConfig, streamConfig, adsbConfig, cotConfig, energyConfig, guardConfig];
+export const FEATURE_CONFIGS: readonly FeatureConfig[] = [ledgerConfig, streamConfig, adsbConfig, alertsConfig, cotConfig, energyConfig, guardConfig];
 
 export interface Config {
   env: string;
@@ -42,6 +43,7 @@ export interface Config {
   ledger: LedgerConfig;
   stream: StreamConfig;
   adsb: AdsbConfig;
+  alerts: AlertsConfig;
   cot: CotConfig;
   energy: EnergyConfig;
   guard: GuardConfig;
