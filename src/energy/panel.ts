@@ -10,8 +10,12 @@
 import { seriesChart } from '../isomorphic/energy-chart.js';
 import type { EnergySeries } from '../isomorphic/wire/energy.js';
 import type { Quantity } from './quantity.js';
+import { quantityText } from './quantity-text.js';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** A dotted field path that may wrap after each dot or underscore on a narrow screen. */
+const breakable = (path: string): string => esc(path).replace(/([._])/g, '$1<wbr>');
 
 function rows(prefix: string, node: Record<string, unknown>): string[] {
   const out: string[] = [];
@@ -19,21 +23,25 @@ function rows(prefix: string, node: Record<string, unknown>): string[] {
     const path = prefix ? `${prefix}.${k}` : k;
     if (v && typeof v === 'object' && 'basis' in v && 'unit' in v) {
       const qv = v as Quantity;
-      out.push(`<tr data-field="${esc(path)}"><th>${esc(path)}</th><td class="value">${qv.value === null ? '–' : esc(String(qv.value))}</td><td>${esc(qv.unit)}</td><td>${esc(qv.basis)}</td></tr>`);
+      // the exact value stays in the cell (data-value, and the tooltip) for a reader who needs every digit
+      const exact = qv.value === null ? '' : ` data-value="${qv.value}" title="${qv.value} ${esc(qv.unit)}"`;
+      out.push(`<tr data-field="${esc(path)}"><th>${breakable(path)}</th><td class="value" data-unit="${esc(qv.unit)}"${exact}>${esc(quantityText(qv.value, qv.unit, path))}</td><td>${esc(qv.basis)}</td></tr>`);
     } else if (v && typeof v === 'object' && !Array.isArray(v)) out.push(...rows(path, v as Record<string, unknown>));
   }
   return out;
 }
 
 export const CHART_SIZE = { width: 640, height: 200 };
+/** The chart drawn for narrow screens instead: at about its own width there, so its labels stay at their set size. */
+export const COMPACT_CHART_SIZE = { width: 340, height: 200 };
 
 /** A short stroke sample of a line's colour and dash, for the legend. */
 const sample = (color: string, dash: string | null): string =>
   `<svg width="28" height="10" aria-hidden="true"><line x1="1" y1="5" x2="27" y2="5" stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/></svg>`;
 
-/** The measured series as an SVG line chart: one polyline per measured field, vertices at the real samples. */
-export function seriesFigure(series: EnergySeries): string {
-  const c = seriesChart(series.points, CHART_SIZE.width, CHART_SIZE.height);
+/** One drawing of the series at `size`: one polyline per measured field, vertices at the real samples. */
+function chartSvg(series: EnergySeries, size: { width: number; height: number }, cls: string, id: string): string {
+  const c = seriesChart(series.points, size.width, size.height);
   const { plot } = c;
   const parts: string[] = [];
   for (const t of c.yTicks) parts.push(`<line class="grid" x1="${plot.left}" x2="${plot.right}" y1="${t.y}" y2="${t.y}"/><text x="${plot.left - 6}" y="${t.y + 4}" text-anchor="end">${esc(t.label)}</text>`);
@@ -45,12 +53,27 @@ export function seriesFigure(series: EnergySeries): string {
     parts.push(`<polyline class="line" data-field="${l.field}" points="${l.points}" stroke="${l.color}"${l.dash ? ` stroke-dasharray="${l.dash}"` : ''}><title>${esc(l.label)}</title></polyline>`);
   }
   const intervalS = (series.interval_ms.value ?? 0) / 1000;
+  return `<svg class="${cls}" role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${c.width} ${c.height}" width="${c.width}" height="${c.height}" data-points="${series.points.length}"><title id="${id}-title">Measured series: CPU and event-loop use per ${intervalS} s interval</title><desc id="${id}-desc">${esc(c.summary)}</desc>${parts.join('')}</svg>`;
+}
+
+/**
+ * The measured series as an SVG line chart, drawn twice from the same geometry: wide, and compact
+ * for phones (the stylesheet shows one), because a 640-unit drawing scaled to a phone shrinks its
+ * labels to half their size.
+ */
+export function seriesFigure(series: EnergySeries): string {
+  const c = seriesChart(series.points, CHART_SIZE.width, CHART_SIZE.height);
+  const intervalS = (series.interval_ms.value ?? 0) / 1000;
   const last = series.points[series.points.length - 1];
   const legend = c.lines.map((l) => `<li>${sample(l.color, l.dash)}${esc(l.label)} (${esc(series.fields[l.field].basis)})</li>`).join('');
+  const latest = last
+    ? `Latest interval: ${last.requests} request${last.requests === 1 ? '' : 's'}, ${quantityText(last.cpu_s, 's')} of CPU, model ${quantityText(last.avg_power_w, 'W')}.`
+    : '';
   return `<figure class="series">
-<svg class="chart" role="img" aria-labelledby="series-title series-desc" viewBox="0 0 ${c.width} ${c.height}" width="${c.width}" height="${c.height}" data-points="${series.points.length}"><title id="series-title">Measured series: CPU and event-loop use per ${intervalS} s interval</title><desc id="series-desc">${esc(c.summary)}</desc>${parts.join('')}</svg>
+${chartSvg(series, CHART_SIZE, 'chart', 'series')}
+${chartSvg(series, COMPACT_CHART_SIZE, 'chart-compact', 'series-compact')}
 <ul class="chart-legend">${legend}</ul>
-<figcaption>One sample every ${intervalS} s, the last ${series.points.length} interval${series.points.length === 1 ? '' : 's'} (at most ${series.max_points.value}). ${last ? `Latest interval: ${last.requests} request${last.requests === 1 ? '' : 's'}, ${last.cpu_s.toFixed(3)} CPU s, model ${last.avg_power_w.toFixed(2)} W.` : ''} ${esc(series.honesty)}</figcaption>
+<figcaption>One sample every ${intervalS} s, the last ${series.points.length} interval${series.points.length === 1 ? '' : 's'} (at most ${series.max_points.value}). ${esc(latest)} ${esc(series.honesty)}</figcaption>
 </figure>`;
 }
 
@@ -80,13 +103,15 @@ ${seriesFigure(snapshot.series)}
 </section>
 <section aria-labelledby="snapshot-h">
 <h2 id="snapshot-h">This snapshot</h2>
-<p>Taken at ${esc(snapshot.generated_at)} &middot; JSON: <a href="/api/svc/v1/energy/sovereign">/api/svc/v1/energy/sovereign</a></p>
+<p>Taken at <time datetime="${esc(snapshot.generated_at)}">${esc(snapshot.generated_at.slice(0, 19).replace('T', ' '))}Z</time> &middot; JSON: <a href="/api/svc/v1/energy/sovereign">/api/svc/v1/energy/sovereign</a></p>
+<div class="table-scroll" role="region" aria-labelledby="snapshot-h" tabindex="0">
 <table>
-<thead><tr><th>field</th><th>value</th><th>unit</th><th>basis</th></tr></thead>
+<thead><tr><th>field</th><th>value</th><th>basis</th></tr></thead>
 <tbody>
 ${table}
 </tbody>
 </table>
+</div>
 </section>
 </main>
 <script type="application/json" id="sovereign-snapshot">${data}</script>

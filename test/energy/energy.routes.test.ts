@@ -6,6 +6,7 @@ import { canonicalJson, sha256Hex } from '../../src/lib/numbers.js';
 import { buildTestApp, parsePrometheus, testConfig, type TestApp } from '../helpers/app.js';
 import { burn } from '../helpers/faults.js';
 import { openSse } from '../helpers/sse.js';
+import { quantityText } from '../../src/energy/quantity-text.js';
 
 const API = '/api/svc/v1/energy';
 const VIEWS = ['sovereign', 'jtoken', 'throughput', 'kvcache', 'gateway', 'router', 'carbon', 'metrics'];
@@ -137,8 +138,10 @@ describe('energy routes', () => {
     expect(page.headers['content-security-policy']).to.include("default-src 'self'");
     const embedded = JSON.parse(/<script type="application\/json" id="sovereign-snapshot">(.*?)<\/script>/s.exec(page.text)![1]!) as Rec;
     expect(embedded.schema).to.equal('svc.energy-sovereign/v1');
-    const shown = /<tr data-field="model\.energy_kwh"><th>[^<]*<\/th><td class="value">([^<]*)<\/td>/.exec(page.text)![1]!;
-    expect(Number(shown)).to.equal(val(embedded.model.energy_kwh));
+    // the cell shows the value rounded with its unit and keeps the exact number in data-value
+    const [, exact, shown] = /<tr data-field="model\.energy_kwh"><th>.*?<\/th><td class="value" data-unit="kWh" data-value="([^"]*)"[^>]*>([^<]*)<\/td>/.exec(page.text)!;
+    expect(Number(exact)).to.equal(val(embedded.model.energy_kwh));
+    expect(shown).to.equal(quantityText(val(embedded.model.energy_kwh), 'kWh'));
     expect(val(embedded.model.energy_j_marginal)).to.be.at.least(val(b.model.energy_j_marginal));
     expect(embedded.receipt_link.prev_hash).to.equal(b.receipt_link.hash);
   });
