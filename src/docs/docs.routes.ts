@@ -18,14 +18,30 @@ const ASSETS = new Map([
 ]);
 
 const PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Drone Intelligence Service API</title>
-<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Drone Intelligence Service API</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+<link rel="stylesheet" href="/docs/assets/docs.css"></head>
 <body><div id="swagger-ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/assets/init.js"></script></body></html>`;
 
 // an external file, not an inline script, so the page runs under a strict CSP
 const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });`;
+
+// Swagger UI's own layout on a phone squeezes each operation's path and summary into a third of the
+// row and the tag's description beside its name: stack them instead, with narrower margins
+const DOCS_CSS = `@media (max-width: 40rem) {
+  .swagger-ui .wrapper { padding: 0 8px; }
+  .swagger-ui .information-container.wrapper .info { margin: 16px 0; }
+  .swagger-ui .opblock-tag { flex-wrap: wrap; font-size: 18px; padding: 8px 4px; }
+  .swagger-ui .opblock-tag small { flex: 1 0 100%; padding: 4px 0 0; font-size: 13px; }
+  .swagger-ui .opblock .opblock-summary-path-description-wrapper { flex-direction: column; align-items: flex-start; gap: 2px; }
+  .swagger-ui .opblock .opblock-summary-path { max-width: 100%; word-break: break-all; }
+  .swagger-ui .opblock .opblock-summary-method { min-width: 56px; }
+}
+`;
 
 /** A JSON Schema (2020-12) as the document embeds it: any keywords. */
 const JSON_SCHEMA = openShape().description('a JSON Schema (2020-12)');
@@ -43,6 +59,7 @@ const OPENAPI_DOCUMENT = shape({
   openapi: oneOf('3.1.0'),
   info: shape({ title: str(), version: str(), description: str() }),
   servers: listOf(shape({ url: str(), description: str() })),
+  tags: listOf(shape({ name: str(), description: str().optional() })).description('in the order /docs lists its groups'),
   security: listOf(mapOf(listOf(str()))),
   paths: mapOf(mapOf(OPERATION).description('operations by lower-case method')).description('by path template'),
   components: shape({
@@ -100,9 +117,9 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
       uses: [],
       summary: 'Swagger UI assets',
       tag: 'docs',
-      params: objectOf({ file: required(Joi.string().max(64)).description('swagger-ui.css, swagger-ui-bundle.js or init.js') }),
+      params: objectOf({ file: required(Joi.string().max(64)).description('swagger-ui.css, swagger-ui-bundle.js, init.js or docs.css') }),
       produces: ['application/javascript', 'text/css'],
-      response: text('The asset (Swagger UI from the installed swagger-ui-dist package)'),
+      response: text('The asset (Swagger UI from the installed swagger-ui-dist package; init.js and docs.css are ours)'),
       errors: [404],
       async handler({ params, ctx }) {
         const { file } = params;
@@ -110,6 +127,10 @@ export function docsRoutes(table: () => readonly RouteDef[]): RouteDef[] {
         if (file === 'init.js') {
           ctx.type = 'application/javascript';
           return INIT;
+        }
+        if (file === 'docs.css') {
+          ctx.type = 'text/css';
+          return DOCS_CSS;
         }
         const type = ASSETS.get(file);
         if (!type) throw Errors.itemNotFound('asset', file);

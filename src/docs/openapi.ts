@@ -6,6 +6,7 @@ import { inSlices } from '../core/slices.js';
 import { specPath } from '../introspection/route-inventory.js';
 import { operationExampleOf } from './operation-examples.js';
 import { kernelExampleOf } from '../kernels/kernel-docs.js';
+import { orderedTags } from './tag-order.js';
 
 const VALIDATION_ERROR: JsonSchema = {
   type: 'object',
@@ -204,6 +205,7 @@ function addOperation(paths: Paths, ids: Set<string>, r: RouteDef): void {
 }
 
 function openApiDocument(paths: Paths): JsonSchema {
+  const used = new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op as { tags: string[] }).tags)));
   return {
     openapi: '3.1.0',
     info: {
@@ -214,6 +216,7 @@ function openApiDocument(paths: Paths): JsonSchema {
     servers: [{ url: '/', description: 'this service (paths are absolute from its origin)' }],
     // reads are open; writes take the write token when SVC_WRITE_TOKENS is set (per operation)
     security: [{}],
+    tags: orderedTags(used),
     paths,
     components: {
       schemas: { HTTPValidationError: VALIDATION_ERROR, ErrorMessage: MESSAGE_ERROR },
