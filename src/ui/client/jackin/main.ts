@@ -7,6 +7,7 @@ import { getJson, getText, whileVisible } from '../common/api.js';
 import { $, chipInto, el, setText } from '../common/dom.js';
 import { fmtNum, fmtTime } from '../common/format.js';
 import { adsbChip, ledgerText } from '../common/honesty.js';
+import { healthReasons, ledgerWhere, type HealthCheckDoc } from './status-text.js';
 import type { AdsbAnswer } from '../../../isomorphic/wire/adsb.js';
 import type { Decision } from '../common/palette.js';
 import { drawSeries } from '../common/series-svg.js';
@@ -51,7 +52,7 @@ function metric(text: string, name: string): number | null {
 
 async function refresh(): Promise<void> {
   const [health, ledger, scene, adsb, metrics, energy] = await Promise.all([
-    getJson<{ status: string; releaseId: string; uptime_s: number; pool: { threads: number; busy: number; queueSize: number; maxQueue: number; completed: number; crashes: number } }>(`${API}/health`),
+    getJson<{ status: string; releaseId: string; uptime_s: number; checks?: Record<string, HealthCheckDoc>; pool: { threads: number; busy: number; queueSize: number; maxQueue: number; completed: number; crashes: number } }>(`${API}/health`),
     getJson<{ durability_state: string; persistence_scope: string; ready: boolean; reason?: string; integrity?: { nodes: number; state: string; root: string } }>(`${API}/ledger/readiness`),
     getJson<{ tracks: { track_id: string; decision: Decision; lambda: number; ts_utc: string; ledger_index: number; simulated: boolean }[] }>(`${API}/edge/3d`),
     getJson<AdsbAnswer>(`${API}/adsb?lat_min=-90&lat_max=90&lon_min=-180&lon_max=180`),
@@ -61,11 +62,16 @@ async function refresh(): Promise<void> {
   const h = health.data;
   setText('health', h?.status ?? `no data (${health.error})`);
   setText('health-detail', h ? `${h.releaseId} · up ${fmtNum(h.uptime_s)} s` : '');
+  // a warn or fail is only useful with its reason: each check that does not pass, as the service words it
+  const why = h ? healthReasons(h.checks) : [];
+  $('health-why').replaceChildren(...why.map((w) => el('li', { text: w })));
+  $('card-health').dataset.status = h?.status ?? 'unknown';
   setText('pool', h?.pool ? `${h.pool.threads} threads · ${fmtNum(h.pool.busy * 100)} % busy` : 'no data');
   setText('pool-detail', h?.pool ? `queue ${h.pool.queueSize}/${h.pool.maxQueue} · ${h.pool.completed} tasks done · ${h.pool.crashes} crashes` : '');
   const l = ledger.data;
   setText('ledger', l?.integrity ? `${l.integrity.nodes} nodes · integrity ${l.integrity.state}` : `no data (${ledger.error})`);
   setText('ledger-detail', l ? `${ledgerText(l.durability_state, l.persistence_scope)}${l.ready ? '' : ` · not ready${l.reason ? `: ${l.reason}` : ''}`}` : '');
+  setText('stream-ledger', `Verdicts go to ${ledgerWhere(l?.durability_state ?? null, l?.persistence_scope ?? null)}.`);
   if (adsb.data) adsbOkAt = Date.now();
   chipInto('adsb', adsbChip(adsb.data, adsb.error, adsbOkAt, Date.now(), 5_000));
   setText('adsb-detail', adsb.data ? `${adsb.data.count} aircraft worldwide · ${adsb.data.attribution ?? ''}` : '');
