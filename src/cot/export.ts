@@ -11,7 +11,9 @@ import type { XmlElement } from '../lib/cot/xml.js';
 
 export { serialiseEvent, serialiseEvents, serialiseFragment, stampedEvent, XML_DECLARATION } from '../lib/cot/serialise.js';
 
-export const UID_PREFIX = 'svc-track-';
+import { COT_TRACK_UID_PREFIX as UID_PREFIX } from '../isomorphic/api.js';
+
+export { UID_PREFIX };
 export const UNKNOWN = '9999999.0';
 
 export interface ExportEntry {

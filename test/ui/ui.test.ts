@@ -87,7 +87,7 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
     expect(keys.some((k) => /^chunk-[A-Z0-9]{8}\.js$/.test(k))).to.equal(true);
     expect(keys).to.include.members(['globe.html', 'jackin.html', 'favicon.svg']);
     expect(manifest.count).to.equal(keys.length);
-    for (const land of [key(/^land-110m-/), key(/^land-50m-/)]) {
+    for (const land of [key(/^land-110m-/), key(/^land-50m-/), key(/^land-10m-/)]) {
       expect(land.origin).to.match(/^world-atlas@2\./);
       expect(land.licence).to.contain('public domain');
     }
@@ -399,8 +399,11 @@ describe('src/ui static, UI and asset routes (4.9)', () => {
       const doc: AdsbDoc = { live: true, reason: 'fresh', source: 'adsblol', attribution: 'Aircraft data: adsb.lol (ODbL 1.0)', age_s: 4, count: 12 };
       expect(adsbChip(doc, null, 1000, 2000, 10_000)).to.include({ text: 'LIVE · adsblol · 4 s', tone: 'ok' });
       expect(adsbChip({ ...doc, count: 0 }, null, 1000, 2000, 10_000).text).to.equal('LIVE · adsblol · 4 s · 0 aircraft');
-      expect(adsbChip({ ...doc, live: false, reason: 'upstream_failed_serving_last_snapshot', age_s: 180 }, null, 1000, 2000, 10_000)).to.include({ text: 'CACHED · live=false · 3 min old · upstream_failed_serving_last_snapshot', tone: 'warn' });
-      expect(adsbChip({ ...doc, live: false, reason: 'no_snapshot', count: 0 }, null, 1000, 2000, 10_000)).to.include({ text: 'NO DATA · no_snapshot', tone: 'bad' });
+      // reasons in words on the chip; the machine code stays in its title
+      expect(adsbChip({ ...doc, live: false, reason: 'upstream_failed_serving_last_snapshot', age_s: 180 }, null, 1000, 2000, 10_000)).to.include({ text: 'CACHED · live=false · 3 min old · upstreams failing, last snapshot shown', tone: 'warn' });
+      const none = adsbChip({ ...doc, live: false, reason: 'no_snapshot', count: 0 }, null, 1000, 2000, 10_000);
+      expect(none).to.include({ text: 'NO DATA · no snapshot yet', tone: 'bad' });
+      expect(none.title).to.equal('reason no_snapshot (/adsb). Aircraft data: adsb.lol (ODbL 1.0)');
       expect(adsbChip(null, 'HTTP 500', null, 2000, 10_000)).to.include({ text: 'NO DATA · HTTP 500', tone: 'bad' });
       // the page itself stopped hearing from the service: the last payload's live=true no longer counts
       expect(adsbChip(doc, null, 0, 25_000, 10_000)).to.include({ text: 'STALE (page) · last poll 25 s ago', tone: 'warn' });

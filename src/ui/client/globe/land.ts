@@ -56,7 +56,72 @@ export function visibleLand(parts: readonly LandPart[], lon: number, lat: number
   const halfDiagonal = Math.hypot(width, height) / 2;
   const seen = halfDiagonal >= radiusPx ? Math.PI / 2 : Math.asin(halfDiagonal / radiusPx);
   const v = unit(lon, lat);
+  const box = viewBox(lon, lat, seen);
   const coordinates: Position[][][] = [];
-  for (const p of parts) if (angle(v, p.c) <= seen + p.r + 1e-6) coordinates.push(p.coordinates);
+  for (const p of parts) {
+    if (angle(v, p.c) > seen + p.r + 1e-6) continue;
+    // a continent at 1:10m is ~100,000 vertices: zoomed in, d3 gets only the piece inside the view
+    if (!box || p.r < seen) coordinates.push(p.coordinates);
+    else {
+      const outer = clipRing(p.coordinates[0]!, box);
+      if (outer.length) coordinates.push([outer, ...p.coordinates.slice(1).map((r) => clipRing(r, box)).filter((r) => r.length)]);
+    }
+  }
   return { type: 'MultiPolygon', coordinates };
+}
+
+export interface LonLatBox {
+  west: number;
+  south: number;
+  east: number;
+  north: number;
+}
+
+/**
+ * A longitude/latitude box holding the cap of angle `seen` around (lon, lat), with a margin, or
+ * null where a box is no good: a wide view, one that reaches a pole or the antimeridian.
+ */
+export function viewBox(lon: number, lat: number, seen: number): LonLatBox | null {
+  const d = (seen / RAD) * 1.5;
+  if (d > 8) return null;
+  const south = lat - d;
+  const north = lat + d;
+  if (south <= -89 || north >= 89) return null;
+  const dl = d / Math.cos(Math.max(Math.abs(south), Math.abs(north)) * RAD);
+  if (lon - dl <= -180 || lon + dl >= 180) return null;
+  return { west: lon - dl, south, east: lon + dl, north };
+}
+
+/**
+ * Sutherland–Hodgman clipping of a ring to a box, edges taken as straight in longitude and
+ * latitude: right for boxes a few degrees wide, where the edges of 1:10m land are short. The box
+ * is convex, so the clipped ring keeps its winding and fills the same ground inside the box.
+ */
+export function clipRing(ring: readonly Position[], box: LonLatBox): Position[] {
+  let pts: Position[] = ring.length > 1 && ring[0]![0] === ring[ring.length - 1]![0] && ring[0]![1] === ring[ring.length - 1]![1] ? ring.slice(0, -1) : ring.slice();
+  const edges: [0 | 1, number, 1 | -1][] = [
+    [0, box.west, 1],
+    [0, box.east, -1],
+    [1, box.south, 1],
+    [1, box.north, -1],
+  ];
+  for (const [axis, at, side] of edges) {
+    if (!pts.length) break;
+    const out: Position[] = [];
+    const inside = (p: Position) => (p[axis]! - at) * side >= 0;
+    let prev = pts[pts.length - 1]!;
+    for (const cur of pts) {
+      const curIn = inside(cur);
+      if (curIn !== inside(prev)) {
+        const t = (at - prev[axis]!) / (cur[axis]! - prev[axis]!);
+        out.push([prev[0]! + t * (cur[0]! - prev[0]!), prev[1]! + t * (cur[1]! - prev[1]!)]);
+      }
+      if (curIn) out.push(cur);
+      prev = cur;
+    }
+    pts = out;
+  }
+  if (pts.length < 3) return [];
+  pts.push(pts[0]!);
+  return pts;
 }
