@@ -36,16 +36,18 @@ export interface UiBuild {
 }
 
 /** Third-party packages that end up in a bundle or as a data asset. */
-const BUNDLED = ['d3-geo', 'd3-array', 'internmap', 'topojson-client', 'world-atlas', 'esbuild'] as const;
+const BUNDLED = ['d3-geo', 'd3-array', 'internmap', 'topojson-client', 'world-atlas', 'mgrs', 'esbuild'] as const;
 
 /**
  * Data copied verbatim from world-atlas (Natural Earth land, public domain): 1:110m (55 KB) drawn
- * while the globe moves, 1:50m (546 KB, fetched after the page is ready) drawn once it rests.
+ * while the globe moves, 1:50m (546 KB, fetched after the page is ready) drawn once it rests, and
+ * 1:10m (3.1 MB) fetched only when the view is zoomed in far enough to need it.
  */
 const NATURAL_EARTH = 'ISC (world-atlas); data public domain (Natural Earth 4.1.0)';
 const DATA_ASSETS = [
   { pkg: 'world-atlas', file: 'land-110m.json', licence: NATURAL_EARTH },
   { pkg: 'world-atlas', file: 'land-50m.json', licence: NATURAL_EARTH },
+  { pkg: 'world-atlas', file: 'land-10m.json', licence: NATURAL_EARTH },
 ];
 
 const ENTRIES = { globe: 'src/ui/client/globe/main.ts', jackin: 'src/ui/client/jackin/main.ts' };

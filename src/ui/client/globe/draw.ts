@@ -9,6 +9,8 @@ import { geoGraticule10, geoPath, type GeoPermissibleObjects } from 'd3-geo';
 import { DECISION_STYLE, GLYPH_SIZE, LAND, OCEAN, STALE, ZONE_COLOR, type Decision, type Glyph } from '../common/palette.js';
 import type { View } from './view.js';
 import { frameOutline, type CotFrame } from './cot-frame.js';
+import type { TrailPoint } from './layers.js';
+import { altIn, type UnitSystem } from '../common/units.js';
 
 /** Visible aircraft above which glyphs become heading arrows, and arrows 3-px squares. */
 export const LOD_ARROWS = 1000;
@@ -31,14 +33,19 @@ export interface Target {
   decision: Decision | null;
   /** Degrees clockwise from true north; null: unknown (drawn unrotated). */
   trackDeg: number | null;
-  altFt: number | null;
+  /** Metres; null when not known (never a sentinel value). */
+  altM: number | null;
+  /** Where the target comes from, as the table's origin column says it. */
+  origin: 'live feed' | 'posted' | 'simulated' | 'sample' | 'dataset';
+  /** Simulated tracks get their own marker on the map. */
+  simulated: boolean;
   /** CoT tracks: the 2525-style frame their type gives them (cot-frame.ts). */
   frame?: CotFrame;
   stale: boolean;
-  trail: [number, number][];
+  trail: TrailPoint[];
   search: string;
   /** Every field with its value and source, built only when the details panel asks. */
-  details(): [string, string, string][];
+  details(units: UnitSystem): [string, string, string][];
 }
 
 export interface Drawn {
@@ -51,7 +58,18 @@ export interface Drawn {
   lod: Lod;
   /** Keys of the targets whose label was drawn (labels that would overlap a placed one are left out). */
   labels: string[];
+  /** Targets drawn within STACK_PX of each other, counted on the map instead of hidden. */
+  stacks: Stack[];
 }
+
+export interface Stack {
+  x: number;
+  y: number;
+  keys: string[];
+}
+
+/** Targets closer than this (px) share one symbol on screen: they get a count badge. */
+export const STACK_PX = 6;
 
 /** Each glyph as closed polygons in unit space, nose towards -y, all wound the same way. */
 function ellipse(cx: number, cy: number, rx: number, ry: number, n = 12): number[] {
@@ -108,7 +126,15 @@ export function pathOf(g: Glyph | 'arrow'): Path2D {
   return p;
 }
 
-export function drawBase(ctx: CanvasRenderingContext2D, view: View, land: GeoPermissibleObjects | null): void {
+export interface Site {
+  name: string;
+  lon: number;
+  lat: number;
+  /** Range rings, each a closed [lon, lat] ring and its label. */
+  rings: { ring: [number, number][]; label: string }[];
+}
+
+export function drawBase(ctx: CanvasRenderingContext2D, view: View, land: GeoPermissibleObjects | null, sites: readonly Site[] = []): void {
   const { width, height } = view;
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.clearRect(0, 0, width, height);
@@ -136,6 +162,47 @@ export function drawBase(ctx: CanvasRenderingContext2D, view: View, land: GeoPer
   ctx.strokeStyle = '#3d6a8c';
   ctx.lineWidth = 1.2;
   ctx.stroke();
+  drawSites(ctx, view, sites, path);
+}
+
+/** Site markers (a diamond) with dashed range rings labelled with their distance. */
+function drawSites(ctx: CanvasRenderingContext2D, view: View, sites: readonly Site[], path: ReturnType<typeof geoPath>): void {
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'bottom';
+  for (const site of sites) {
+    for (const { ring, label } of site.rings) {
+      ctx.beginPath();
+      path({ type: 'LineString', coordinates: ring });
+      ctx.strokeStyle = 'rgba(220, 235, 245, 0.55)';
+      ctx.lineWidth = 1;
+      ctx.setLineDash([5, 4]);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      // the label sits where the ring crosses north of the site
+      const top = view.project(ring[0]![0], ring[0]![1]);
+      if (top) {
+        ctx.fillStyle = 'rgba(220, 235, 245, 0.85)';
+        ctx.fillText(label, top[0] + 3, top[1] - 1);
+      }
+    }
+    const p = view.project(site.lon, site.lat);
+    if (!p) continue;
+    ctx.beginPath();
+    ctx.moveTo(p[0], p[1] - 7);
+    ctx.lineTo(p[0] + 7, p[1]);
+    ctx.lineTo(p[0], p[1] + 7);
+    ctx.lineTo(p[0] - 7, p[1]);
+    ctx.closePath();
+    ctx.fillStyle = '#f2f5f8';
+    ctx.fill();
+    ctx.strokeStyle = '#000000';
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+    ctx.fillStyle = '#f2f5f8';
+    ctx.textBaseline = 'top';
+    ctx.fillText(site.name, p[0] + 9, p[1] + 3);
+    ctx.textBaseline = 'bottom';
+  }
 }
 
 export interface OverlayOptions {
@@ -144,6 +211,9 @@ export interface OverlayOptions {
   selected: string | null;
   zones: { polygon: [number, number][]; name: string }[];
   showZones: boolean;
+  /** Trail points received before this time (ms since the epoch) are not drawn. */
+  trailSinceMs: number;
+  units: UnitSystem;
 }
 
 function decisionShape(ctx: CanvasRenderingContext2D, d: Decision | null, x: number, y: number, r: number): void {
@@ -227,29 +297,7 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
   }
   out.n = n;
 
-  if (opts.trails) {
-    ctx.lineWidth = 1.2;
-    for (let j = 0; j < n; j++) {
-      const t = targets[idx[j]!]!;
-      if (t.trail.length < 2) continue;
-      ctx.beginPath();
-      let started = false;
-      for (const [lon, lat] of t.trail) {
-        const q = view.project(lon, lat);
-        if (!q) {
-          started = false;
-          continue;
-        }
-        if (started) ctx.lineTo(q[0], q[1]);
-        else ctx.moveTo(q[0], q[1]);
-        started = true;
-      }
-      ctx.strokeStyle = t.stale ? 'rgba(138,143,148,0.6)' : t.color;
-      ctx.globalAlpha = 0.7;
-      ctx.stroke();
-      ctx.globalAlpha = 1;
-    }
-  }
+  if (opts.trails) drawTrails(ctx, view, targets, idx, n, opts.trailSinceMs);
 
   // aircraft, by level of detail (measured in headless Chromium without a GPU, 2,500 on screen:
   // a category glyph costs ~2.5x a 4-vertex arrow, and a 3-px square ~1/10 of an arrow):
@@ -269,6 +317,8 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
     b.push(j);
   }
   out.lod = visibleAircraft > LOD_DOTS ? 'dots' : visibleAircraft > LOD_ARROWS ? 'arrows' : 'glyphs';
+  // counts go under the symbols: a badge never hides a neighbour
+  drawStacks(ctx, out, targets, idx);
   ctx.strokeStyle = 'rgba(0, 0, 0, 0.85)';
   for (const [color, list] of buckets) {
     ctx.fillStyle = color;
@@ -336,6 +386,16 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
         ctx.fill();
         ctx.stroke();
       }
+      if (t.simulated) {
+        // simulated: a dashed ring round the symbol, so it never passes for a real track
+        ctx.beginPath();
+        ctx.arc(x, y, 10, 0, Math.PI * 2);
+        ctx.setLineDash([3, 2]);
+        ctx.strokeStyle = '#f2f5f8';
+        ctx.lineWidth = 1.5;
+        ctx.stroke();
+        ctx.setLineDash([]);
+      }
       if (t.decision === 'DENY') {
         ctx.beginPath();
         ctx.moveTo(x - 6, y - 6);
@@ -362,7 +422,7 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
   for (const j of sel >= 0 ? [sel, ...rest] : rest) {
     const t = targets[idx[j]!]!;
     if (!t.label) continue;
-    const text = t.kind === 'aircraft' && t.altFt !== null ? `${t.label} ${Math.round(t.altFt / 100)}` : t.label;
+    const text = t.kind === 'aircraft' && t.altM !== null ? `${t.label} ${altLabel(t.altM, opts.units)}` : t.label;
     // right of the symbol: CoT frames are the widest (1.5 units)
     const x = out.xs[j]! + (t.kind === 'cot' ? COT_FRAME_PX * 1.5 + 5 : 10);
     const y = out.ys[j]!;
@@ -385,6 +445,82 @@ export function drawOverlay(ctx: CanvasRenderingContext2D, view: View, targets: 
       ctx.lineWidth = 2;
       ctx.stroke();
     }
+  }
+}
+
+/** Aviation labels give the flight level (hundreds of feet); metric ones whole metres. */
+const altLabel = (m: number, u: UnitSystem): string => (u === 'aviation' ? String(Math.round(altIn(m, u) / 100)) : `${Math.round(m)}m`);
+
+/**
+ * Trails, batched into one path per colour (a stroke per target costs more than the vertices).
+ * Only points received since `sinceMs` are drawn, and with many targets on screen only the newest
+ * few per target, so 5,000 aircraft with trails stay within the frame budget.
+ */
+function drawTrails(ctx: CanvasRenderingContext2D, view: View, targets: readonly Target[], idx: Int32Array, n: number, sinceMs: number): void {
+  const maxPoints = n > LOD_ARROWS ? 6 : n > 300 ? 30 : Infinity;
+  const byColor = new Map<string, Path2D>();
+  const q: [number, number] = [0, 0];
+  for (let j = 0; j < n; j++) {
+    const t = targets[idx[j]!]!;
+    const trail = t.trail;
+    if (trail.length < 2) continue;
+    const color = t.stale ? 'rgba(138,143,148,0.6)' : t.color;
+    let path = byColor.get(color);
+    if (!path) byColor.set(color, (path = new Path2D()));
+    let started = false;
+    for (let i = Math.max(0, trail.length - maxPoints); i < trail.length; i++) {
+      const p = trail[i]!;
+      if (p[2] < sinceMs || !view.projectInto(p[0], p[1], q)) {
+        started = false;
+        continue;
+      }
+      if (started) path.lineTo(q[0], q[1]);
+      else path.moveTo(q[0], q[1]);
+      started = true;
+    }
+  }
+  ctx.lineWidth = 1.2;
+  ctx.globalAlpha = 0.7;
+  for (const [color, path] of byColor) {
+    ctx.strokeStyle = color;
+    ctx.stroke(path);
+  }
+  ctx.globalAlpha = 1;
+}
+
+/**
+ * Groups drawn targets whose symbols fall within STACK_PX of each other (a grid of that cell
+ * size, neighbours included) and draws each group's count beside it: four drones on one spot read
+ * "4", not one symbol.
+ */
+function drawStacks(ctx: CanvasRenderingContext2D, out: Drawn, targets: readonly Target[], idx: Int32Array): void {
+  out.stacks.length = 0;
+  if (out.lod === 'dots') return;
+  const cells = new Map<number, number[]>();
+  for (let j = 0; j < out.n; j++) {
+    const key = Math.floor(out.xs[j]! / STACK_PX) * 65_536 + Math.floor(out.ys[j]! / STACK_PX);
+    const c = cells.get(key);
+    if (c) c.push(j);
+    else cells.set(key, [j]);
+  }
+  ctx.font = 'bold 11px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
+  for (const list of cells.values()) {
+    if (list.length < 2) continue;
+    const x = out.xs[list[0]!]!;
+    const y = out.ys[list[0]!]!;
+    out.stacks.push({ x, y, keys: list.map((j) => targets[idx[j]!]!.key) });
+    const text = String(list.length);
+    const w = ctx.measureText(text).width + 8;
+    ctx.beginPath();
+    ctx.roundRect(x + 7, y - 18, w, 15, 7);
+    ctx.fillStyle = '#f2f5f8';
+    ctx.fill();
+    ctx.strokeStyle = '#000000';
+    ctx.lineWidth = 1;
+    ctx.stroke();
+    ctx.fillStyle = '#0b1520';
+    ctx.fillText(text, x + 11, y - 10.5);
   }
 }
 

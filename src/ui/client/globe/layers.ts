@@ -3,17 +3,26 @@
  * or interpolated (spec honesty rule 1): an aircraft moves only when a new report arrives, and its
  * trail is the list of positions actually received.
  */
-import { altitudeColor, altitudeFt, DECISION_STYLE, glyphFor, VESSEL_COLOR, type Decision } from '../common/palette.js';
+import { altitudeColor, altitudeFt, DECISION_STYLE, glyphFor, VESSEL_COLOR } from '../common/palette.js';
 import { fmtAge, fmtLatLon, fmtNum } from '../common/format.js';
+import { cotMetres, fmtAlt, fmtSpeed } from '../common/units.js';
+import { METRES_PER_FT } from './measure.js';
 import type { Target } from './draw.js';
 import { cotFrame } from './cot-frame.js';
+import type { SceneTrack, TrailPoint } from './track-types.js';
 import type { AdsbAircraft, AdsbAnswer } from '../../../isomorphic/wire/adsb.js';
-import { API } from '../../../isomorphic/api.js';
+import { API, COT_TRACK_UID_PREFIX } from '../../../isomorphic/api.js';
 
-export const TRAIL_POINTS = 30;
+/** Positions kept per target: 40 minutes of 10-second ADS-B polls; drawing takes only the chosen span. */
+export const TRAIL_POINTS = 240;
+
+export type { SceneTrack, TrailPoint } from './track-types.js';
 /** Per-target age (s) after which an aircraft greys out, then is dropped, as users of ADS-B maps expect. */
 export const FADE_S = 30;
 export const HIDE_S = 60;
+
+const KT_TO_MPS = 1852 / 3600;
+const ftToM = (ft: number | null): number | null => (ft === null ? null : ft * METRES_PER_FT);
 
 const v = (x: unknown): string => (x === null || x === undefined || x === '' ? '–' : String(x));
 
@@ -23,7 +32,7 @@ export function aircraftAgeS(a: AdsbAircraft, fetchedAtMs: number | null, now: n
   return a.position_age_s + Math.max(0, (now - fetchedAtMs) / 1000);
 }
 
-export function aircraftTarget(a: AdsbAircraft, doc: AdsbAnswer, trail: [number, number][], now: number): Target | null {
+export function aircraftTarget(a: AdsbAircraft, doc: AdsbAnswer, trail: TrailPoint[], now: number): Target | null {
   const fetchedAtMs = doc.fetched_at ? Date.parse(doc.fetched_at) : null;
   const age = aircraftAgeS(a, fetchedAtMs, now);
   if (age !== null && age > HIDE_S) return null;
@@ -39,11 +48,13 @@ export function aircraftTarget(a: AdsbAircraft, doc: AdsbAnswer, trail: [number,
     glyph: glyphFor(a.category, a.type_code),
     decision: null,
     trackDeg: a.track_deg,
-    altFt: a.on_ground ? 0 : altitudeFt(a),
+    altM: a.on_ground ? 0 : ftToM(altitudeFt(a)),
+    origin: 'live feed',
+    simulated: false,
     stale: age === null || age > FADE_S || !doc.live,
     trail,
     search: `${a.hex} ${a.callsign ?? ''} ${a.registration ?? ''} ${a.type_code ?? ''}`.toLowerCase(),
-    details: () => [
+    details: (u) => [
       ['hex', a.hex, src],
       ['callsign', v(a.callsign), src],
       ['registration', v(a.registration), src],
@@ -52,8 +63,8 @@ export function aircraftTarget(a: AdsbAircraft, doc: AdsbAnswer, trail: [number,
       ['position', fmtLatLon(a.lat, a.lon), `${src} · ${v(a.position_source)}`],
       ['position age', fmtAge(age), `position_age_s ${v(a.position_age_s)} + since fetched_at`],
       ['position time', v(a.position_time), src],
-      ['altitude', a.on_ground ? 'ground' : `${fmtNum(altitudeFt(a))} ft (baro ${v(a.alt_baro_ft)}, geom ${v(a.alt_geom_ft)})`, src],
-      ['ground speed', a.ground_speed_kt === null ? '–' : `${fmtNum(a.ground_speed_kt, 1)} kt`, src],
+      ['altitude', a.on_ground ? 'ground' : `${fmtAlt(ftToM(altitudeFt(a)), u)} (baro ${v(a.alt_baro_ft)} ft, geom ${v(a.alt_geom_ft)} ft)`, src],
+      ['ground speed', fmtSpeed(a.ground_speed_kt === null ? null : a.ground_speed_kt * KT_TO_MPS, u), src],
       ['track', a.track_deg === null ? '– (drawn unrotated)' : `${fmtNum(a.track_deg, 1)}°`, src],
       ['vertical rate', a.vertical_rate_fpm === null ? '–' : `${fmtNum(a.vertical_rate_fpm)} ft/min`, src],
       ['squawk', v(a.squawk), src],
@@ -88,7 +99,9 @@ export function vesselTarget(x: Vessel, asOf: string | null): Target | null {
     glyph: null,
     decision: null,
     trackDeg: null,
-    altFt: null,
+    altM: null,
+    origin: 'dataset',
+    simulated: false,
     stale: false,
     trail: [],
     search: `${x.name ?? ''} ${x.imo} ${x.mmsi ?? ''}`.toLowerCase(),
@@ -106,18 +119,8 @@ export function vesselTarget(x: Vessel, asOf: string | null): Target | null {
   };
 }
 
-export interface SceneTrack {
-  track_id: string;
-  source: string | null;
-  position: { lat: number; lon: number; alt_m: number | null };
-  lambda: number;
-  decision: Decision;
-  ledger_index: number;
-  ts_utc: string;
-  simulated: boolean;
-}
 
-export function droneTarget(t: SceneTrack, trail: [number, number][], now: number): Target {
+export function droneTarget(t: SceneTrack, trail: TrailPoint[], now: number): Target {
   const age = (now - Date.parse(t.ts_utc)) / 1000;
   const src = t.simulated ? '/edge/3d · simulated flight' : '/edge/3d';
   return {
@@ -130,22 +133,25 @@ export function droneTarget(t: SceneTrack, trail: [number, number][], now: numbe
     glyph: null,
     decision: t.decision,
     trackDeg: null,
-    altFt: t.position.alt_m === null ? null : t.position.alt_m * 3.28084,
+    altM: t.position.alt_m,
+    origin: t.simulated ? 'simulated' : 'posted',
+    simulated: t.simulated,
     stale: age > FADE_S,
     trail,
-    search: `${t.track_id} ${t.decision}`.toLowerCase(),
-    details: () => [
+    search: `${t.track_id} ${t.decision} ${t.simulated ? 'simulated' : ''}`.toLowerCase(),
+    details: (u) => [
       ['track', t.track_id, src],
       ['decision', `${t.decision} (${DECISION_STYLE[t.decision]?.shape ?? '?'})`, `${src} · latest verdict`],
       ['λ', fmtNum(t.lambda, 4), src],
       ['ledger index', String(t.ledger_index), src],
       ['position', fmtLatLon(t.position.lat, t.position.lon), src],
-      ['altitude', t.position.alt_m === null ? '–' : `${fmtNum(t.position.alt_m, 1)} m`, src],
+      ['altitude', fmtAlt(t.position.alt_m, u), src],
       ['sensor source', v(t.source), src],
       ['verdict time', t.ts_utc, src],
       ['age', fmtAge(age), 'this page'],
       ['simulated', String(t.simulated), src],
       ['receipt', `${API}/receipt/export?index=${t.ledger_index}`, 'ledger'],
+      ['CoT uid', `${COT_TRACK_UID_PREFIX}${t.track_id}`, '/cot/export (the same track, listed once here)'],
     ],
   };
 }
@@ -188,7 +194,8 @@ export function parseCot(xml: string): CotEvent[] {
       how: e.getAttribute('how'),
       lat,
       lon,
-      hae: num(p?.getAttribute('hae')),
+      // 9999999 is CoT's "unknown" height, not a height
+      hae: cotMetres(num(p?.getAttribute('hae'))),
       course: num(track?.getAttribute('course')),
       speed: num(track?.getAttribute('speed')),
       remarks: e.getElementsByTagName('remarks')[0]?.textContent ?? null,
@@ -197,7 +204,7 @@ export function parseCot(xml: string): CotEvent[] {
   return out;
 }
 
-export function cotTarget(e: CotEvent, trail: [number, number][], now: number): Target | null {
+export function cotTarget(e: CotEvent, trail: TrailPoint[], now: number): Target | null {
   const stale = Date.parse(e.stale);
   // a stale time before start means "drop track" in CoT; past stale by 5 min: removed
   if (Number.isFinite(stale) && (stale < Date.parse(e.start) || now - stale > 300_000)) return null;
@@ -214,20 +221,22 @@ export function cotTarget(e: CotEvent, trail: [number, number][], now: number): 
     glyph: null,
     decision: null,
     trackDeg: e.course,
-    altFt: e.hae === null ? null : e.hae * 3.28084,
+    altM: e.hae,
+    origin: e.how === 'm-s' ? 'simulated' : 'sample',
+    simulated: e.how === 'm-s',
     stale: Number.isFinite(stale) && now > stale,
     trail,
     search: `${e.uid} ${e.callsign ?? ''} ${e.type}`.toLowerCase(),
-    details: () => [
+    details: (u) => [
       ['uid', e.uid, src],
       ['type', e.type, src],
       ['frame', `${frame.affiliation} · ${frame.dimension} · ${frame.shape}${frame.open ? ` (open at the ${frame.open})` : ''}`, 'this page, from the type (MIL-STD-2525D / APP-6(D) frames)'],
       ['callsign', v(e.callsign), src],
       ['how', v(e.how), src],
       ['position', fmtLatLon(e.lat, e.lon), src],
-      ['hae', e.hae === null ? '–' : `${fmtNum(e.hae, 1)} m`, src],
+      ['hae', fmtAlt(e.hae, u), src],
       ['course', e.course === null ? '–' : `${fmtNum(e.course, 1)}°`, src],
-      ['speed', e.speed === null ? '–' : `${fmtNum(e.speed, 2)} m/s`, src],
+      ['speed', fmtSpeed(e.speed, u), src],
       ['time', e.time, src],
       ['stale', e.stale, src],
       ['remarks', v(e.remarks), src],
@@ -236,9 +245,9 @@ export function cotTarget(e: CotEvent, trail: [number, number][], now: number): 
 }
 
 /** Appends a received position unless it equals the last one; keeps the newest TRAIL_POINTS. */
-export function pushTrail(trail: [number, number][], lon: number, lat: number): [number, number][] {
+export function pushTrail(trail: TrailPoint[], lon: number, lat: number, atMs: number): TrailPoint[] {
   const last = trail[trail.length - 1];
-  if (!last || last[0] !== lon || last[1] !== lat) trail.push([lon, lat]);
+  if (!last || last[0] !== lon || last[1] !== lat) trail.push([lon, lat, atMs]);
   if (trail.length > TRAIL_POINTS) trail.splice(0, trail.length - TRAIL_POINTS);
   return trail;
 }

@@ -8,29 +8,67 @@ import { feature } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
 import { getJson, getText, whileVisible } from '../common/api.js';
 import { $, chipInto, el, setText } from '../common/dom.js';
-import { fmtAge, fmtLatLon, fmtNum } from '../common/format.js';
+import { fmtAge, fmtLatLon, fmtNum, fmtTime } from '../common/format.js';
 import { adsbChip, cotChip, ledgerText, vesselChip, verdictChip } from '../common/honesty.js';
 import { ALTITUDE_STOPS, DECISION_STYLE, DECISIONS, GLYPHS, GROUND_COLOR, STALE, UNKNOWN_ALT_COLOR, VESSEL_COLOR, ZONE_COLOR, type Decision } from '../common/palette.js';
 import { VerdictStream, type StreamStatus } from '../common/sse.js';
-import { drawBase, drawFrame, drawOverlay, hitTest, pathOf, type Drawn, type Kind, type Lod, type Target } from './draw.js';
-import { aircraftAgeS, aircraftTarget, cotTarget, FADE_S, HIDE_S, droneTarget, parseCot, pushTrail, vesselTarget, type CotEvent, type SceneTrack, type Vessel } from './layers.js';
+import { drawBase, drawFrame, drawOverlay, hitTest, pathOf, type Drawn, type Kind, type Lod, type Site, type Stack, type Target } from './draw.js';
+import { aircraftAgeS, aircraftTarget, cotTarget, FADE_S, HIDE_S, droneTarget, parseCot, pushTrail, vesselTarget, type CotEvent, type SceneTrack, type TrailPoint, type Vessel } from './layers.js';
 import { View } from './view.js';
 import { landParts, visibleLand, type LandPart } from './land.js';
+import { boundingCap, metresPerPixel, ring, ringRadii, scaleBar, zoomForCap, type ScaleBar } from './measure.js';
+import { altIn, altUnit, fmtDistance, loadUnits, saveUnits, type UnitSystem } from '../common/units.js';
+import { Watcher, zoneSite, type Entry } from './watch.js';
+import { AlertSound } from './alert-sound.js';
+import { fmtPosition, utcClock, type PositionFormat } from './position.js';
+import { buildReplay, replayAt, type Replay, type ReplayWindow } from './replay.js';
+import { VerdictVerifier, type PublicJwk } from './verify.js';
+import { feedDown } from '../common/honesty.js';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { cotFrame } from './cot-frame.js';
 import type { AdsbAnswer } from '../../../isomorphic/wire/adsb.js';
-import { API } from '../../../isomorphic/api.js';
+import { API, COT_TRACK_UID_PREFIX } from '../../../isomorphic/api.js';
 
 const ADSB_POLL_MS = 10_000;
 const HOME = { lon: -100, lat: 38, zoom: 1 };
 const TABLE_ROWS = 200;
 const QUEUE_CAP = 2000;
 const FEED_ROWS = 50;
+/** Zoom from which 1:10m land is fetched and drawn at rest (about 600 m per pixel on a desktop). */
+const DETAIL_ZOOM = 24;
+const ALERT_POLL_MS = 5_000;
+/** Range rings are drawn when their step is at most this (a site's surroundings, not a continent). */
+const MAX_RING_STEP_M = 50_000;
+const ALERTS_SHOWN = 5;
 
 // ---------------------------------------------------------------- state
 const view = new View({ ...HOME });
 const layerOn: Record<Kind | 'zones', boolean> = { aircraft: true, vessel: true, drone: true, cot: true, zones: true };
-const opts = { labels: true, trails: true };
+const opts = { labels: true, trails: true, trailMinutes: 5 };
+const storage = (() => {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+})();
+let units: UnitSystem = loadUnits(storage);
+let posFormat: PositionFormat = 'degrees';
+/** The selection is kept at the centre while this holds; dragging the globe lets go. */
+let follow = true;
+let cursor: [number, number] | null = null;
+let scale: ScaleBar | null = null;
+let landDetail: LandPart[] | null = null;
+let landDetailState: 'idle' | 'loading' | 'loaded' | 'failed' = 'idle';
+const watcher = new Watcher();
+const sound = new AlertSound();
+const fired: Entry[] = [];
+let serverAlertsAfter = 0;
+const serverAlerts: Record<string, unknown>[] = [];
+let replay: Replay | null = null;
+let replayAtMs = 0;
+let replayTimer: number | null = null;
+let adsbPolledAt = 0;
 /** Land at 1:110m while the view moves and 1:50m at rest (once loaded): 50m is too slow to drag. */
 let land: LandPart[] | null = null;
 let landFine: LandPart[] | null = null;
@@ -40,7 +78,7 @@ let movedAt = -Infinity;
 let adsb: AdsbAnswer | null = null;
 let adsbError: string | null = null;
 let adsbOkAt: number | null = null;
-const aircraftTrails = new Map<string, [number, number][]>();
+const aircraftTrails = new Map<string, TrailPoint[]>();
 let aircraftRaw: AdsbAnswer['aircraft'] = [];
 let aircraftTargets: (Target | null)[] = [];
 let vessels: Vessel[] = [];
@@ -48,11 +86,11 @@ let vesselsAsOf: string | null = null;
 let vesselsSynthetic: boolean | null = null;
 let vesselsError: string | null = null;
 let tracks: SceneTrack[] = [];
-const droneTrails = new Map<string, [number, number][]>();
+const droneTrails = new Map<string, TrailPoint[]>();
 let zones: { polygon: [number, number][]; name: string }[] = [];
 let cot: CotEvent[] = [];
 let cotError: string | null = null;
-const cotTrails = new Map<string, [number, number][]>();
+const cotTrails = new Map<string, TrailPoint[]>();
 let all: Target[] = [];
 let shown: Target[] = [];
 let selected: string | null = null;
@@ -61,16 +99,17 @@ const queue: Record<string, unknown>[] = [];
 let dropped = 0;
 /** Aircraft on screen in the last frame; kept across `rebuild`, which replaces `svcUi.layers`. */
 let aircraftDrawn = 0;
-const drawn: Drawn = { keys: [], xs: new Float32Array(0), ys: new Float32Array(0), rot: new Float32Array(0), n: 0, lod: 'glyphs', labels: [] };
+const drawn: Drawn = { keys: [], xs: new Float32Array(0), ys: new Float32Array(0), rot: new Float32Array(0), n: 0, lod: 'glyphs', labels: [], stacks: [] };
 const loaded = { land: false, adsb: false, scene: false, vessels: false, cot: false };
 const overlayMs: number[] = [];
 const baseMs: number[] = [];
 /** Base draws by land resolution: what each costs on this client. */
-const baseMsBy: Record<'110m' | '50m', number[]> = { '110m': [], '50m': [] };
+const baseMsBy: Record<LandRes, number[]> = { '110m': [], '50m': [], '10m': [] };
 /** Targets rebuilt from the layers, filters applied and the table patched (data changes, every 5 s). */
 const rebuildMs: number[] = [];
 
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
+type LandRes = '110m' | '50m' | '10m';
 
 interface SvcUi {
   ready: boolean;
@@ -82,12 +121,27 @@ interface SvcUi {
   selected: string | null;
   errors: string[];
   longTasks: number[];
-  perf: { overlayMs: number[]; baseMs: number[]; rebuildMs: number[]; baseMsBy: Record<'110m' | '50m', number[]> };
+  perf: { overlayMs: number[]; baseMs: number[]; rebuildMs: number[]; baseMsBy: Record<LandRes, number[]> };
   /** Which land the base canvas shows now, which resolutions are loaded, and whether the view is moving. */
-  land: { drawn: '110m' | '50m' | null; loaded: ('110m' | '50m')[]; moving: boolean };
+  land: { drawn: LandRes | null; loaded: LandRes[]; moving: boolean };
   lod: Lod;
+  units: UnitSystem;
+  follow: boolean;
+  /** The scale bar as drawn: CSS pixels and the ground distance they stand for. */
+  scaleBar: { cssPx: number; metres: number; label: string } | null;
+  stacks: Stack[];
+  /** Sites with range rings drawn on the base layer. */
+  sites: { name: string; lon: number; lat: number; ringsM: number[] }[];
+  feedBanner: string | null;
+  watch: { zones: string[]; tracks: string[] };
+  alerts: { fired: Entry[]; beeps: number; sound: string; server: Record<string, unknown>[] };
+  replay: { active: boolean; atMs: number | null; items: number; verified: number; failed: number; shown: number } | null;
+  /** Polls /adsb now instead of at the next interval (support and tests). */
+  refreshAdsb(): Promise<void>;
   reducedMotion: boolean;
   project(lon: number, lat: number): [number, number] | null;
+  /** The ground point under a canvas pixel (device pixels), or null off the globe. */
+  invert(x: number, y: number): [number, number] | null;
   target(key: string): Record<string, unknown> | null;
   snapshot(): unknown;
 }
@@ -105,8 +159,19 @@ const svcUi: SvcUi = {
   perf: { overlayMs, baseMs, rebuildMs, baseMsBy },
   land: { drawn: null, loaded: [], moving: false },
   lod: 'glyphs',
+  units,
+  follow,
+  scaleBar: null,
+  stacks: [],
+  sites: [],
+  feedBanner: null,
+  watch: { zones: [], tracks: [] },
+  alerts: { fired, beeps: 0, sound: 'off', server: serverAlerts },
+  replay: null,
+  refreshAdsb: () => loadAdsb(),
   reducedMotion: reducedMotion.matches,
   project: (lon, lat) => view.project(lon, lat),
+  invert: (x, y) => view.invert(x, y),
   target(key) {
     const t = all.find((x) => x.key === key);
     if (!t) return null;
@@ -124,6 +189,10 @@ const svcUi: SvcUi = {
       trackDeg: t.trackDeg,
       frame: t.frame ?? null,
       stale: t.stale,
+      altM: t.altM,
+      trailPoints: t.trail.length,
+      origin: t.origin,
+      simulated: t.simulated,
       drawn: j >= 0,
       labelled: drawn.labels.includes(t.key),
       shown: shown.includes(t),
@@ -184,11 +253,13 @@ function frame(): void {
   if (baseDirty) {
     const t0 = performance.now();
     const moving = isMoving();
-    // 50m costs several times 110m per draw (~50 ms against ~6 ms): only when the view rests
-    const res = landFine && !moving ? '50m' : land ? '110m' : null;
-    const parts = res === '50m' ? landFine : land;
+    // 50m costs several times 110m per draw (~50 ms against ~6 ms): only when the view rests; 10m
+    // only zoomed in, where the view clips it to a few degrees
+    if (view.state.zoom >= DETAIL_ZOOM && landDetailState === 'idle') void loadLandDetail();
+    const res = landFor(moving);
+    const parts = res === '10m' ? landDetail : res === '50m' ? landFine : land;
     // only the polygons that can reach the canvas go through d3's projection and clipping
-    drawBase(baseCtx, view, parts && visibleLand(parts, view.state.lon, view.state.lat, view.radius, view.width, view.height));
+    drawBase(baseCtx, view, parts && visibleLand(parts, view.state.lon, view.state.lat, view.radius, view.width, view.height), layerOn.zones ? sitesFor() : []);
     const ms = performance.now() - t0;
     record(baseMs, ms);
     if (res) record(baseMsBy[res], ms);
@@ -197,9 +268,12 @@ function frame(): void {
     svcUi.baseFrame++;
   }
   const t0 = performance.now();
-  drawOverlay(overlayCtx, view, shown, { labels: opts.labels, trails: opts.trails, selected, zones, showZones: layerOn.zones }, drawn);
+  const trailSinceMs = (replay ? replayAtMs : Date.now()) - opts.trailMinutes * 60_000;
+  drawOverlay(overlayCtx, view, shown, { labels: opts.labels, trails: opts.trails, selected, zones, showZones: layerOn.zones, trailSinceMs, units }, drawn);
   record(overlayMs, performance.now() - t0);
   svcUi.lod = drawn.lod;
+  svcUi.stacks = drawn.stacks.map((st) => ({ ...st, keys: [...st.keys] }));
+  renderScale();
   svcUi.view = { ...view.state, scale: view.radius };
   aircraftDrawn = drawn.keys.reduce((n, k) => n + (k.startsWith('ac:') ? 1 : 0), 0);
   svcUi.layers.aircraft = { ...svcUi.layers.aircraft, drawn: aircraftDrawn };
@@ -254,12 +328,20 @@ function buildLayer(kind: Kind, now: number): Target[] {
       if (t) list.push(t);
     }
   } else if (kind === 'cot') {
+    // the CoT export re-publishes each drone track: one row per track, the drone's (it has the verdict)
+    // (the export lower-cases the flight's ids, so the match ignores case)
+    const drones = new Set(tracks.map((t) => `${COT_TRACK_UID_PREFIX}${t.track_id}`.toLowerCase()));
     for (const e of cot) {
+      if (drones.has(e.uid.toLowerCase())) continue;
       const t = cotTarget(e, cotTrails.get(e.uid) ?? [], now);
       if (t) list.push(t);
     }
   } else if (kind === 'drone') {
-    for (const tr of tracks) list.push(droneTarget(tr, droneTrails.get(tr.track_id) ?? [], now));
+    if (replay) {
+      const at = replayAt(replay, replayAtMs, replayAtMs - opts.trailMinutes * 60_000);
+      for (const tr of at.tracks) list.push(droneTarget(tr, at.trails.get(tr.track_id) ?? [], replayAtMs));
+      if (svcUi.replay) svcUi.replay.shown = at.shown;
+    } else for (const tr of tracks) list.push(droneTarget(tr, droneTrails.get(tr.track_id) ?? [], now));
   }
   return list.sort(byLabel);
 }
@@ -285,9 +367,10 @@ function applyFilters(kinds: readonly Kind[] = KINDS): void {
     if (q && !t.search.includes(q)) return false;
     if (t.kind === 'aircraft') {
       if (glyph && t.glyph !== glyph) return false;
-      if ((min !== null || max !== null) && t.altFt === null) return false;
-      if (min !== null && t.altFt! < min) return false;
-      if (max !== null && t.altFt! > max) return false;
+      if ((min !== null || max !== null) && t.altM === null) return false;
+      // the bounds are typed in the unit system shown
+      if (min !== null && altIn(t.altM!, units) < min) return false;
+      if (max !== null && altIn(t.altM!, units) > max) return false;
     }
     if (t.kind === 'drone' && t.decision && !decisions.has(t.decision)) return false;
     return true;
@@ -307,6 +390,7 @@ function applyFilters(kinds: readonly Kind[] = KINDS): void {
   };
   renderTable();
   renderDetails();
+  followSelection();
   invalidate();
 }
 
@@ -322,7 +406,7 @@ function stateText(t: Target): string {
 function renderTable(): void {
   const sorted = shown;
   const rows = sorted.slice(0, TABLE_ROWS);
-  const signature = rows.map((t) => `${t.key}|${t.altFt}|${stateText(t)}`).join('\n') + `\n${selected}`;
+  const signature = rows.map((t) => `${t.key}|${t.altM}|${stateText(t)}`).join('\n') + `\n${selected}|${units}`;
   setText('targets-count', sorted.length > TABLE_ROWS ? `showing ${TABLE_ROWS} of ${fmtNum(sorted.length)} (filter to narrow)` : `${sorted.length} targets`);
   // nothing changed in the rows on screen: no DOM work at all
   if (signature === tableSignature) return;
@@ -335,8 +419,9 @@ function renderTable(): void {
       'tr',
       { 'data-key': t.key, tabindex: -1, 'aria-selected': String(t.key === selected), class: t.stale ? 'stale' : undefined },
       el('td', { text: t.kind }),
-      el('td', { text: t.label }),
-      el('td', { text: t.altFt === null ? '–' : fmtNum(t.altFt) }),
+      el('td', { text: t.label, title: t.label }),
+      el('td', { text: t.simulated ? 'SIM' : t.origin, class: t.simulated ? 'sim' : undefined, title: t.simulated ? 'simulated track' : undefined }),
+      el('td', { text: t.altM === null ? 'unknown' : fmtNum(altIn(t.altM, units)) }),
       el('td', {}, t.decision ? el('span', { class: `tag ${t.decision.toLowerCase()}`, text: `${SHAPE_CHAR[t.decision]} ${stateText(t)}` }) : stateText(t)),
     );
     frag.append(tr);
@@ -356,10 +441,50 @@ const SHAPE_CHAR: Record<Decision, string> = { ALLOW: '●', REVIEW: '▲', DENY
 function select(key: string | null, focusTable = false): void {
   selected = key;
   svcUi.selected = key;
+  if (key) setFollow(true);
+  followSelection();
   for (const tr of Array.from(tbody.querySelectorAll('tr'))) tr.setAttribute('aria-selected', String(tr.dataset.key === key));
   renderDetails();
   if (focusTable && key) (tbody.querySelector(`tr[data-key="${CSS.escape(key)}"]`) as HTMLElement | null)?.focus();
   invalidate();
+}
+
+function setFollow(on: boolean): void {
+  follow = on;
+  svcUi.follow = on;
+  ($('follow') as HTMLInputElement).checked = on;
+}
+
+/**
+ * Keeps the followed selection at the centre. Not a "move" of the view (which would hold the
+ * coarse land): a followed drone moves several times a second.
+ */
+function followSelection(): void {
+  if (!follow || !selected) return;
+  const t = all.find((x) => x.key === selected);
+  if (!t || (Math.abs(t.lon - view.state.lon) < 1e-9 && Math.abs(t.lat - view.state.lat) < 1e-9)) return;
+  view.set({ lon: t.lon, lat: t.lat });
+  invalidate(true);
+}
+
+/** Where zooming anchors: the selection when it is on screen, else the given point (pointer or centre). */
+function zoomAnchor(fallback: [number, number]): [number, number] {
+  const t = selected ? all.find((x) => x.key === selected) : undefined;
+  return (t && view.project(t.lon, t.lat)) ?? fallback;
+}
+
+function zoomTowards(factor: number, fallback: [number, number] = [view.width / 2, view.height / 2]): void {
+  const [x, y] = zoomAnchor(fallback);
+  changeView(() => view.zoomAt(x, y, factor));
+}
+
+/** Frames every live target shown (all shown targets when none is live). */
+function fitActivity(): void {
+  const live = shown.filter((t) => !t.stale);
+  const cap = boundingCap((live.length ? live : shown).map((t) => [t.lon, t.lat] as const));
+  if (!cap) return;
+  setFollow(false);
+  changeView(() => view.set({ lon: cap.lon, lat: cap.lat, zoom: zoomForCap(cap) }));
 }
 
 function renderDetails(): void {
@@ -370,10 +495,13 @@ function renderDetails(): void {
     return;
   }
   box.hidden = false;
-  setText('details-title', `${t.kind} · ${t.label}${t.stale ? ' · STALE' : ''}`);
+  setText('details-title', `${t.kind} · ${t.label}${t.simulated ? ' · SIMULATED' : ''}${t.stale ? ' · STALE' : ''}`);
+  const watchBtn = $('watch-track');
+  watchBtn.setAttribute('aria-pressed', String(watcher.tracks.has(t.key)));
+  watchBtn.textContent = watcher.tracks.has(t.key) ? 'Stop watching' : 'Watch this track';
   const dl = $('details-fields');
   const items: Node[] = [];
-  for (const [name, value, source] of t.details()) {
+  for (const [name, value, source] of t.details(units)) {
     const dd = el('dd', { 'data-field': name });
     if (value.startsWith('/api/')) dd.append(el('a', { href: value, text: value }));
     else dd.append(value);
@@ -415,18 +543,40 @@ async function loadLandFine(): Promise<void> {
   if (!isMoving()) invalidate(true);
 }
 
+/** 1:10m land (3 MB): fetched the first time the view is zoomed in far enough to need it. */
+async function loadLandDetail(): Promise<void> {
+  landDetailState = 'loading';
+  const r = await getJson<Topology>(document.body.dataset.landDetail!, 120_000);
+  if (!r.data) {
+    landDetailState = 'failed';
+    svcUi.errors.push(`land 10m: ${r.error}`);
+    return;
+  }
+  landDetail = partsOf(r.data);
+  landDetailState = 'loaded';
+  svcUi.land.loaded = [...svcUi.land.loaded, '10m'];
+  if (!isMoving()) invalidate(true);
+}
+
 async function loadAdsb(): Promise<void> {
+  adsbPolledAt = Date.now();
   const r = await getJson<AdsbAnswer>(`${API}/adsb?lat_min=-90&lat_max=90&lon_min=-180&lon_max=180`);
   if (r.data && Array.isArray(r.data.aircraft)) {
     adsb = r.data;
     adsbError = null;
     adsbOkAt = Date.now();
     const seen = new Set<string>();
+    const at = Date.now();
     for (const a of adsb.aircraft) {
       seen.add(a.hex);
-      aircraftTrails.set(a.hex, pushTrail(aircraftTrails.get(a.hex) ?? [], a.lon, a.lat));
+      aircraftTrails.set(a.hex, pushTrail(aircraftTrails.get(a.hex) ?? [], a.lon, a.lat, at));
+      if (watcher.active) raise(watcher.observe(`ac:${a.hex}`, a.callsign ?? a.registration ?? a.hex, a.lon, a.lat, zones, at));
     }
-    for (const hex of aircraftTrails.keys()) if (!seen.has(hex)) aircraftTrails.delete(hex);
+    for (const hex of aircraftTrails.keys()) {
+      if (seen.has(hex)) continue;
+      aircraftTrails.delete(hex);
+      watcher.forget(`ac:${hex}`);
+    }
     const now = Date.now();
     aircraftRaw = adsb.aircraft;
     const built = aircraftRaw.map((a) => ({ a, t: aircraftTarget(a, adsb!, aircraftTrails.get(a.hex) ?? [], now) }));
@@ -439,18 +589,29 @@ async function loadAdsb(): Promise<void> {
   setText('adsb-attribution', adsb?.attribution ?? '');
   chips();
   rebuild(['aircraft']);
+  renderLegendGlyphs();
 }
 
 async function loadScene(): Promise<void> {
   const r = await getJson<{ tracks: SceneTrack[]; zones: { polygon: [number, number][]; name: string }[] }>(`${API}/edge/3d`);
   if (r.data) {
     tracks = (r.data.tracks ?? []).filter((t) => Number.isFinite(t.position?.lat) && Number.isFinite(t.position?.lon));
+    const zonesBefore = zones.map((z) => z.name).join('\n');
     zones = (r.data.zones ?? []).filter((z) => Array.isArray(z.polygon));
-    for (const t of tracks) droneTrails.set(t.track_id, pushTrail(droneTrails.get(t.track_id) ?? [], t.position.lon, t.position.lat));
+    if (zones.map((z) => z.name).join('\n') !== zonesBefore) {
+      renderWatchZones();
+      invalidate(true);
+    }
+    const at = Date.now();
+    for (const t of tracks) {
+      droneTrails.set(t.track_id, pushTrail(droneTrails.get(t.track_id) ?? [], t.position.lon, t.position.lat, Date.parse(t.ts_utc) || at));
+      if (watcher.active) raise(watcher.observe(`dr:${t.track_id}`, t.track_id, t.position.lon, t.position.lat, zones, at));
+    }
   } else svcUi.errors.push(`scene: ${r.error}`);
   loaded.scene = true;
   chips();
-  rebuild(['drone']);
+  // the CoT layer leaves out the drones' own CoT copies: it follows the drone list
+  rebuild(['drone', 'cot']);
 }
 
 let sceneTimer: number | null = null;
@@ -483,7 +644,8 @@ async function loadCot(): Promise<void> {
   try {
     if (!r.data || !r.ok) throw new Error(r.error ?? 'no body');
     cot = parseCot(r.data);
-    for (const e of cot) cotTrails.set(e.uid, pushTrail(cotTrails.get(e.uid) ?? [], e.lon, e.lat));
+    const at = Date.now();
+    for (const e of cot) cotTrails.set(e.uid, pushTrail(cotTrails.get(e.uid) ?? [], e.lon, e.lat, Date.parse(e.time) || at));
     cotError = null;
   } catch (err) {
     cotError = (err as Error).message;
@@ -506,6 +668,7 @@ async function loadLedger(): Promise<void> {
 
 function chips(): void {
   chipInto('chip-adsb', adsbChip(adsb, adsbError, adsbOkAt, Date.now(), ADSB_POLL_MS));
+  renderFeedBanner();
   chipInto('chip-vessels', vesselChip(vesselsAsOf, vesselsSynthetic, [...new Set(vessels.map((v) => v.position?.kind ?? 'none'))], vesselsError));
   chipInto('chip-cot', cotChip(cot.length, 'sample', cotError));
   const sim = tracks.filter((t) => t.simulated).length;
@@ -544,6 +707,8 @@ function streamChip(s: StreamStatus): { text: string; tone: string; title: strin
 }
 
 let announced = 0;
+/** Set when a verdict brought a track the scene did not list yet (the CoT layer then drops its copy). */
+let newTracks = false;
 let pendingAnnounce: Record<Decision, number> = { ALLOW: 0, REVIEW: 0, DENY: 0 };
 
 function applyQueue(): void {
@@ -556,8 +721,7 @@ function applyQueue(): void {
     const decision = v.decision as Decision;
     pendingAnnounce[decision] = (pendingAnnounce[decision] ?? 0) + 1;
     const ledger = v.ledger as { index: number; ledger_size: number; khipu_root: string } | undefined;
-    const tr = tracks.find((t) => t.track_id === v.track_id);
-    if (tr && ledger) Object.assign(tr, { decision, lambda: v.lambda, ledger_index: ledger.index, ts_utc: v.ts_utc });
+    placeVerdict(v, decision, ledger);
     if (ledger) {
       setText('ledger-size', String(ledger.ledger_size));
       setText('ledger-root', ledger.khipu_root);
@@ -581,7 +745,30 @@ function applyQueue(): void {
   setText('feed-status', `newest first · ${stream.status.lastId === null ? '' : `last id ${stream.status.lastId}`}${dropped ? ` · ${dropped} dropped` : ''}`);
   announce();
   sceneSoon();
-  rebuild(['drone']);
+  rebuild(newTracks ? ['drone', 'cot'] : ['drone']);
+  newTracks = false;
+}
+
+/**
+ * Moves the verdict's track to the position its frame gives (the frame is the one the receipt
+ * signed), at once rather than at the next scene poll, and checks it against the watches.
+ */
+function placeVerdict(v: Record<string, unknown>, decision: Decision, ledger: { index: number } | undefined): void {
+  if (!ledger || typeof v.track_id !== 'string') return;
+  const f = v.frame as { lat?: unknown; lon?: unknown; alt_m?: unknown } | null | undefined;
+  const pos = f && typeof f.lat === 'number' && typeof f.lon === 'number' ? { lat: f.lat, lon: f.lon, alt_m: typeof f.alt_m === 'number' ? f.alt_m : null } : null;
+  let tr = tracks.find((t) => t.track_id === v.track_id);
+  if (!tr && pos) {
+    tr = { track_id: v.track_id, source: (v.source as string | null) ?? null, position: pos, lambda: v.lambda as number, decision, ledger_index: ledger.index, ts_utc: v.ts_utc as string, simulated: v.simulated === true };
+    tracks.push(tr);
+    newTracks = true;
+  }
+  if (!tr) return;
+  Object.assign(tr, { decision, lambda: v.lambda, ledger_index: ledger.index, ts_utc: v.ts_utc }, pos ? { position: pos } : {});
+  if (!pos) return;
+  const at = Date.parse(v.ts_utc as string) || Date.now();
+  droneTrails.set(tr.track_id, pushTrail(droneTrails.get(tr.track_id) ?? [], pos.lon, pos.lat, at));
+  if (watcher.active) raise(watcher.observe(`dr:${tr.track_id}`, tr.track_id, pos.lon, pos.lat, zones, Date.now()));
 }
 
 function announce(): void {
@@ -612,6 +799,15 @@ function changeView(fn: () => void): void {
   invalidate(true);
 }
 
+/**
+ * The land to draw: 1:110m while the view moves, 1:50m at rest (and while moving zoomed in, where
+ * the view clips it), 1:10m at rest zoomed in; each only once loaded.
+ */
+function landFor(moving: boolean): LandRes | null {
+  const detail = view.state.zoom >= DETAIL_ZOOM;
+  return landDetail && detail && !moving ? '10m' : landFine && (!moving || detail) ? '50m' : land ? '110m' : null;
+}
+
 function isMoving(): boolean {
   return pointers.size > 0 || performance.now() - movedAt < SETTLE_MS;
 }
@@ -623,7 +819,7 @@ function settleLater(): void {
   settleTimer = window.setTimeout(() => {
     settleTimer = null;
     if (isMoving()) settleLater();
-    else if (landFine && svcUi.land.drawn !== '50m') invalidate(true);
+    else if (svcUi.land.moving || svcUi.land.drawn !== landFor(false)) invalidate(true);
   }, SETTLE_MS);
 }
 
@@ -656,7 +852,21 @@ region.addEventListener('pointermove', (e) => {
   const dy = e.clientY - prev.y;
   pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
   moved += Math.abs(dx) + Math.abs(dy);
-  if (moved > 3) changeView(() => view.dragBy(dx * dpr, dy * dpr));
+  if (moved > 3) {
+    // dragging away from a followed target lets go of it
+    if (follow && selected) setFollow(false);
+    changeView(() => view.dragBy(dx * dpr, dy * dpr));
+  }
+});
+region.addEventListener('pointermove', (e) => {
+  const r = overlayCanvas.getBoundingClientRect();
+  const dpr = overlayCanvas.width / r.width;
+  cursor = view.invert((e.clientX - r.left) * dpr, (e.clientY - r.top) * dpr);
+  renderCursor();
+});
+region.addEventListener('pointerleave', () => {
+  cursor = null;
+  renderCursor();
 });
 const endPointer = (e: PointerEvent) => {
   if (!pointers.delete(e.pointerId)) return;
@@ -677,7 +887,9 @@ region.addEventListener(
   'wheel',
   (e) => {
     e.preventDefault();
-    changeView(() => view.zoomBy(Math.exp(-e.deltaY * 0.0015)));
+    const r = overlayCanvas.getBoundingClientRect();
+    const dpr = overlayCanvas.width / r.width;
+    zoomTowards(Math.exp(-e.deltaY * 0.0015), [(e.clientX - r.left) * dpr, (e.clientY - r.top) * dpr]);
   },
   { passive: false },
 );
@@ -698,8 +910,9 @@ region.addEventListener('keydown', (e) => {
   else if (k === 'ArrowRight' || lower === 'd') changeView(() => view.rotateBy(step / view.state.zoom, 0));
   else if (k === 'ArrowUp' || lower === 'w') changeView(() => view.rotateBy(0, step / view.state.zoom));
   else if (k === 'ArrowDown' || lower === 's') changeView(() => view.rotateBy(0, -step / view.state.zoom));
-  else if (k === '+' || k === '=' || lower === 'e') changeView(() => view.zoomBy(1.25));
-  else if (k === '-' || k === '_' || lower === 'q') changeView(() => view.zoomBy(0.8));
+  else if (k === '+' || k === '=' || lower === 'e') zoomTowards(1.25);
+  else if (k === '-' || k === '_' || lower === 'q') zoomTowards(0.8);
+  else if (lower === 'f') fitActivity();
   else if (k === 'Escape' || lower === 'c') select(null);
   else if (k === 'Enter') selectNearestCentre();
   else if (lower === 'l') toggle('opt-labels');
@@ -765,10 +978,57 @@ $('opt-trails').addEventListener('change', (e) => {
 for (const input of [filterInputs.search, filterInputs.altMin, filterInputs.altMax]) input.addEventListener('input', () => applyFilters());
 filterInputs.glyph.addEventListener('change', () => applyFilters());
 for (const d of DECISIONS) $(`f-${d}`).addEventListener('change', () => applyFilters());
-$('zoom-in').addEventListener('click', () => changeView(() => view.zoomBy(1.5)));
-$('zoom-out').addEventListener('click', () => changeView(() => view.zoomBy(1 / 1.5)));
-$('reset').addEventListener('click', () => changeView(() => view.set({ ...HOME })));
+$('zoom-in').addEventListener('click', () => zoomTowards(1.5));
+$('zoom-out').addEventListener('click', () => zoomTowards(1 / 1.5));
+$('fit').addEventListener('click', fitActivity);
+$('reset').addEventListener('click', () => {
+  setFollow(false);
+  changeView(() => view.set({ ...HOME }));
+});
 $('details-close').addEventListener('click', () => select(null));
+$('follow').addEventListener('change', (e) => {
+  setFollow((e.target as HTMLInputElement).checked);
+  followSelection();
+});
+$('watch-track').addEventListener('click', () => {
+  if (!selected) return;
+  if (watcher.tracks.has(selected)) watcher.tracks.delete(selected);
+  else watcher.tracks.add(selected);
+  renderWatch();
+  renderDetails();
+});
+$('alert-sound').addEventListener('change', (e) => {
+  sound.enable((e.target as HTMLInputElement).checked);
+  svcUi.alerts.sound = sound.state;
+});
+const unitSelect = $('units') as HTMLSelectElement;
+unitSelect.value = units;
+unitSelect.addEventListener('change', () => {
+  units = unitSelect.value === 'metric' ? 'metric' : 'aviation';
+  saveUnits(storage, units);
+  applyUnits();
+});
+$('pos-format').addEventListener('click', () => {
+  posFormat = posFormat === 'mgrs' ? 'degrees' : 'mgrs';
+  $('pos-format').setAttribute('aria-pressed', String(posFormat === 'mgrs'));
+  renderCursor();
+});
+const trailInput = $('trail-min') as HTMLInputElement;
+trailInput.addEventListener('input', () => {
+  opts.trailMinutes = Number(trailInput.value);
+  setText('trail-min-out', `${opts.trailMinutes} min`);
+  if (replay) rebuild(['drone']);
+  invalidate();
+});
+$('replay-load').addEventListener('click', () => void loadReplay());
+$('replay-live').addEventListener('click', endReplay);
+$('replay-t').addEventListener('input', () => {
+  if (!replay) return;
+  stopReplayPlay();
+  replayAtMs = replay.fromMs + ((replay.toMs - replay.fromMs) * Number(($('replay-t') as HTMLInputElement).value)) / 1000;
+  renderReplay();
+});
+$('replay-play').addEventListener('click', () => (replayTimer === null ? playReplay() : stopReplayPlay()));
 const help = $('help') as HTMLDialogElement;
 function openHelp(): void {
   help.showModal();
@@ -777,7 +1037,225 @@ $('help-open').addEventListener('click', openHelp);
 $('help-close').addEventListener('click', () => help.close());
 help.addEventListener('close', () => region.focus());
 
+// ---------------------------------------------------------------- scale, clock, cursor, sites
+const scaleLine = $('scale-line');
+
+/** The scale bar measures at the view centre, where the orthographic projection is true to scale. */
+function renderScale(): void {
+  const dpr = baseCanvas.width / Math.max(1, region.clientWidth);
+  const mPerCssPx = metresPerPixel(view.radius) * dpr;
+  const next = scaleBar(mPerCssPx, Math.min(160, region.clientWidth / 3), units);
+  if (scale && scale.label === next.label && Math.abs(scale.px - next.px) < 0.25) return;
+  scale = next;
+  scaleLine.style.width = `${next.px.toFixed(2)}px`;
+  setText('scale-label', next.label);
+  svcUi.scaleBar = { cssPx: next.px, metres: next.metres, label: next.label };
+}
+
+function renderCursor(): void {
+  setText('cursor-pos', cursor ? fmtPosition(cursor[0], cursor[1], posFormat) : posFormat === 'mgrs' ? 'MGRS: point at the globe' : 'point at the globe');
+}
+
+function renderClock(): void {
+  setText('utc-clock', utcClock(Date.now()));
+}
+
+let sitesKey = '';
+let sitesCache: Site[] = [];
+/** A marker at each zone's site with range rings at round distances that fit the view. */
+function sitesFor(): Site[] {
+  // rings only at the scale of a site: over a continent they would be clutter
+  const radii = ringRadii(metresPerPixel(view.radius), Math.min(view.width, view.height), units).filter((m, _, all) => all[0]! <= MAX_RING_STEP_M);
+  const key = `${zones.map((z) => z.name).join('|')}/${radii.join(',')}/${units}`;
+  if (key !== sitesKey) {
+    sitesKey = key;
+    sitesCache = zones.map((z) => {
+      const [lon, lat] = zoneSite(z);
+      return { name: z.name, lon, lat, rings: radii.map((m) => ({ ring: ring(lon, lat, m), label: fmtDistance(m, units) })) };
+    });
+    svcUi.sites = sitesCache.map((st) => ({ name: st.name, lon: st.lon, lat: st.lat, ringsM: radii }));
+  }
+  return sitesCache;
+}
+
+// ---------------------------------------------------------------- feed state on the map
+function renderFeedBanner(): void {
+  const down = feedDown(adsb, adsbError, Date.now(), adsbPolledAt + ADSB_POLL_MS);
+  const box = $('feed-banner');
+  svcUi.feedBanner = down?.text ?? null;
+  box.hidden = !down;
+  if (!down) return;
+  setText('feed-banner-text', down.text);
+  $('feed-banner-upstreams').replaceChildren(...down.upstreams.map((u) => el('li', { text: u })));
+}
+
+// ---------------------------------------------------------------- units
+function applyUnits(): void {
+  svcUi.units = units;
+  setText('alt-h', `alt ${altUnit(units)}`);
+  filterInputs.altMin.placeholder = `min ${altUnit(units)}`;
+  filterInputs.altMax.placeholder = `max ${altUnit(units)}`;
+  filterInputs.altMin.step = units === 'aviation' ? '1000' : '300';
+  filterInputs.altMax.step = filterInputs.altMin.step;
+  scale = null;
+  applyFilters();
+  invalidate(true);
+}
+
+// ---------------------------------------------------------------- watches and alerts
+function renderWatchZones(): void {
+  $('watch-zones').replaceChildren(
+    ...zones.map((z) => {
+      const box = el('input', { type: 'checkbox', 'data-zone': z.name }) as HTMLInputElement;
+      box.checked = watcher.zones.has(z.name);
+      box.addEventListener('change', () => {
+        if (box.checked) watcher.zones.add(z.name);
+        else watcher.zones.delete(z.name);
+        renderWatch();
+      });
+      return el('li', {}, el('label', {}, box, ` watch zone ${z.name}`));
+    }),
+  );
+}
+
+function renderWatch(): void {
+  svcUi.watch = { zones: [...watcher.zones], tracks: [...watcher.tracks] };
+  setText('watch-tracks', watcher.tracks.size ? `Watching ${[...watcher.tracks].map((k) => k.replace(/^[a-z]+:/, '')).join(', ')}` : 'No track watched: select one and press "Watch this track".');
+}
+
+/** Shows and sounds the alerts an observation raised. */
+function raise(entries: Entry[]): void {
+  if (!entries.length) return;
+  const list = $('alerts');
+  const log = $('alert-log');
+  for (const a of entries) {
+    fired.push(a);
+    const text = `${utcClock(a.atMs)} ${a.label} entered ${a.zone}${a.because === 'track' ? ' (watched track)' : ''}`;
+    list.prepend(el('li', { 'data-key': a.key, 'data-zone': a.zone, role: 'alert', text }));
+    log.prepend(el('li', { 'data-key': a.key, text }));
+  }
+  while (list.children.length > ALERTS_SHOWN) list.lastElementChild!.remove();
+  while (log.children.length > FEED_ROWS) log.lastElementChild!.remove();
+  if (fired.length > 500) fired.splice(0, fired.length - 500);
+  sound.beep();
+  svcUi.alerts.beeps = sound.beeps;
+  svcUi.alerts.sound = sound.state;
+}
+
+/** The server's alerts (each one a signed verdict in the ledger), newest first in the log. */
+async function pollServerAlerts(): Promise<void> {
+  const r = await getJson<{ alerts: Record<string, unknown>[]; next_after: number }>(`${API}/alerts?after=${serverAlertsAfter}`);
+  if (!r.data) return;
+  serverAlertsAfter = r.data.next_after ?? serverAlertsAfter;
+  const log = $('alert-log');
+  for (const a of r.data.alerts ?? []) {
+    serverAlerts.push(a);
+    const index = a.ledger_index as number | null;
+    log.prepend(
+      el(
+        'li',
+        { 'data-server-seq': String(a.seq), text: `${fmtTime(a.entered_at as string)} server: ${String(a.kind)} ${String(a.target_id)} entered ${String(a.zone)} · ${String(a.decision)} · ` },
+        index === null ? 'unsigned' : el('a', { href: `${API}/receipt/export?index=${index}`, text: `receipt #${index}` }),
+      ),
+    );
+  }
+  if (serverAlerts.length > 200) serverAlerts.splice(0, serverAlerts.length - 200);
+  while (log.children.length > FEED_ROWS) log.lastElementChild!.remove();
+}
+
+// ---------------------------------------------------------------- replay from the ledger
+let verifier: VerdictVerifier | null = null;
+
+async function loadReplay(): Promise<void> {
+  const minutes = Number(($('replay-min') as HTMLSelectElement).value);
+  setText('replay-status', `Reading the last ${minutes} min of verdicts from the ledger…`);
+  const key = await getJson<{ keys: { keyid: string; jwk: PublicJwk }[] }>(`${API}/edge/pubkey`);
+  const w = await getJson<ReplayWindow>(`${API}/ledger/verdicts?minutes=${minutes}&limit=5000`, 30_000);
+  if (!key.data || !w.data) {
+    setText('replay-status', `Replay not available: ${key.error ?? w.error}`);
+    return;
+  }
+  verifier = new VerdictVerifier(new Map(key.data.keys.map((k) => [k.keyid, k.jwk])));
+  replay = await buildReplay(w.data, verifier);
+  replayAtMs = replay.toMs;
+  svcUi.replay = { active: true, atMs: replayAtMs, items: replay.items.length, verified: replay.verified, failed: replay.failed, shown: 0 };
+  for (const id of ['replay-live', 'replay-play', 'replay-t']) ($(id) as HTMLInputElement).disabled = false;
+  ($('replay-t') as HTMLInputElement).value = '1000';
+  const total = replay.verified + replay.failed;
+  setText(
+    'replay-status',
+    `${fmtNum(total)} verdicts of the last ${minutes} min${replay.truncated ? ' (the newest 5,000)' : ''}: ${fmtNum(replay.verified)} verified in this browser (signature and frame)${replay.failed ? `, ${fmtNum(replay.failed)} FAILED` : ''}${replay.unplaced ? `, ${fmtNum(replay.unplaced)} without a position` : ''}.`,
+  );
+  renderReplay();
+}
+
+function renderReplay(): void {
+  if (!replay) return;
+  const first = replay.items[0]?.index;
+  const last = replay.items[replay.items.length - 1]?.index;
+  const text = `REPLAY · ${utcClock(replayAtMs)} · signed verdicts from the ledger${first === undefined ? '' : ` #${first}–#${last}`} · ${fmtNum(replay.verified)}/${fmtNum(replay.verified + replay.failed)} verified here`;
+  const banner = $('replay-banner');
+  banner.hidden = false;
+  banner.textContent = text;
+  setText('replay-t-out', utcClock(replayAtMs));
+  if (svcUi.replay) svcUi.replay.atMs = replayAtMs;
+  rebuild(['drone']);
+}
+
+function playReplay(): void {
+  if (!replay) return;
+  if (replayAtMs >= replay.toMs) replayAtMs = replay.fromMs;
+  $('replay-play').setAttribute('aria-pressed', 'true');
+  setText('replay-play', 'Pause');
+  // a minute of ledger time per 4 s on screen: a 15-minute window plays in a minute
+  const stepMs = 250;
+  replayTimer = window.setInterval(() => {
+    if (!replay) return stopReplayPlay();
+    replayAtMs = Math.min(replay.toMs, replayAtMs + stepMs * 15);
+    ($('replay-t') as HTMLInputElement).value = String(Math.round(((replayAtMs - replay.fromMs) / Math.max(1, replay.toMs - replay.fromMs)) * 1000));
+    renderReplay();
+    if (replayAtMs >= replay.toMs) stopReplayPlay();
+  }, stepMs);
+}
+
+function stopReplayPlay(): void {
+  if (replayTimer !== null) window.clearInterval(replayTimer);
+  replayTimer = null;
+  $('replay-play').setAttribute('aria-pressed', 'false');
+  setText('replay-play', 'Play');
+}
+
+function endReplay(): void {
+  stopReplayPlay();
+  replay = null;
+  svcUi.replay = null;
+  $('replay-banner').hidden = true;
+  for (const id of ['replay-live', 'replay-play', 'replay-t']) ($(id) as HTMLInputElement).disabled = true;
+  setText('replay-t-out', '–');
+  rebuild(['drone']);
+}
+
 // ---------------------------------------------------------------- legend
+let legendGlyphs = '';
+/** The aircraft glyphs legend lists only the glyphs of aircraft on the map, and hides when there are none. */
+function renderLegendGlyphs(): void {
+  const present = GLYPHS.filter((g) => byKind.aircraft.some((t) => t.glyph === g));
+  const key = present.join(',');
+  if (key === legendGlyphs) return;
+  legendGlyphs = key;
+  $('legend-glyphs-group').hidden = present.length === 0;
+  $('legend-glyphs').replaceChildren(
+    ...present.map((g) => {
+      const c = el('canvas', { width: 22, height: 22, 'aria-hidden': 'true', class: 'glyph' });
+      const ctx = c.getContext('2d')!;
+      ctx.setTransform(9, 0, 0, 9, 11, 11);
+      ctx.fillStyle = '#d8e2ec';
+      ctx.fill(pathOf(g));
+      return el('li', { 'data-glyph': g }, c, g);
+    }),
+  );
+}
+
 function legend(): void {
   const swatch = (color: string, cls = 'sw') => el('span', { class: cls, 'data-color': color });
   $('legend-alt').replaceChildren(
@@ -786,18 +1264,14 @@ function legend(): void {
     el('li', {}, swatch(UNKNOWN_ALT_COLOR), 'altitude unknown'),
     el('li', {}, swatch(STALE), 'stale (> 30 s or feed not live)'),
   );
-  $('legend-glyphs').replaceChildren(
-    ...GLYPHS.map((g) => {
-      const c = el('canvas', { width: 22, height: 22, 'aria-hidden': 'true', class: 'glyph' });
-      const ctx = c.getContext('2d')!;
-      ctx.setTransform(9, 0, 0, 9, 11, 11);
-      ctx.fillStyle = '#d8e2ec';
-      ctx.fill(pathOf(g));
-      return el('li', {}, c, g);
-    }),
-  );
   $('legend-decisions').replaceChildren(...DECISIONS.map((d) => el('li', {}, el('span', { class: `tag ${d.toLowerCase()}`, text: `${SHAPE_CHAR[d]} ${d}` }), ` ${DECISION_STYLE[d].shape}`)));
-  $('legend-other').replaceChildren(el('li', {}, swatch(VESSEL_COLOR), 'vessel (dataset)'), el('li', {}, swatch(ZONE_COLOR), 'no-fly zone'));
+  $('legend-other').replaceChildren(
+    el('li', {}, swatch(VESSEL_COLOR), 'vessel (dataset)'),
+    el('li', {}, swatch(ZONE_COLOR), 'no-fly zone'),
+    el('li', {}, '◇ site, dashed rings: range'),
+    el('li', {}, '◌ dashed ring: simulated track'),
+    el('li', {}, 'a number beside a symbol: targets at one spot'),
+  );
   // CoT frames: one per affiliation (land), plus the air frame, open at the bottom
   const frames: [string, string][] = [['a-f-G', 'friend'], ['a-h-G', 'hostile'], ['a-n-G', 'neutral'], ['a-u-G', 'unknown'], ['a-h-A', 'air (open below)']];
   $('legend-cot').replaceChildren(
@@ -815,6 +1289,10 @@ function legend(): void {
 
 // ---------------------------------------------------------------- start
 legend();
+applyUnits();
+renderCursor();
+renderClock();
+window.setInterval(renderClock, 1000);
 new ResizeObserver(resize).observe(region);
 resize();
 void loadLand();
@@ -822,6 +1300,7 @@ whileVisible(loadAdsb, ADSB_POLL_MS);
 whileVisible(loadScene, 5_000);
 whileVisible(loadCot, 30_000);
 whileVisible(loadLedger, 15_000);
+whileVisible(pollServerAlerts, ALERT_POLL_MS);
 void loadVessels();
 // ages move on even without new data: greys out stale targets and the page's own feed chip
 window.setInterval(() => {
