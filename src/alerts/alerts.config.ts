@@ -5,6 +5,7 @@
  */
 import Joi from 'joi';
 import type { FeatureConfig } from '../config/feature-config.js';
+import { listOrJson } from '../config/json-env.js';
 
 /** A polygon zone: a ring of [lon, lat] vertices (GeoJSON order). */
 export interface PolygonZoneConfig {
@@ -44,24 +45,11 @@ const zone = Joi.alternatives().try(
 
 const zoneList = Joi.array().items(zone).min(1).max(100).unique('name');
 
-/** `SVC_ALERT_ZONES='[{"name":…,"polygon":[[lon,lat],…]}, {"name":…,"center":[lon,lat],"radius_m":…}]'`. */
-function parseZonesEnv(value: string, helpers: Joi.CustomHelpers): unknown {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch (err) {
-    return helpers.message({ custom: `must be a JSON list of zones (${(err as Error).message})` });
-  }
-  const { value: zones, error } = zoneList.validate(parsed);
-  if (error) return helpers.message({ custom: `must be a JSON list of zones (${error.message})` });
-  return zones;
-}
-
 export const alertsConfig: FeatureConfig = {
   key: 'alerts',
   schema: Joi.object({
-    zones: Joi.alternatives()
-      .try(zoneList, Joi.string().custom(parseZonesEnv))
+    // SVC_ALERT_ZONES='[{"name":…,"polygon":[[lon,lat],…]}, {"name":…,"center":[lon,lat],"radius_m":…}]'
+    zones: listOrJson(zoneList, 'zones')
       .allow(null)
       .default(null)
       .description(

@@ -9,6 +9,7 @@ import { RECEIPT_KIND } from '../ledger/receipt.js';
 import { nodeVerdict } from '../verdicts/detail.js';
 import type { Decision } from '../verdicts/evaluate.js';
 import { SENSOR } from './flight.js';
+import type { SensorSite } from './stream.config.js';
 import { EARTH_RADIUS_M } from '../lib/geo.js';
 
 
@@ -73,6 +74,7 @@ export class EdgeScene {
   constructor(
     private readonly size: number,
     private readonly zones: readonly NoFlyZone[],
+    private readonly sensors: readonly SensorSite[] = [],
   ) {
     this.recent = new Ring(size);
   }
@@ -122,6 +124,7 @@ export class EdgeScene {
         simulated: v.simulated,
       })),
       zones: this.zones.map((z) => ({ id: z.id, name: z.name, polygon: z.polygon, enu: z.polygon.map(([la, lo]) => enu(la, lo, SENSOR.alt_m)) })),
+      sensors: this.sensors.map((x) => ({ ...x, enu: enu(x.lat, x.lon, x.alt_m ?? SENSOR.alt_m) })),
       honesty: 'Built from the shared ledger: verdicts really evaluated, signed and appended (by any replica); tracks marked simulated come from the simulated flight.',
     };
   }

@@ -1,6 +1,27 @@
 /** Config of the SSE verdict stream, the simulated flight and the edge scene. */
 import Joi from 'joi';
 import type { FeatureConfig } from '../config/feature-config.js';
+import { listOrJson } from '../config/json-env.js';
+
+/** A sensor position an operator configures: the globe marks it with range rings. */
+export interface SensorSite {
+  name: string;
+  lat: number;
+  lon: number;
+  alt_m: number | null;
+}
+
+const sensorList = Joi.array()
+  .items(
+    Joi.object({
+      name: Joi.string().min(1).max(128).required(),
+      lat: Joi.number().min(-90).max(90).required(),
+      lon: Joi.number().min(-180).max(180).required(),
+      alt_m: Joi.number().min(-500).max(20_000).allow(null).default(null),
+    }),
+  )
+  .max(100)
+  .unique('name');
 
 export interface StreamConfig {
   maxViewers: number;
@@ -26,6 +47,8 @@ export interface StreamConfig {
    * somebody bearing one), `off` (the stream carries real verdicts only), or `always`.
    */
   flight: 'on-demand' | 'off' | 'always';
+  /** Sensor sites listed by /edge/3d for the globe. */
+  sensors: SensorSite[];
 }
 
 export const streamConfig: FeatureConfig = {
@@ -42,6 +65,10 @@ export const streamConfig: FeatureConfig = {
     sceneSize: Joi.number().integer().min(1).max(10_000).default(256),
     maxFramesPerRequest: Joi.number().integer().min(1).max(1000).default(64),
     flight: Joi.string().valid('on-demand', 'off', 'always').default('on-demand'),
+    // SVC_SENSOR_SITES='[{"name":"mast 1","lat":36.2,"lon":-115.2,"alt_m":10}]'
+    sensors: listOrJson(sensorList, 'sensor sites')
+      .default([])
+      .description('sensor positions the globe marks with range rings: a JSON list of `{name, lat, lon, alt_m}` (at most 100, names unique)'),
   }).default(),
   env: {
     SVC_STREAM_MAX_VIEWERS: 'maxViewers',
@@ -51,5 +78,6 @@ export const streamConfig: FeatureConfig = {
     SVC_STREAM_REPLAY_MAX_BYTES: 'replayMaxBytes',
     SVC_STREAM_REPLAY_BYTES_PER_ADDRESS_PER_S: 'replayBytesPerAddressPerS',
     SVC_STREAM_FLIGHT: 'flight',
+    SVC_SENSOR_SITES: 'sensors',
   },
 };

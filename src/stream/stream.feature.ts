@@ -42,7 +42,7 @@ function buildStream(s: StreamServices, core: StreamSources, registerTrackSource
   const cfg = s.config.stream;
   const keyUrl = s.config.server.publicBaseUrl ? keyUrlFor(s.config.server.publicBaseUrl) : null;
   const hub = createVerdictHub(s, core, keyUrl);
-  const scene = new EdgeScene(cfg.sceneSize, s.config.ledger.noFlyZones);
+  const scene = new EdgeScene(cfg.sceneSize, s.config.ledger.noFlyZones, cfg.sensors);
   const flight = new FlightRunner(core, cfg.tickMs, s);
   const leadership = new FlightLeadership(core.store, flight);
   const demand = new FlightDemand(leadership, cfg.flight, new WriteTokens(s.config.guard.writeTokens));

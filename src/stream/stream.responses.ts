@@ -28,6 +28,7 @@ export const SCENE = shape({
     }),
   ).description('the latest verdict of each track in the ring buffer'),
   zones: listOf(shape({ id: str(), name: str(), polygon: listOf(listOf(num()).length(2)).description('[lat, lon] vertices as configured'), enu: listOf(ENU) })),
+  sensors: listOf(shape({ name: str(), lat: num(), lon: num(), alt_m: nullable(num()), enu: ENU })).description('sensor sites as configured (stream.sensors, SVC_SENSOR_SITES)'),
   honesty: str(),
 });
 

@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { EventSource } from 'eventsource';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { openSse } from '../helpers/sse.js';
+import { loadConfig } from '../../src/config/load.js';
 
 const STREAM = '/api/svc/v1/stream/verdicts';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -153,8 +154,9 @@ describe('SSE verdict stream', function () {
 
 describe('edge scene', () => {
   let t: TestApp;
+  const mast = { name: 'mast 1', lat: 36.21, lon: -115.19, alt_m: 25 };
   before(async () => {
-    t = await buildTestApp({ stream: { maxFramesPerRequest: 4 } });
+    t = await buildTestApp({ stream: { maxFramesPerRequest: 4, sensors: [mast] } });
   });
   after(() => t.close());
 
@@ -169,6 +171,20 @@ describe('edge scene', () => {
     expect(inside).to.include({ decision: 'DENY', geofence_inside: true, ledger_index: 1 });
     expect(scene.zones[0].id).to.equal('nfz-demo-1');
     expect(scene.tracks.find((tr: { track_id: string }) => tr.track_id === 'a00001').position.enu.n).to.be.closeTo(11119.5, 1);
+    // configured sensor sites, in the scene's ENU frame too (0.01° of latitude ≈ 1,111.9 m north)
+    expect(scene.sensors).to.have.length(1);
+    expect(scene.sensors[0]).to.deep.include(mast);
+    expect(scene.sensors[0].enu.n).to.be.closeTo(1111.9, 0.2);
+    expect(scene.sensors[0].enu.u).to.equal(15);
+  });
+
+  it('sensor sites come from SVC_SENSOR_SITES as JSON; a bad list stops start-up naming the variable', () => {
+    const c = loadConfig({ env: { NODE_ENV: 'test', SVC_SENSOR_SITES: JSON.stringify([{ name: 'a', lat: 1, lon: 2 }]) } });
+    expect(c.stream.sensors).to.deep.equal([{ name: 'a', lat: 1, lon: 2, alt_m: null }]);
+    expect(loadConfig({ env: { NODE_ENV: 'test' } }).stream.sensors).to.deep.equal([]);
+    expect(() => loadConfig({ env: { NODE_ENV: 'test', SVC_SENSOR_SITES: '[{' } })).to.throw(/stream\.sensors \(env SVC_SENSOR_SITES\)/);
+    expect(() => loadConfig({ env: { NODE_ENV: 'test', SVC_SENSOR_SITES: '[{"name":"a","lat":91,"lon":0}]' } })).to.throw(/SVC_SENSOR_SITES/);
+    expect(() => loadConfig({ env: { NODE_ENV: 'test', SVC_SENSOR_SITES: '[{"name":"a","lat":1,"lon":0},{"name":"a","lat":2,"lon":0}]' } })).to.throw(/SVC_SENSOR_SITES/);
   });
 
   it('a batch with one bad frame is 422 and appends nothing; the frame limit is enforced', async () => {

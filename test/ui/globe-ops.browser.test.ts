@@ -23,6 +23,8 @@ const ZONE = 'Simulated restricted area (demo zone for the simulated flight)';
 /** Inside the demo zone (36.215–36.24 N, 115.175–115.145 W), and well outside it. */
 const IN_ZONE = { lat: 36.225, lon: -115.16 };
 const OUT_ZONE = { lat: 36.1, lon: -115.3 };
+/** A configured sensor site. */
+const MAST = { name: 'mast 1', lat: 36.19, lon: -115.18 };
 
 const svc = <T>(page: Page, fn: string): Promise<T> => page.evaluate(`(() => { const s = window.svcUi; return ${fn}; })()`) as Promise<T>;
 
@@ -54,7 +56,7 @@ describe('the globe at working scale (headless Chromium)', function () {
 
   before(async () => {
     [browser, fake] = await Promise.all([launchBrowser(), startFakeUpstream()]);
-    t = await buildTestApp({ adsb: { providers: [{ name: 'fake', url: fake.url }], minIntervalMs: 0, freshMs: 200, maxBodyBytes: 16 * 1024 * 1024 } });
+    t = await buildTestApp({ adsb: { providers: [{ name: 'fake', url: fake.url }], minIntervalMs: 0, freshMs: 200, maxBodyBytes: 16 * 1024 * 1024 }, stream: { sensors: [MAST] } });
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   });
   after(async () => {
@@ -214,8 +216,10 @@ describe('the globe at working scale (headless Chromium)', function () {
     // the zone's site, zoomed to its scale: a marker on the base layer and rings of round distances
     await page.focus('#globe');
     await page.click('#reset');
-    const site = (await svc<{ name: string; lon: number; lat: number }[]>(page, 's.sites'))[0]!;
-    expect(site.name).to.equal(ZONE);
+    const sites = await svc<{ name: string; lon: number; lat: number }[]>(page, 's.sites');
+    expect(sites.map((x) => x.name)).to.deep.equal([ZONE, `sensor ${MAST.name}`]);
+    expect(sites[1]).to.include({ lon: MAST.lon, lat: MAST.lat });
+    const site = sites[0]!;
     expect(site.lon).to.be.closeTo(-115.16, 1e-9);
     expect(site.lat).to.be.closeTo(36.2275, 1e-9);
     for (let i = 0; i < 6; i++) {

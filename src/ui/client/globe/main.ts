@@ -88,6 +88,8 @@ let vesselsError: string | null = null;
 let tracks: SceneTrack[] = [];
 const droneTrails = new Map<string, TrailPoint[]>();
 let zones: { polygon: [number, number][]; name: string }[] = [];
+/** Sensor sites the service is configured with (stream.sensors). */
+let sensors: { name: string; lat: number; lon: number }[] = [];
 let cot: CotEvent[] = [];
 let cotError: string | null = null;
 const cotTrails = new Map<string, TrailPoint[]>();
@@ -593,12 +595,13 @@ async function loadAdsb(): Promise<void> {
 }
 
 async function loadScene(): Promise<void> {
-  const r = await getJson<{ tracks: SceneTrack[]; zones: { polygon: [number, number][]; name: string }[] }>(`${API}/edge/3d`);
+  const r = await getJson<{ tracks: SceneTrack[]; zones: { polygon: [number, number][]; name: string }[]; sensors?: { name: string; lat: number; lon: number }[] }>(`${API}/edge/3d`);
   if (r.data) {
     tracks = (r.data.tracks ?? []).filter((t) => Number.isFinite(t.position?.lat) && Number.isFinite(t.position?.lon));
-    const zonesBefore = zones.map((z) => z.name).join('\n');
+    const placesBefore = JSON.stringify([zones.map((z) => z.name), sensors]);
     zones = (r.data.zones ?? []).filter((z) => Array.isArray(z.polygon));
-    if (zones.map((z) => z.name).join('\n') !== zonesBefore) {
+    sensors = (r.data.sensors ?? []).filter((x) => Number.isFinite(x.lat) && Number.isFinite(x.lon));
+    if (JSON.stringify([zones.map((z) => z.name), sensors]) !== placesBefore) {
       renderWatchZones();
       invalidate(true);
     }
@@ -1066,13 +1069,11 @@ let sitesCache: Site[] = [];
 function sitesFor(): Site[] {
   // rings only at the scale of a site: over a continent they would be clutter
   const radii = ringRadii(metresPerPixel(view.radius), Math.min(view.width, view.height), units).filter((m, _, all) => all[0]! <= MAX_RING_STEP_M);
-  const key = `${zones.map((z) => z.name).join('|')}/${radii.join(',')}/${units}`;
+  const key = `${zones.map((z) => z.name).join('|')}/${sensors.map((x) => `${x.name}@${x.lat},${x.lon}`).join('|')}/${radii.join(',')}/${units}`;
   if (key !== sitesKey) {
     sitesKey = key;
-    sitesCache = zones.map((z) => {
-      const [lon, lat] = zoneSite(z);
-      return { name: z.name, lon, lat, rings: radii.map((m) => ({ ring: ring(lon, lat, m), label: fmtDistance(m, units) })) };
-    });
+    const places = [...zones.map((z) => ({ name: z.name, at: zoneSite(z) })), ...sensors.map((x) => ({ name: `sensor ${x.name}`, at: [x.lon, x.lat] as [number, number] }))];
+    sitesCache = places.map(({ name, at: [lon, lat] }) => ({ name, lon, lat, rings: radii.map((m) => ({ ring: ring(lon, lat, m), label: fmtDistance(m, units) })) }));
     svcUi.sites = sitesCache.map((st) => ({ name: st.name, lon: st.lon, lat: st.lat, ringsM: radii }));
   }
   return sitesCache;
