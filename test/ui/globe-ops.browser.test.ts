@@ -193,6 +193,8 @@ describe('the globe at working scale (headless Chromium)', function () {
   it('UTC clock, cursor position in degrees and MGRS, and the zone site with range rings at its scale', async () => {
     fake.aircraft = [];
     const page = await open();
+    // no pointer on the globe yet: the readout gives the view centre
+    expect(await page.textContent('#cursor-pos')).to.equal('centre 38.000°N 100.000°W');
     const clock = (await page.textContent('#utc-clock'))!;
     expect(clock).to.match(/^\d\d:\d\d:\d\dZ$/);
     const now = new Date();

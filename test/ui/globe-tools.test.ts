@@ -7,7 +7,7 @@ import { View } from '../../src/ui/client/globe/view.js';
 import { arc, boundingCap, EARTH_RADIUS_M, metresPerPixel, niceFloor, ring, ringRadii, scaleBar, zoomForCap } from '../../src/ui/client/globe/measure.js';
 import { altIn, cotMetres, fmtAlt, fmtDistance, fmtSpeed, loadUnits, saveUnits } from '../../src/ui/client/common/units.js';
 import { clipRing, viewBox } from '../../src/ui/client/globe/land.js';
-import { mgrsOf, utcClock } from '../../src/ui/client/globe/position.js';
+import { fmtPosition, mgrsOf, utcClock } from '../../src/ui/client/globe/position.js';
 import { insidePolygon, Watcher, zoneSite, type Zone } from '../../src/ui/client/globe/watch.js';
 import { feedDown } from '../../src/ui/client/common/honesty.js';
 import { canonicalFlat, derToRaw, pae, VerdictVerifier, type SignedVerdict } from '../../src/ui/client/globe/verify.js';
@@ -171,6 +171,11 @@ describe('globe tools (pure browser modules)', () => {
         expect(Math.abs(Number(n) - Math.floor(u.n % 100_000)), `${m} northing`).to.be.at.most(1);
       }
       expect(mgrsOf(0, 85)).to.equal(null);
+      // degrees get the decimals the view resolves: 3 at a kilometre a pixel, 5 at a metre
+      expect(fmtPosition(-115.123456, 36.654321, 'degrees', 1000)).to.equal('36.654°N 115.123°W');
+      expect(fmtPosition(-115.123456, 36.654321, 'degrees', 20)).to.equal('36.6543°N 115.1235°W');
+      expect(fmtPosition(-115.123456, 36.654321, 'degrees', 1.5)).to.equal('36.65432°N 115.12346°W');
+      expect(fmtPosition(0, 85, 'mgrs', 1000)).to.equal('85.000°N 0.000°E (no MGRS beyond 80°S–84°N)');
       expect(utcClock(Date.UTC(2026, 10, 29, 14, 3, 27, 900))).to.equal('14:03:27Z');
     });
   });

@@ -8,8 +8,8 @@ export function fmtAge(s: number | null | undefined): string {
 export function fmtNum(v: number | null | undefined, digits = 0): string {
   return v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
-export function fmtLatLon(lat: number, lon: number): string {
-  return `${Math.abs(lat).toFixed(3)}°${lat >= 0 ? 'N' : 'S'} ${Math.abs(lon).toFixed(3)}°${lon >= 0 ? 'E' : 'W'}`;
+export function fmtLatLon(lat: number, lon: number, digits = 3): string {
+  return `${Math.abs(lat).toFixed(digits)}°${lat >= 0 ? 'N' : 'S'} ${Math.abs(lon).toFixed(digits)}°${lon >= 0 ? 'E' : 'W'}`;
 }
 export function fmtTime(iso: string | null | undefined): string {
   return iso ? `${iso.slice(11, 19)}Z` : '–';

@@ -198,6 +198,8 @@ function drawSites(ctx: CanvasRenderingContext2D, view: View, sites: readonly Si
     ctx.strokeStyle = '#000000';
     ctx.lineWidth = 1.5;
     ctx.stroke();
+    // named only at site scale (with its rings): over a continent the name would cover targets
+    if (!site.rings.length) continue;
     ctx.fillStyle = '#f2f5f8';
     ctx.textBaseline = 'top';
     ctx.fillText(site.name, p[0] + 9, p[1] + 3);

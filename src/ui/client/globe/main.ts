@@ -276,6 +276,7 @@ function frame(): void {
   svcUi.lod = drawn.lod;
   svcUi.stacks = drawn.stacks.map((st) => ({ ...st, keys: [...st.keys] }));
   renderScale();
+  if (!cursor) renderCursor();
   svcUi.view = { ...view.state, scale: view.radius };
   aircraftDrawn = drawn.keys.reduce((n, k) => n + (k.startsWith('ac:') ? 1 : 0), 0);
   svcUi.layers.aircraft = { ...svcUi.layers.aircraft, drawn: aircraftDrawn };
@@ -748,6 +749,7 @@ function applyQueue(): void {
   setText('feed-status', `newest first · ${stream.status.lastId === null ? '' : `last id ${stream.status.lastId}`}${dropped ? ` · ${dropped} dropped` : ''}`);
   announce();
   sceneSoon();
+  if (newTracks) chips();
   rebuild(newTracks ? ['drone', 'cot'] : ['drone']);
   newTracks = false;
 }
@@ -1055,8 +1057,10 @@ function renderScale(): void {
   svcUi.scaleBar = { cssPx: next.px, metres: next.metres, label: next.label };
 }
 
+/** The ground under the pointer; without one (a touch screen, the pointer elsewhere) the view centre. */
 function renderCursor(): void {
-  setText('cursor-pos', cursor ? fmtPosition(cursor[0], cursor[1], posFormat) : posFormat === 'mgrs' ? 'MGRS: point at the globe' : 'point at the globe');
+  const mPerPx = metresPerPixel(view.radius) * (baseCanvas.width / Math.max(1, region.clientWidth));
+  setText('cursor-pos', cursor ? fmtPosition(cursor[0], cursor[1], posFormat, mPerPx) : `centre ${fmtPosition(view.state.lon, view.state.lat, posFormat, mPerPx)}`);
 }
 
 function renderClock(): void {

@@ -20,9 +20,14 @@ export function mgrsOf(lon: number, lat: number): string | null {
   }
 }
 
-export function fmtPosition(lon: number, lat: number, f: PositionFormat): string {
-  if (f === 'mgrs') return mgrsOf(lon, lat) ?? `${fmtLatLon(lat, lon)} (no MGRS beyond 80°S–84°N)`;
-  return fmtLatLon(lat, lon);
+/**
+ * `mPerPx`: ground metres per pixel, so degrees get the decimals the view resolves (0.001° is
+ * about 110 m, 0.00001° about 1 m).
+ */
+export function fmtPosition(lon: number, lat: number, f: PositionFormat, mPerPx = 1000): string {
+  const digits = Math.min(5, Math.max(3, Math.ceil(-Math.log10(mPerPx / 111_000))));
+  if (f === 'mgrs') return mgrsOf(lon, lat) ?? `${fmtLatLon(lat, lon, digits)} (no MGRS beyond 80°S–84°N)`;
+  return fmtLatLon(lat, lon, digits);
 }
 
 /** The UTC clock, as operators log times: 14:03:27Z. */
