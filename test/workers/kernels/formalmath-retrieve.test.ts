@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import fm from '../../../workers/kernels/formalmath-retrieve.js';
 import { RngStreams } from '../../../src/lib/prng.js';
+import { roundNumber } from '../../../src/lib/numbers.js';
 import { rejects, runBody, runRaw } from '../../helpers/kernels.js';
+import { sampledIndex, seriesDigest } from '../../helpers/series-digest.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 const KEYS = ['recall_at_k', 'precision_at_k', 'mrr', 'average_precision', 'ndcg_at_k'] as const;
@@ -75,23 +77,23 @@ describe('kernel formalmath/retrieve', () => {
     }
   });
 
-  it('recall curve is non-decreasing, equals #ranks ≤ i / n_rel, ends at recall@k; metrics lie in [0,1]; filtered ≥ unfiltered', () => {
+  it('recall curve, its sampled k and its digest recomputed from the reference ranks; metrics in [0,1]; filtered ≥ unfiltered', () => {
     for (const [seed, N, nRel, k, sep] of [[5, 2048, 40, 1024, 0.3], [6, 512, 8, 16, 0.4], [7, 64, 51, 64, 0.1], [8, 1000, 256, 300, 0]] as const) {
       const r = runRaw(fm, q({ seed, corpus_size: N, n_relevant: nRel, k, separation: sep })).result as any;
-      const curve = r.recall_curve as number[];
-      expect(curve.length).to.equal(Math.min(k, 256));
-      expect(r.recall_curve_k.at(-1)).to.equal(k);
-      curve.forEach((v, i) => {
-        const at = r.recall_curve_k[i];
-        expect(v).to.be.closeTo(r.relevant_ranks.filter((x: number) => x <= at).length / nRel, 1e-12); // sampled values are rounded
-        if (i > 0) expect(v).to.be.at.least(curve[i - 1]!);
-      });
-      expect(curve.at(-1)).to.be.closeTo(r.metrics.filtered.recall_at_k, 1e-12);
+      const ref = reference(seed, N, 16, nRel, sep);
+      expect(r.relevant_ranks).to.deep.equal(ref.filtered);
+      expect(r.relevant_ranks_unfiltered).to.deep.equal(ref.unfiltered);
+      // recall@i for every i = 1…k, counted from the reference's gold ranks
+      const full = Array.from({ length: k }, (_, i) => ref.filtered.filter((x) => x <= i + 1).length / nRel);
+      const index = sampledIndex(k);
+      expect(r.recall_curve_k).to.deep.equal(index.map((i) => i + 1));
+      expect(r.recall_curve).to.deep.equal(index.map((i) => roundNumber(full[i]!))); // sampled values are rounded
+      expect(r.recall_curve_digest).to.equal(seriesDigest(full));
+      expect(r.recall_curve.at(-1)).to.be.closeTo(metrics(ref.filtered, k, ref.tau).recall_at_k, 1e-12);
       for (const key of KEYS) {
         for (const side of ['filtered', 'unfiltered']) expect(r.metrics[side][key]).to.be.within(0, 1);
         expect(r.metrics.filtered[key]).to.be.at.least(r.metrics.unfiltered[key]);
       }
-      r.relevant_ranks.forEach((x: number, i: number) => expect(x).to.be.at.most(r.relevant_ranks_unfiltered[i]));
     }
   });
 

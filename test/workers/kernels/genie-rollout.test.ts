@@ -6,6 +6,7 @@ import { Rng, RngStreams } from '../../../src/lib/prng.js';
 import { runRaw } from '../../helpers/kernels.js';
 import { solveLinear as referenceSolve } from '../../helpers/linear-solve.js';
 import { addAt, at } from '../../helpers/indexed.js';
+import { sampledIndex, seriesDigest } from '../../helpers/series-digest.js';
 
 const q = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 
@@ -94,6 +95,12 @@ describe('kernel genie/rollout', () => {
       const ref = pipeline(seed, D, A, H, rho);
       const sha = (xs: number[]) => createHash('sha256').update(JSON.stringify(xs)).digest('hex');
       expect(r.actions_digest).to.deep.equal({ true: sha(ref.actions), inferred: sha(ref.inferred) });
+      // every sampled index is the documented one, not read back from the body
+      expect([r.actions_index, r.psnr_index]).to.deep.equal([sampledIndex(H), sampledIndex(H).map((i) => i + 1)]);
+      expect([r.state_norms_index, r.divergence_ratio_index]).to.deep.equal([sampledIndex(H + 1), sampledIndex(H + 1)]);
+      const norms = ref.Z.map(norm);
+      r.state_norms.forEach((x: number, k: number) => expect(x).to.be.closeTo(norms[r.state_norms_index[k]]!, 1e-9 * Math.max(1, norms[r.state_norms_index[k]]!)));
+      expect(r.state_norms_digest).to.equal(seriesDigest(norms));
       expect(r.true_actions).to.deep.equal(r.actions_index.map((i: number) => ref.actions[i]));
       expect(r.inferred_actions).to.deep.equal(r.actions_index.map((i: number) => ref.inferred[i]));
       expect(r.action_accuracy).to.equal(ref.inferred.filter((a, t) => a === ref.actions[t]).length / H);
