@@ -8,6 +8,52 @@ const V = 16;
 const run = (o: Record<string, number>) => runRaw(dllm, Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]))).result as any;
 const flatT = (r: any): number[] => (r.transition as number[][]).flat();
 
+/** The transition redrawn from stream `chain` (kernels note: row a = softmax(2·z), 16 normals per row), never read from the body. */
+function drawChain(seed: number): number[] {
+  const cs = new RngStreams(seed, 'dllm/denoise').stream('chain');
+  return Array.from({ length: V }, () => {
+    const z = Array.from({ length: V }, () => 2 * cs.normal());
+    const m = Math.max(...z);
+    const e = z.map((v) => Math.exp(v - m));
+    const sum = e.reduce((a, b) => a + b, 0);
+    return e.map((v) => v / sum);
+  }).flat();
+}
+
+/** The most likely sequence by max-product dynamic programming in the log domain, and its log-probability. */
+function viterbi(T: number[], L: number): { tokens: number[]; logp: number } {
+  let score = new Array<number>(V).fill(-Math.log(V));
+  const back: number[][] = [];
+  for (let i = 1; i < L; i++) {
+    const prev = score;
+    const arg = new Array<number>(V).fill(0);
+    score = Array.from({ length: V }, (_, b) => {
+      let best = -Infinity;
+      for (let a = 0; a < V; a++) {
+        const v = prev[a]! + Math.log(T[a * V + b]!);
+        if (v > best) [best, arg[b]] = [v, a];
+      }
+      return best;
+    });
+    back.push(arg);
+  }
+  let last = score.indexOf(Math.max(...score));
+  const tokens = [last];
+  for (let i = back.length - 1; i >= 0; i--) tokens.unshift((last = back[i]![last]!));
+  return { tokens, logp: Math.max(...score) };
+}
+
+/** E[log p(X)] = −log V + Σ_i Σ_a π_{i−1}(a) Σ_b T_ab log T_ab, with π_0 uniform and π_i = π_{i−1}T (the unconditioned chain). */
+function expectedLogp(T: number[], L: number): number {
+  let pi = new Array<number>(V).fill(1 / V);
+  let s = -Math.log(V);
+  for (let i = 1; i < L; i++) {
+    for (let a = 0; a < V; a++) for (let b = 0; b < V; b++) s += pi[a]! * T[a * V + b]! * Math.log(T[a * V + b]!);
+    pi = Array.from({ length: V }, (_, b) => pi.reduce((acc, p, a) => acc + p * T[a * V + b]!, 0));
+  }
+  return s;
+}
+
 /** log p(x) for a whole sequence under a uniform start and transition T. */
 function logp(T: number[], xs: ArrayLike<number>): number {
   let s = -Math.log(V);
@@ -171,14 +217,22 @@ describe('kernel dllm/denoise', () => {
       const L = 12 + seed;
       const steps = 1 + (seed % 5);
       const r = run({ seq_len: L, steps, seed });
-      const ref = referenceDecode(flatT(r), L, steps);
+      const T = drawChain(seed);
+      flatT(r).forEach((p, i) => expect(p).to.be.closeTo(T[i]!, 1e-15));
+      const ref = referenceDecode(T, L, steps);
       expect(r.final_tokens).to.deep.equal(ref.tokens);
       expect(r.commit_step).to.deep.equal(ref.step);
+      const schedule = Array.from({ length: steps }, (_, s) => Math.round((L * (s + 1)) / steps) - Math.round((L * s) / steps));
+      expect(r.committed_per_step).to.deep.equal(schedule);
+      expect(r.masked_after_step).to.deep.equal(schedule.map((_, s) => L - Math.round((L * (s + 1)) / steps)));
+      let adjLc = 0;
+      for (let i = 1; i < L; i++) if (ref.step[i] === ref.step[i - 1]) adjLc++;
+      expect(r.parallel_conflicts.low_confidence).to.equal(adjLc);
       ref.meanConf.forEach((c, s) => expect(r.mean_confidence_per_step[s]).to.be.closeTo(c, 1e-9));
       ref.minCommitted.forEach((c, s) => expect(r.confidence_trace.min_committed[s]).to.be.closeTo(c, 1e-9));
       ref.maxLeft.forEach((c, s) => (c === null ? expect(r.confidence_trace.max_left_masked[s]).to.equal(null) : expect(r.confidence_trace.max_left_masked[s]).to.be.closeTo(c, 1e-9)));
       // the random-remasking baseline: the same denoiser, positions from stream `remask`
-      const rnd = referenceDecode(flatT(r), L, steps, new RngStreams(seed, 'dllm/denoise').stream('remask'));
+      const rnd = referenceDecode(T, L, steps, new RngStreams(seed, 'dllm/denoise').stream('remask'));
       expect(r.random_final_tokens).to.deep.equal(rnd.tokens);
       let adj = 0;
       for (let i = 1; i < L; i++) if (rnd.step[i] === rnd.step[i - 1]) adj++;
@@ -192,19 +246,22 @@ describe('kernel dllm/denoise', () => {
     }
   });
 
-  it('log-likelihoods recompute from the chain, never exceed Viterbi, and the references match brute force for L = 4', () => {
-    for (let seed = 0; seed < 6; seed++) {
+  it('log-likelihoods of the reference decodes, an independent Viterbi path and E[log p] recomputed from the redrawn chain', () => {
+    for (let seed = 0; seed < 3; seed++) {
       const r = run({ seq_len: 48, steps: 12, seed });
-      const T = flatT(r);
-      expect(r.loglik_per_token.low_confidence).to.be.closeTo(logp(T, r.final_tokens) / 48, 1e-12);
-      expect(r.loglik_per_token.random).to.be.closeTo(logp(T, r.random_final_tokens) / 48, 1e-12);
-      expect(r.viterbi_loglik_per_token).to.be.closeTo(logp(T, r.viterbi_tokens) / 48, 1e-12);
+      const T = drawChain(seed);
+      const lc = referenceDecode(T, 48, 12);
+      const rnd = referenceDecode(T, 48, 12, new RngStreams(seed, 'dllm/denoise').stream('remask'));
+      const best = viterbi(T, 48);
+      expect(r.viterbi_tokens).to.deep.equal(best.tokens);
+      expect(r.viterbi_loglik_per_token).to.be.closeTo(best.logp / 48, 1e-12);
+      expect(r.loglik_per_token.low_confidence).to.be.closeTo(logp(T, lc.tokens) / 48, 1e-12);
+      expect(r.loglik_per_token.random).to.be.closeTo(logp(T, rnd.tokens) / 48, 1e-12);
+      expect(r.expected_loglik_per_token).to.be.closeTo(expectedLogp(T, 48) / 48, 1e-12);
       expect(r.loglik_per_token.low_confidence).to.be.at.most(r.viterbi_loglik_per_token + 1e-12);
-      expect(r.loglik_per_token.random).to.be.at.most(r.viterbi_loglik_per_token + 1e-12);
-      expect(r.expected_loglik_per_token).to.be.below(r.viterbi_loglik_per_token);
     }
     const r = run({ seq_len: 4, steps: 2, seed: 3 });
-    const T = flatT(r);
+    const T = drawChain(3);
     let best = -Infinity;
     let negH = 0;
     enumerate(4, V, (xs) => {
@@ -214,6 +271,7 @@ describe('kernel dllm/denoise', () => {
     });
     expect(r.viterbi_loglik_per_token).to.be.closeTo(best / 4, 1e-12);
     expect(r.expected_loglik_per_token).to.be.closeTo(negH / 4, 1e-12);
+    expect(expectedLogp(T, 4)).to.be.closeTo(negH, 1e-12);
   });
 
   it('[trend] one step per token beats decoding everything at once (10 seeds)', () => {
@@ -227,16 +285,8 @@ describe('kernel dllm/denoise', () => {
   });
 
   it('the chain does not depend on seq_len or steps', () => {
-    // the transition from stream `chain`: row a = softmax(2·z), 16 normals per row
-    const cs = new RngStreams(5, 'dllm/denoise').stream('chain');
-    const rows = Array.from({ length: V }, () => {
-      const z = Array.from({ length: V }, () => 2 * cs.normal());
-      const m = Math.max(...z);
-      const e = z.map((v) => Math.exp(v - m));
-      const sum = e.reduce((a, b) => a + b, 0);
-      return e.map((v) => v / sum);
-    });
-    run({ seq_len: 8, steps: 2, seed: 5 }).transition.forEach((row: number[], a: number) => row.forEach((p, b) => expect(p).to.be.closeTo(rows[a]![b]!, 1e-15)));
+    const T = drawChain(5);
+    run({ seq_len: 8, steps: 2, seed: 5 }).transition.forEach((row: number[], a: number) => row.forEach((p, b) => expect(p).to.be.closeTo(T[a * V + b]!, 1e-15)));
     expect(run({ seq_len: 8, steps: 2, seed: 5 }).transition).to.deep.equal(run({ seq_len: 200, steps: 100, seed: 5 }).transition);
     expect(runRaw(dllm, { seed: '4', seq_len: '40', steps: '8' }).checks).to.deep.equal({ every_token_committed: true, committed_never_less_confident_than_masked: true, viterbi_dominates: true });
   });
