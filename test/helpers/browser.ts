@@ -6,6 +6,7 @@
  * on SwiftShader) and a resolver that knows only 127.0.0.1, so even Chromium's own background
  * traffic cannot leave the machine.
  */
+import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import sparticuz from '@sparticuz/chromium';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -122,4 +123,21 @@ export async function guardedPage(browser: Browser, origin: string, opts: PageOp
     if (m.type() === 'error') errors.push(`console: ${m.text()}`);
   });
   return { context, page, foreign, failed, errors, csp };
+}
+
+/**
+ * Closes a guarded page's context and, unless its test already failed, asserts that nothing left
+ * 127.0.0.1 or broke the strict policy: the router, the failure log, both CSP reports and the
+ * page's own error log (`svcUi.errors`, where a page has one) stay empty. A 503 from readiness or
+ * health while the ledger starts is data, not a page error.
+ */
+export async function closeAndCheckIsolation(g: Guarded, testFailed: boolean): Promise<void> {
+  const own = (await g.page.evaluate(() => (globalThis as { svcUi?: { errors: string[] } }).svcUi?.errors ?? []).catch(() => [] as string[])).filter((e) => /^(csp|error|rejection)/.test(e));
+  await g.context.close();
+  if (testFailed) return;
+  expect(g.foreign, 'requests to other origins').to.deep.equal([]);
+  expect(g.failed, 'failed requests').to.deep.equal([]);
+  expect(g.csp, 'CSP violations').to.deep.equal([]);
+  expect(own, 'page errors (svcUi)').to.deep.equal([]);
+  expect(g.errors.filter((e) => !/status of 503/.test(e)), 'page errors').to.deep.equal([]);
 }

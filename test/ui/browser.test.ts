@@ -11,7 +11,7 @@ import { feature } from 'topojson-client';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { guardedPage, launchBrowser, type Guarded, type TestBrowser } from '../helpers/browser.js';
+import { closeAndCheckIsolation, guardedPage, launchBrowser, type Guarded, type TestBrowser } from '../helpers/browser.js';
 import { GOOD_AIRCRAFT, BAD_AIRCRAFT, startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
 import { openSse } from '../helpers/sse.js';
 import { DECISION_STYLE, GLYPH_SIZE, GROUND_COLOR, hexToRgb, LAND, OCEAN } from '../../src/ui/client/common/palette.js';
@@ -109,19 +109,9 @@ describe('src/ui pages in headless Chromium', function () {
 
   afterEach(async function () {
     if (!g) return;
-    const { page, foreign, failed, errors, csp, context } = g;
+    const guarded = g;
     g = null;
-    const cspErrors = (await page.evaluate(() => (globalThis as any).svcUi?.errors ?? []).catch(() => [] as string[])).filter((e: string) => e.startsWith('csp'));
-    await context.close();
-    if (this.currentTest?.state === 'failed') return;
-    // nothing may leave 127.0.0.1 and nothing may break the strict policy: the router, the failure
-    // log, the page's own CSP report and the context's CSP report all stay empty
-    expect(foreign, 'requests to other origins').to.deep.equal([]);
-    expect(failed, 'failed requests').to.deep.equal([]);
-    expect(cspErrors, 'CSP violations (svcUi)').to.deep.equal([]);
-    expect(csp, 'CSP violations').to.deep.equal([]);
-    // readiness/health answer 503 while the ledger is not ready; that is data, not a page error
-    expect(errors.filter((e) => !/status of 503/.test(e)), 'page errors').to.deep.equal([]);
+    await closeAndCheckIsolation(guarded, this.currentTest?.state === 'failed');
   });
 
   it('the globe draws land and ocean, and the fixture aircraft with the right glyph, rotation and colour', async () => {
@@ -627,9 +617,11 @@ describe('src/ui pages in headless Chromium', function () {
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'energy.png'), fullPage: true });
   });
 
-  it('/docs keeps working under its own policy (Swagger UI): operations render and expand, no CSP violation, nothing leaves', async () => {
+  it('/docs keeps working under its own policy (Swagger UI): operations render and expand, no CSP violation, nothing leaves', async function () {
+    this.timeout(120_000);
     const page = await open('/docs');
-    await page.waitForSelector('.opblock-summary', { timeout: 20_000 });
+    // Swagger UI parses the 1.3 MB document in the page: a loaded machine needs far more than a quiet one
+    await page.waitForSelector('.opblock-summary', { timeout: 60_000 });
     await page.click('.opblock-summary >> nth=0');
     await page.waitForSelector('.opblock.is-open .opblock-body');
     // Swagger UI renders only the operations near the screen: a tall window holds them all

@@ -13,7 +13,7 @@ import { geoDistance } from 'd3-geo';
 import { forward as mgrsForward } from 'mgrs';
 import type { Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { guardedPage, launchBrowser, type Guarded, type TestBrowser } from '../helpers/browser.js';
+import { closeAndCheckIsolation, guardedPage, launchBrowser, type Guarded, type TestBrowser } from '../helpers/browser.js';
 import { GOOD_AIRCRAFT, refusedUrl, startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
 import { until } from '../helpers/until.js';
 import { EARTH_RADIUS_M } from '../../src/ui/client/globe/measure.js';
@@ -74,16 +74,9 @@ describe('the globe at working scale (headless Chromium)', function () {
 
   afterEach(async function () {
     if (!g) return;
-    const { page, foreign, failed, errors, csp, context } = g;
+    const guarded = g;
     g = null;
-    const pageErrors = (await page.evaluate(() => (globalThis as any).svcUi?.errors ?? []).catch(() => [] as string[])) as string[];
-    await context.close();
-    if (this.currentTest?.state === 'failed') return;
-    expect(foreign, 'requests to other origins').to.deep.equal([]);
-    expect(failed, 'failed requests').to.deep.equal([]);
-    expect(csp, 'CSP violations').to.deep.equal([]);
-    expect(pageErrors.filter((e) => e.startsWith('csp') || e.startsWith('error') || e.startsWith('rejection')), 'page errors').to.deep.equal([]);
-    expect(errors.filter((e) => !/status of 503/.test(e)), 'console errors').to.deep.equal([]);
+    await closeAndCheckIsolation(guarded, this.currentTest?.state === 'failed');
   });
 
   const post = (frame: Record<string, unknown>) => t.http.post('/api/svc/v1/verdict').send(frame).expect(200);

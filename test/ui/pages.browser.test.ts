@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { guardedPage, launchBrowser, type Guarded, type TestBrowser } from '../helpers/browser.js';
+import { closeAndCheckIsolation, guardedPage, launchBrowser, type Guarded, type TestBrowser } from '../helpers/browser.js';
 import { freePort } from '../helpers/free-port.js';
 import { killService, startService, type ServiceProcess } from '../helpers/service-process.js';
 import { until } from '../helpers/until.js';
@@ -86,14 +86,9 @@ describe('operator pages in headless Chromium: energy panel, /docs, /jackin (des
 
   afterEach(async function () {
     if (!g) return;
-    const { foreign, failed, errors, csp, context } = g;
+    const guarded = g;
     g = null;
-    await context.close();
-    if (this.currentTest?.state === 'failed') return;
-    expect(foreign, 'requests to other origins').to.deep.equal([]);
-    expect(failed, 'failed requests').to.deep.equal([]);
-    expect(csp, 'CSP violations').to.deep.equal([]);
-    expect(errors.filter((e) => !/status of 503/.test(e)), 'page errors').to.deep.equal([]);
+    await closeAndCheckIsolation(guarded, this.currentTest?.state === 'failed');
   });
 
   async function shot(page: Page, name: string, fullPage = true): Promise<void> {
