@@ -88,6 +88,7 @@ describe('kernel kla/update', () => {
     for (const [seed, T, d] of [[42, 64, 8], [3, 20, 4], [9, 6, 8]] as const) {
       const r = runRaw(kla, { seed, seq_len: T, d_state: d }).result as any;
       const x = drawIndependently(seed, T, d);
+      expect([rows(r.S_true).length, rows(r.keys).length, rows(r.noisy_values).length, r.floor.length, r.kla_noisy.pre_residual.length]).to.deep.equal([d, T, T, T, T]);
       rows(r.S_true).forEach((row, i) => row.forEach((v, j) => expect(v).to.be.closeTo(x.Strue[i]![j]!, 1e-15)));
       rows(r.keys).forEach((row, t) => row.forEach((v, i) => expect(v).to.be.closeTo(x.keys[t]![i]!, 1e-12)));
       rows(r.noisy_values).forEach((row, t) => row.forEach((v, j) => expect(v).to.be.closeTo(x.noisy[t]![j]!, 1e-12)));
@@ -120,12 +121,12 @@ describe('kernel kla/update', () => {
     }
   });
 
-  it('replays both rules from the returned keys and values; every KLA step is the exact Kaczmarz projection', () => {
+  it('replays both rules on the redrawn keys and values; every KLA step is the exact Kaczmarz projection', () => {
     for (const [seed, T, d] of [[42, 64, 8], [3, 20, 4], [4, 100, 12]] as const) {
       const r = runRaw(kla, { seed, seq_len: T, d_state: d }).result as any;
-      const keys = rows(r.keys);
-      const values = rows(r.values);
-      const Strue = rows(r.S_true);
+      const { keys, values, Strue } = drawIndependently(seed, T, d);
+      rows(r.values).forEach((row, t) => row.forEach((v, j) => expect(v).to.be.closeTo(values[t]![j]!, 1e-12)));
+      expect([rows(r.values).length, r.kla.pre_residual.length, r.baseline.err_to_truth.length, r.key_norms.length]).to.deep.equal([T, T, T, T]);
       keys.forEach((k, t) => values[t]!.forEach((v, j) => expect(v).to.be.closeTo(k.reduce((a, ki, i) => a + ki * Strue[i]![j]!, 0), 1e-12)));
       const a = replay(keys, values, Strue, (kk) => 1 / (kk + EPS));
       const b = replay(keys, values, Strue, () => 0.5);
@@ -146,8 +147,7 @@ describe('kernel kla/update', () => {
 
   it('error to truth obeys ‖E_t‖² = ‖E_{t−1}‖² − β(2 − β‖k‖²)‖r‖², so it never increases on the noiseless system', () => {
     const r = runRaw(kla, { seed: 42 }).result as any;
-    const keys = rows(r.keys);
-    const Strue = rows(r.S_true);
+    const { keys, Strue } = drawIndependently(42, 64, 8);
     let prev = Math.sqrt(Strue.flat().reduce((a, x) => a + x * x, 0));
     r.kla.err_to_truth.forEach((e: number, t: number) => {
       const kk = keys[t]!.reduce((a, x) => a + x * x, 0);
@@ -162,8 +162,8 @@ describe('kernel kla/update', () => {
   it('never goes below the unexplored-subspace floor, which is positive while T < d', () => {
     for (const [seed, T, d] of [[42, 64, 8], [5, 6, 10], [6, 30, 16]] as const) {
       const r = runRaw(kla, { seed, seq_len: T, d_state: d }).result as any;
-      const keys = rows(r.keys);
-      const Strue = rows(r.S_true);
+      const { keys, Strue } = drawIndependently(seed, T, d);
+      expect(r.floor).to.have.length(T);
       r.floor.forEach((f: number, t: number) => {
         expect(f).to.be.closeTo(floorAt(keys, Strue, t + 1), 1e-9);
         expect(r.kla.err_to_truth[t]).to.be.at.least(f - 1e-9);
