@@ -10,8 +10,6 @@ interface T {
   U: number[][];
 }
 
-const targetOf = (r: any): T => ({ mu: Array.from(r.target.mean), s: Array.from(r.target.eigvals), U: r.target.eigvecs.map((row: Float64Array) => Array.from(row)) });
-
 /** Closed-form Euler gains and W₂ for K steps, from the eigenvalues. */
 function closedForm(s: number[], K: number): { g: number[]; w2: number } {
   const g = s.map((si) => {
@@ -50,10 +48,9 @@ function sqrtm(A: Mat): Mat {
   }
   return Y;
 }
-/** The whole kernel written out again on nested arrays, in the original coordinates. */
-function slowFlowmatch(seed: number, d: number, K: number) {
-  const rngs = new RngStreams(seed, 'flowmatch/sample');
-  const ts = rngs.stream('target');
+/** The target redrawn from stream `target` on nested arrays: μ (×2), U by modified Gram–Schmidt on G's columns, s = (0.5 + 1.5u)². */
+function referenceTarget(seed: number, d: number): T {
+  const ts = new RngStreams(seed, 'flowmatch/sample').stream('target');
   const mu = Array.from({ length: d }, () => 2 * ts.normal());
   const G = Array.from({ length: d }, () => Array.from({ length: d }, () => ts.normal()));
   // modified Gram–Schmidt on the columns of G
@@ -68,6 +65,13 @@ function slowFlowmatch(seed: number, d: number, K: number) {
   }
   const U = tp(cols);
   const s = Array.from({ length: d }, () => (0.5 + 1.5 * ts.next()) ** 2);
+  return { mu, s, U };
+}
+
+/** The whole kernel written out again on nested arrays, in the original coordinates. */
+function slowFlowmatch(seed: number, d: number, K: number) {
+  const rngs = new RngStreams(seed, 'flowmatch/sample');
+  const { mu, s, U } = referenceTarget(seed, d);
   const Sigma = mm(mm(U, s.map((si, i) => s.map((_, j) => (i === j ? si : 0)))), tp(U));
   const c = (t: number, si: number): number => (t * si - (1 - t)) / ((1 - t) ** 2 + t * t * si);
   const exact = (t: number) => {
@@ -134,6 +138,11 @@ describe('kernel flowmatch/sample', () => {
     for (const [seed, dims, steps] of [[42, 3, 4], [5, 2, 7], [9, 4, 2]] as const) {
       const r = runRaw(flowmatch, { seed, dims, steps }).result as any;
       const ref = slowFlowmatch(seed, dims, steps);
+      expect([r.target.mean.length, r.target.eigvals.length, r.target.eigvecs.length, r.per_step.length]).to.deep.equal([dims, dims, dims, steps]);
+      const cf = closedForm(ref.s, steps);
+      cf.g.forEach((g, i) => expect(r.euler_gain[i]).to.be.closeTo(g, 1e-12));
+      expect(r.euler_gain).to.have.length(dims);
+      expect(r.w2_exact_euler_closed_form).to.be.closeTo(cf.w2, 1e-12);
       Array.from(r.target.mean as Float64Array).forEach((v, i) => expect(v).to.be.closeTo(ref.mu[i]!, 1e-12));
       Array.from(r.target.eigvals as Float64Array).forEach((v, i) => expect(v).to.be.closeTo(ref.s[i]!, 1e-12));
       r.target.eigvecs.forEach((row: Float64Array, i: number) => Array.from(row).forEach((v, j) => expect(v).to.be.closeTo(ref.U[i]![j]!, 1e-12)));
@@ -145,6 +154,8 @@ describe('kernel flowmatch/sample', () => {
         expect(row.fit_loss_dof_adjusted).to.be.closeTo((st.loss * nb) / (nb - dims - 1), 1e-8 * st.loss);
         expect(row.coef_err_B).to.be.closeTo(st.errB, 1e-8);
         expect(row.coef_err_a).to.be.closeTo(st.erra, 1e-8);
+        const lam = ref.s.map((si) => 1 + si - (st.t * si - (1 - st.t)) ** 2 / ((1 - st.t) ** 2 + st.t * st.t * si));
+        expect(row.irreducible_loss).to.be.closeTo(lam.reduce((a, b) => a + b, 0), 1e-12);
       });
       for (const which of ['learned', 'exact'] as const) {
         for (const key of ['mean_err', 'cov_err', 'cov_err_vs_euler_law', 'w2'] as const) {
@@ -159,8 +170,10 @@ describe('kernel flowmatch/sample', () => {
   it('reports the closed-form Euler gains and W₂, which fall roughly as 1/K', () => {
     for (const [seed, dims, steps] of [[42, 8, 16], [3, 3, 1], [4, 20, 7]] as const) {
       const r = runRaw(flowmatch, { seed, dims, steps }).result as any;
-      const tg = targetOf(r);
+      const tg = referenceTarget(seed, dims);
+      Array.from(r.target.eigvals as Float64Array).forEach((v, i) => expect(v).to.be.closeTo(tg.s[i]!, 1e-12));
       const cf = closedForm(tg.s, steps);
+      expect(r.euler_gain).to.have.length(dims);
       cf.g.forEach((g, i) => expect(r.euler_gain[i]).to.be.closeTo(g, 1e-12));
       expect(r.w2_exact_euler_closed_form).to.be.closeTo(cf.w2, 1e-12);
       // U orthogonal, eigenvalues in [0.25, 4]
@@ -173,8 +186,7 @@ describe('kernel flowmatch/sample', () => {
   });
 
   it('the exact field transports x₀ to μ + Σ^½x₀ (RK4 with 4096 steps) and has v*(x,0) = μ − x, v*(x,1) = x', () => {
-    const r = runRaw(flowmatch, { seed: 5, dims: 4 }).result as any;
-    const tg = targetOf(r);
+    const tg = referenceTarget(5, 4);
     const rng = new Rng(9);
     for (let trial = 0; trial < 3; trial++) {
       const x0 = Array.from(rng.normals(4));
@@ -210,7 +222,8 @@ describe('kernel flowmatch/sample', () => {
   it('per-step regression: the dof-adjusted loss is within 4 SE of the irreducible loss, which recomputes', () => {
     for (const [seed, dims, steps] of [[42, 8, 16], [7, 2, 10], [8, 16, 6]] as const) {
       const r = runRaw(flowmatch, { seed, dims, steps }).result as any;
-      const s: number[] = Array.from(r.target.eigvals);
+      const { s } = referenceTarget(seed, dims);
+      expect(r.per_step).to.have.length(steps);
       const nb = Math.max(64, 4 * (dims + 1));
       r.per_step.forEach((row: any, k: number) => {
         const t = k / steps;
