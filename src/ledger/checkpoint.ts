@@ -215,8 +215,10 @@ export class Checkpoints {
     let note: string;
     try {
       // another replica may have signed this size already: its checkpoint is served, not a second one
+      // (one of another origin was signed under the key before a rotation: another log, not a conflict)
       const stored = await store?.newest(size);
-      if (stored && parseNote(stored)?.text.split('\n')[1] === String(size)) note = this.same(stored, text);
+      const [storedOrigin, storedSize] = (stored && parseNote(stored)?.text.split('\n')) || [];
+      if (stored && storedOrigin === this.origin && storedSize === String(size)) note = this.same(stored, text);
       else {
         const ecdsa = await this.signer.sign(Buffer.from(text, 'utf8'));
         note = signedNote(text, [ed25519NoteSignature(this.origin, this.#ed25519, text), { name: this.origin, keyId: this.ecdsaKeyId, signature: ecdsa }]);
