@@ -1,0 +1,214 @@
+/**
+ * One TAK client of the streaming listener: its send queue with a byte bound, the `t-x-takp`
+ * negotiation that moves it from XML to TAK Protocol v1, answers to its pings, and a bounded read
+ * of whatever else it sends, which is discarded (the listener relays nothing from clients).
+ */
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import {
+  decodeTakMessage,
+  eventType,
+  eventXml,
+  parseProtocolRequest,
+  ping,
+  pong,
+  protocolResponse,
+  protocolSupport,
+  StreamSplitter,
+  streamFrame,
+  streamXml,
+  TAK_PROTOCOL_VERSION,
+  TYPE_PING,
+  TYPE_PROTOCOL_REQUEST,
+  type StreamMessage,
+} from './protocol.js';
+import type { CotFields } from './output.js';
+
+export type ClientProtocol = 'xml' | 'v1';
+
+/** What a client did that the listener counts. */
+export interface ClientEvents {
+  /** The client's unsent bytes went over its bound: it was dropped. */
+  overflow(client: ListenerClient): void;
+  /** The client sent something that is not a TAK message (or one over the size limit): it was closed. */
+  protocolError(client: ListenerClient, reason: string): void;
+  /** The socket closed, for any reason. */
+  closed(client: ListenerClient): void;
+  socketError(client: ListenerClient, err: Error): void;
+}
+
+/** A client as the listener's status reports it. */
+export interface ClientSnapshot {
+  id: number;
+  address: string;
+  /** The subject CN of its certificate (null on plain TCP). */
+  subject: string | null;
+  protocol: ClientProtocol;
+  /** Bytes written and not yet taken by the kernel, plus bytes waiting for the socket to drain. */
+  queuedBytes: number;
+  eventsSent: number;
+  /** Messages it sent that were read and discarded (its own SA, chat…). */
+  discarded: number;
+  connectedMs: number;
+}
+
+/** One message in both wire forms, encoded at most once however many clients receive it. */
+export class WireMessage {
+  private xml: Buffer | null = null;
+  private v1: Buffer | null = null;
+
+  constructor(
+    private readonly fields: CotFields,
+    private readonly xmlEvent: string | null = null,
+  ) {}
+
+  as(protocol: ClientProtocol): Buffer {
+    if (protocol === 'v1') return (this.v1 ??= streamFrame(this.fields));
+    return (this.xml ??= Buffer.from(streamXml(this.xmlEvent ?? eventXml(this.fields)), 'utf8'));
+  }
+}
+
+export class ListenerClient {
+  protocol: ClientProtocol = 'xml';
+  eventsSent = 0;
+  discarded = 0;
+  /** When the client last sent a byte: one silent for three ping intervals is gone. */
+  lastHeardMs: number;
+  readonly connectedMs: number;
+  private readonly pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private readonly splitter: StreamSplitter;
+  private closed = false;
+
+  constructor(
+    readonly id: number,
+    private readonly socket: Socket | TLSSocket,
+    readonly subject: string | null,
+    private readonly maxQueuedBytes: number,
+    maxMessageBytes: number,
+    private readonly on: ClientEvents,
+  ) {
+    this.splitter = new StreamSplitter(maxMessageBytes);
+    this.connectedMs = this.lastHeardMs = Date.now();
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 30_000);
+    socket.on('data', (chunk: Buffer) => this.received(chunk));
+    socket.on('drain', () => this.flush());
+    socket.on('error', (err) => this.on.socketError(this, err));
+    socket.on('close', () => this.gone());
+  }
+
+  get address(): string {
+    return `${this.socket.remoteAddress ?? '?'}:${this.socket.remotePort ?? 0}`;
+  }
+
+  /** Bytes this client has not taken yet: Node's socket buffer plus our queue behind it. */
+  get queuedBytes(): number {
+    return this.socket.writableLength + this.pendingBytes;
+  }
+
+  /** The offer every client gets first, in XML, once per connection. */
+  offer(nowMs: number): void {
+    this.write(new WireMessage(protocolSupport(nowMs, [TAK_PROTOCOL_VERSION])));
+  }
+
+  /** Queues an event; a client over its bound is dropped here, and false is returned. */
+  sendEvent(msg: WireMessage): boolean {
+    if (!this.write(msg)) return false;
+    this.eventsSent++;
+    return true;
+  }
+
+  keepAlive(nowMs: number): void {
+    this.write(new WireMessage(ping(nowMs)));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.socket.destroy();
+  }
+
+  snapshot(nowMs: number): ClientSnapshot {
+    return {
+      id: this.id,
+      address: this.address,
+      subject: this.subject,
+      protocol: this.protocol,
+      queuedBytes: this.queuedBytes,
+      eventsSent: this.eventsSent,
+      discarded: this.discarded,
+      connectedMs: nowMs - this.connectedMs,
+    };
+  }
+
+  private write(msg: WireMessage): boolean {
+    if (this.closed) return false;
+    const bytes = msg.as(this.protocol);
+    // straight to the socket while it takes more; behind a full socket, into our queue, so the
+    // bound below counts every byte this client holds
+    if (this.pending.length === 0 && !this.socket.writableNeedDrain) this.socket.write(bytes);
+    else {
+      this.pending.push(bytes);
+      this.pendingBytes += bytes.length;
+    }
+    if (this.queuedBytes > this.maxQueuedBytes) {
+      this.close();
+      this.on.overflow(this);
+      return false;
+    }
+    return true;
+  }
+
+  private flush(): void {
+    while (this.pending.length > 0 && !this.closed) {
+      const next = this.pending.shift()!;
+      this.pendingBytes -= next.length;
+      if (!this.socket.write(next)) return;
+    }
+  }
+
+  private received(chunk: Buffer): void {
+    this.lastHeardMs = Date.now();
+    this.splitter.push(chunk);
+    for (let m = this.splitter.next(); m && !this.closed; m = this.splitter.next()) this.handle(m);
+  }
+
+  private handle(m: StreamMessage): void {
+    if (m.kind === 'error') {
+      this.close();
+      this.on.protocolError(this, m.reason);
+      return;
+    }
+    const now = Date.now();
+    if (m.kind === 'xml') {
+      const type = eventType(m.xml);
+      if (type === TYPE_PROTOCOL_REQUEST) this.negotiate(parseProtocolRequest(m.xml), now);
+      else if (type === TYPE_PING) this.write(new WireMessage(pong(now)));
+      else this.discarded++;
+      return;
+    }
+    const read = decodeTakMessage(m.message);
+    if (!read.ok) {
+      this.close();
+      this.on.protocolError(this, read.reason);
+    } else if (read.event?.type === TYPE_PING) this.write(new WireMessage(pong(now)));
+    else this.discarded++;
+  }
+
+  /** A request for version 1 is granted: the answer goes out in XML, and everything after it in v1, both ways. */
+  private negotiate(version: number | null, nowMs: number): void {
+    const granted = this.protocol === 'xml' && version === TAK_PROTOCOL_VERSION;
+    this.write(new WireMessage(protocolResponse(nowMs, granted)));
+    if (!granted) return;
+    this.protocol = 'v1';
+    this.splitter.useV1();
+  }
+
+  private gone(): void {
+    this.closed = true;
+    this.pending.length = 0;
+    this.pendingBytes = 0;
+    this.on.closed(this);
+  }
+}
