@@ -13,6 +13,18 @@ function inputs(seed: number, nIn: number, nOut: number, N: number, outliers: nu
   return drawInputs(new RngStreams(seed, 'herotq/quantize'), nIn, nOut, N, outliers, gain);
 }
 
+/** The row scales and integer codes of the same RTN (scale max|row|/qmax, 1 for a zero row), row-major. */
+function rtnCodes(W: Mat, bits: number): { scales: number[]; codes: number[] } {
+  const qmax = 2 ** (bits - 1) - 1;
+  const scales = W.map((row) => Math.max(...row.map(Math.abs))).map((m) => (m > 0 ? m / qmax : 1));
+  const codes = W.flatMap((row, i) => row.map((v) => {
+    const x = v / scales[i]!;
+    const q = Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x);
+    return Math.max(-qmax, Math.min(qmax, q)) + 0; // + 0: integer codes carry no sign on zero
+  }));
+  return { scales, codes };
+}
+
 /** Independent symmetric INT-b RTN per row with round-half-even; returns the dequantised rows. */
 function rtn(W: Mat, bits: number): Mat {
   const qmax = 2 ** (bits - 1) - 1;
@@ -64,6 +76,10 @@ describe('kernel herotq/quantize', () => {
       const Wm = toMat(inp.W);
       const mse = (D: Mat): number => D.flat().reduce((a, v) => a + v * v, 0) / D.flat().length;
       expect(body.rtn.weight_mse).to.be.closeTo(mse(rtn(Wm, bits).map((row, i) => row.map((v, j) => Wm[i]![j]! - v))), 1e-15);
+      expect(body.sweep.map((x: any) => x.beta)).to.deep.equal([...BETA_GRID]);
+      expect(body.rotation).to.deep.equal({ kind: 'randomized-hadamard', n: nIn, signs: inp.signs });
+      const losses: number[] = [];
+      const quantOf: { scales: number[]; codes: number[] }[] = [];
       for (const beta of BETA_GRID) {
         const c = condition(inp.W, H, sp, UtQ, beta);
         const got = Array.from(jacobiEigen(c.Hp).values);
@@ -82,7 +98,17 @@ describe('kernel herotq/quantize', () => {
         const loss = lossViaData(err, X);
         expect(row.loss).to.be.closeTo(loss, 1e-8 * loss);
         expect(row.weight_mse).to.be.closeTo(mse(err), 1e-9 * mse(err));
+        losses.push(loss);
+        quantOf.push(rtnCodes(Wp, bits));
       }
+      // the chosen β is the argmin of the losses recomputed here; its codes and scales are the test's RTN of W′
+      const best = losses.indexOf(Math.min(...losses));
+      expect(body.chosen.beta).to.equal(BETA_GRID[best]);
+      expect(body.chosen.loss).to.be.closeTo(losses[best]!, 1e-8 * losses[best]!);
+      expect(body.chosen.loss_ratio_vs_rtn).to.be.closeTo(losses[best]! / lossViaData(Wm.map((r, i) => r.map((v, j) => v - rtn(Wm, bits)[i]![j]!)), X), 1e-8);
+      expect(body.quant.row_scales).to.have.length(nOut);
+      body.quant.row_scales.forEach((x: number, i: number) => expect(x).to.be.closeTo(quantOf[best]!.scales[i]!, 1e-12 * quantOf[best]!.scales[i]!));
+      expect(Array.from(body.quant.codes_head)).to.deep.equal(quantOf[best]!.codes.slice(0, 64));
     }
   });
 
@@ -96,8 +122,8 @@ describe('kernel herotq/quantize', () => {
       const dW = rtn(W, bits).map((row, i) => row.map((v, j) => W[i]![j]! - v));
       const rtnLoss = lossViaData(dW, X);
       expect(body.rtn.loss).to.be.closeTo(rtnLoss, 1e-9 * rtnLoss);
-      // β = 0: W′ = W·Q with Q = diag(signs)·H_n/√n rebuilt here from the reported signs
-      const signs: number[] = Array.from(body.rotation.signs);
+      // β = 0: W′ = W·Q with Q = diag(signs)·H_n/√n rebuilt here from the drawn signs
+      const signs: number[] = Array.from(inp.signs);
       const pop = (x: number): number => (x ? (x & 1) + pop(x >>> 1) : 0);
       const Q: Mat = signs.map((s, i) => signs.map((_, j) => (s * (pop(i & j) % 2 ? -1 : 1)) / Math.sqrt(nIn)));
       const Wp = mul(W, Q);
