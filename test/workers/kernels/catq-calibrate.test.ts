@@ -15,7 +15,7 @@ function regenerate(seed: number, n: number): { w: number[]; Xcal: number[][]; X
     const chi = [0, 1, 2, 3].reduce((s) => s + ws.normal() ** 2, 0);
     return (0.02 * z) / Math.sqrt(chi / 4);
   });
-  const outliers = new Set(rng.stream('outliers').sample(64, 6));
+  const outliers = new Set(redrawOutliers(seed));
   const acts = (label: string) => {
     const s = rng.stream(label);
     return Array.from({ length: 16 }, () => Array.from({ length: 64 }, (_, j) => s.normal() * (outliers.has(j) ? 8 : 1)));
@@ -99,7 +99,32 @@ function refCalibrate(w: number[], X: number[][], tau: number) {
   return { ...best!, errors, grid };
 }
 
+/** The 6 outlier channels of 64: a partial Fisher–Yates from the front on stream `outliers`, one uniform per pick, ascending. */
+function redrawOutliers(seed: number): number[] {
+  const u = new RngStreams(seed, 'catq/calibrate').stream('outliers');
+  const idx = Array.from({ length: 64 }, (_, i) => i);
+  for (let i = 0; i < 6; i++) {
+    const j = i + Math.floor(u.next() * (64 - i));
+    [idx[i], idx[j]] = [idx[j]!, idx[i]!];
+  }
+  return idx.slice(0, 6).sort((a, b) => a - b);
+}
+
 describe('kernel catq/calibrate', () => {
+  it('outlier_channels equal the 6 channels redrawn from stream outliers, and they carry the ×8 gain in both batches', () => {
+    for (const seed of [0, 1, 42, 77, 1234, 4294967295]) {
+      const r = runRaw(catq, { seed: String(seed), n_params: '64' }).result as any;
+      const channels = redrawOutliers(seed);
+      expect(r.outlier_channels).to.deep.equal(channels);
+      // the gain lands on exactly those channels: their sample variance over 32 tokens is far above the rest
+      const { Xcal, Xeval } = regenerate(seed, 64);
+      const rows = [...Xcal, ...Xeval];
+      const ms = Array.from({ length: 64 }, (_, j) => rows.reduce((a, x) => a + x[j]! ** 2, 0) / rows.length);
+      const loud = ms.map((v, j) => [v, j] as const).sort((a, b) => b[0] - a[0]).slice(0, 6).map(([, j]) => j).sort((a, b) => a - b);
+      expect(loud).to.deep.equal(channels);
+    }
+  });
+
   it('every γ of the search, the chosen calibration, its codes and the soft ternariser recomputed independently', () => {
     for (const [seed, n, tau, alpha] of [[42, 4096, 0.75, 0.1], [5, 1000, 0.05, 0.5], [6, 130, 3, 0.02]] as const) {
       const r = runRaw(catq, q({ seed, n_params: n, tau, alpha })).result as any;

@@ -34,6 +34,8 @@ function drawEpisodes(seed: number, n: number) {
 const jcs = (v: unknown): string =>
   v === null || typeof v !== 'object' ? JSON.stringify(v) : Array.isArray(v) ? `[${v.map(jcs).join(',')}]` : `{${Object.keys(v as object).sort().map((k) => `${JSON.stringify(k)}:${jcs((v as Record<string, unknown>)[k])}`).join(',')}}`;
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+/** The body's rounding: 12 significant digits, integers as they are, −0 as 0. */
+const round12 = (x: number): number => (Number.isInteger(x) ? x : Number(x.toPrecision(12))) || 0;
 
 const STOP = new Set(['a', 'an', 'the', 'i', 'you', 'me', 'my', 'did', 'do', 'does', 'what', 'about', 'to', 'of', 'for', 'on', 'in', 'and', 'is', 'was', 'it', 'earlier']);
 
@@ -181,12 +183,32 @@ describe('kernel episodic/recall', () => {
     expect(out.checks).to.deep.equal({ score_is_sum_of_normalised_components: true, top_k_length: true });
   });
 
-  it('lists at most 256 episodes and top-k ids, with digests of the full store and ranking', () => {
-    const r = runRaw(epi, { n_episodes: 500, k: 300 }).result as any;
-    expect(r.episodes.length).to.equal(256);
-    expect(r.top_k.length).to.equal(256);
-    expect(r.store_sha256).to.match(/^[0-9a-f]{64}$/);
-    expect(r.ranking_sha256).to.match(/^[0-9a-f]{64}$/);
+  it('both digests recomputed from an independently built full store at every size, 256 listed beyond that', () => {
+    for (const [seed, n, k, query] of [[42, 1, 1, 'What did I ask you about earlier?'], [5, 255, 10, 'battery drone'], [6, 256, 256, 'reported signal loss'], [7, 257, 257, 'asked about permits'], [42, 500, 300, 'What did I ask you about earlier?'], [9, 499, 1, '']] as const) {
+      const r = JSON.parse(runBody(epi, { seed, n_episodes: n, k, query })).result;
+      const eps = drawEpisodes(seed, n);
+      const q = vec(query);
+      const qZero = q.every((x) => x === 0);
+      const rec = eps.map((e) => 0.995 ** e.hours_ago);
+      const imp = eps.map((e) => e.importance / 10);
+      const rel = eps.map((e) => (qZero ? 0 : cos(q, vec(e.text))));
+      const [nr, ni, nl] = [minMax(rec), minMax(imp), minMax(rel)];
+      const store = eps.map((e, i) => ({
+        ...e,
+        recency: round12(rec[i]!),
+        relevance: round12(rel[i]!),
+        hours_ago: round12(e.hours_ago),
+        norm: { recency: round12(nr[i]!), importance: round12(ni[i]!), relevance: round12(nl[i]!) },
+        score: round12(nr[i]! + ni[i]! + nl[i]!),
+      }));
+      const ranking = eps.map((e, i) => ({ ...e, score: nr[i]! + ni[i]! + nl[i]! })).sort((a, b) => b.score - a.score || a.hours_ago - b.hours_ago || a.id - b.id).map((e) => e.id);
+      expect(r.store_sha256, `store n=${n}`).to.equal(sha(jcs(store)));
+      expect(r.ranking_sha256, `ranking n=${n}`).to.equal(sha(JSON.stringify(ranking)));
+      const listed = Math.min(n, 256);
+      expect([r.episodes.length, r.episodes_listed, r.top_k_listed]).to.deep.equal([listed, listed, Math.min(k, 256)]);
+      expect(r.episodes).to.deep.equal(store.slice(0, 256));
+      expect(r.top_k).to.deep.equal(ranking.slice(0, Math.min(k, 256)));
+    }
   });
 
   it('k must not exceed n_episodes; k = n_episodes = 500 with a 512-character query passes', () => {

@@ -1,8 +1,99 @@
 import { expect } from 'chai';
 import spec from '../../../workers/kernels/specdecode-simulate.js';
+import { RngStreams, type Rng } from '../../../src/lib/prng.js';
 import { runRaw } from '../../helpers/kernels.js';
+import { addAt } from '../../helpers/indexed.js';
+
+/** Box–Muller (cosine branch) on two uniforms of the stream, written from the note. */
+const gauss = (u: Rng): number => {
+  const a = 1 - u.next();
+  const b = u.next();
+  return Math.sqrt(-2 * Math.log(a)) * Math.cos(2 * Math.PI * b);
+};
+
+/** Softmax through log-sum-exp (a different formulation from the kernel's max-shifted ratio). */
+function softmaxLse(xs: number[]): number[] {
+  const m = Math.max(...xs);
+  const lse = m + Math.log(xs.reduce((s, x) => s + Math.exp(x - m), 0));
+  return xs.map((x) => Math.exp(x - lse));
+}
+
+/** Inverse CDF by binary search over cumulative sums (the kernel subtracts weight by weight). */
+function drawIndex(u: Rng, w: number[]): number {
+  const cdf: number[] = [];
+  w.reduce((s, x) => (cdf.push(s + x), s + x), 0);
+  const target = u.next() * cdf.at(-1)!;
+  let lo = 0;
+  let hi = w.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (target < cdf[mid]!) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * The note's models redrawn from stream `model` (V target normals ×1.5, then V draft-noise normals
+ * ×0.8) and the whole run replayed on stream `trials`: per draft a token ~ q and an accept uniform
+ * against min(1, p/q); the first rejection emits a residual sample and ends the trial; γ accepts
+ * emit a bonus token ~ p.
+ */
+function replay(seed: number, gamma: number, trials: number) {
+  const rng = new RngStreams(seed, 'specdecode/simulate');
+  const model = rng.stream('model');
+  const target = Array.from({ length: 32 }, () => 1.5 * gauss(model));
+  const noise = Array.from({ length: 32 }, () => 0.8 * gauss(model));
+  const p = softmaxLse(target);
+  const q = softmaxLse(target.map((t, i) => t + noise[i]!));
+  const plus = p.map((x, i) => Math.max(0, x - q[i]!));
+  const tr = rng.stream('trials');
+  const hist = new Array<number>(gamma + 1).fill(0);
+  const counts = new Array<number>(32).fill(0);
+  for (let t = 0; t < trials; t++) {
+    let a = 0;
+    let rejected = false;
+    while (a < gamma && !rejected) {
+      const x = drawIndex(tr, q);
+      if (tr.next() < Math.min(1, p[x]! / q[x]!)) {
+        addAt(counts, x);
+        a++;
+      } else {
+        addAt(counts, drawIndex(tr, plus));
+        rejected = true;
+      }
+    }
+    if (!rejected) addAt(counts, drawIndex(tr, p));
+    addAt(hist, a);
+  }
+  return { p, q, hist, counts };
+}
 
 describe('kernel specdecode/simulate', () => {
+  it('p and q redrawn from stream model; the whole run replayed from stream trials: every count and statistic', () => {
+    for (const [seed, gamma, trials] of [[42, 6, 256], [7, 1, 3000], [11, 12, 2000], [3, 32, 500]] as const) {
+      const r = runRaw(spec, { seed, draft_len: gamma, trials }).result as any;
+      const ref = replay(seed, gamma, trials);
+      ref.p.forEach((v, i) => expect(r.p[i]).to.be.closeTo(v, 1e-15));
+      ref.q.forEach((v, i) => expect(r.q[i]).to.be.closeTo(v, 1e-15));
+      const alpha = ref.p.reduce((s, v, i) => s + Math.min(v, ref.q[i]!), 0);
+      expect(r.alpha).to.be.closeTo(alpha, 1e-14);
+      expect([r.vocab_size, r.dof]).to.deep.equal([32, 31]);
+      expect(r.accepted_hist).to.deep.equal(ref.hist);
+      expect(r.emitted_counts).to.deep.equal(ref.counts);
+      const n = ref.counts.reduce((s, c) => s + c, 0);
+      const accepted = ref.hist.reduce((s, c, k) => s + c * k, 0);
+      const rejections = trials - ref.hist[gamma]!;
+      expect(r.emitted_tokens).to.equal(n);
+      expect(r.empirical_tokens_per_iter).to.equal(n / trials);
+      expect(r.draft_acceptance_rate).to.be.closeTo(accepted / (trials * gamma), 1e-15);
+      expect(r.per_token_acceptance).to.be.closeTo(accepted / (accepted + rejections), 1e-15);
+      const chi2 = ref.p.reduce((s, v, x) => s + (ref.counts[x]! - n * v) ** 2 / (n * v), 0);
+      expect(r.chi2).to.be.closeTo(chi2, 1e-9 * chi2);
+      expect(r.tv_emitted_vs_target).to.be.closeTo(ref.p.reduce((s, v, x) => s + Math.abs(ref.counts[x]! / n - v), 0) / 2, 1e-12);
+    }
+  });
+
   it('α = Σ min(p, q) recomputed from the returned distributions, in (0, 1]; naive baseline TV = 1 − α', () => {
     for (let seed = 0; seed < 10; seed++) {
       const r = runRaw(spec, { seed }).result as any;

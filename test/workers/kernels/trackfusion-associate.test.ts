@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import track from '../../../workers/kernels/trackfusion-associate.js';
-import { RngStreams } from '../../../src/lib/prng.js';
+import { RngStreams, type Rng } from '../../../src/lib/prng.js';
 import { runRaw } from '../../helpers/kernels.js';
 import { addAt, at } from '../../helpers/indexed.js';
 
@@ -65,7 +65,113 @@ function enumerate(p: (Pair | null)[][], m: number, visit: (choice: number[]) =>
   rec(0);
 }
 
+/** Poisson(λ) as the number of unit-rate arrivals in [0, λ]: gaps −ln u until their sum reaches λ (the kernel multiplies uniforms). */
+function poissonArrivals(u: Rng, lambda: number): number {
+  let t = -Math.log(u.next());
+  let k = 0;
+  while (t < lambda) {
+    k++;
+    t -= Math.log(u.next());
+  }
+  return k;
+}
+
+/**
+ * Feasible joint events summed over gating clusters (connected components found by breadth-first
+ * search over the gate graph), each counted by its own depth-first walk; a track gated to nothing
+ * is a cluster with one event (the miss). Stops at cap + 1, where the kernel gives up.
+ */
+function jpdaEventCount(p: (Pair | null)[][], m: number, cap = 20000): number {
+  const n = p.length;
+  const seen = new Array<boolean>(n).fill(false);
+  const used = new Array<boolean>(m).fill(false);
+  let total = 0;
+  const walk = (tracks: number[], k: number): void => {
+    if (total > cap) return;
+    if (k === tracks.length) return void total++;
+    walk(tracks, k + 1);
+    for (let j = 0; j < m; j++) {
+      if (!p[tracks[k]!]![j] || used[j]) continue;
+      used[j] = true;
+      walk(tracks, k + 1);
+      used[j] = false;
+    }
+  };
+  for (let start = 0; start < n; start++) {
+    if (seen[start]) continue;
+    const tracks = [start];
+    seen[start] = true;
+    for (let h = 0; h < tracks.length; h++) {
+      for (let j = 0; j < m; j++) {
+        if (!p[tracks[h]!]![j]) continue;
+        for (let i = 0; i < n; i++) {
+          if (seen[i] || !p[i]![j]) continue;
+          seen[i] = true;
+          tracks.push(i);
+        }
+      }
+    }
+    walk(tracks, 0);
+  }
+  return total;
+}
+
 describe('kernel trackfusion/associate', () => {
+  it('every scan redrawn whole: detections, Poisson clutter count and positions over the region, shuffle order; jpda_events counted per cluster', () => {
+    let clutterSeen = 0;
+    let outsideBox = 0;
+    for (const [seed, nt, ns, clutter] of [[42, 5, 4, 6], [3, 6, 2, 30], [9, 3, 6, 0], [1, 4, 3, 80], [17, 8, 3, 12]] as const) {
+      const r = runRaw(track, { seed, n_tracks: nt, n_sensors: ns, clutter }).result as any;
+      const rng = new RngStreams(seed, 'trackfusion/associate');
+      const truths: number[][] = r.truths;
+      r.sensors.forEach((sen: any, s: number) => {
+        const st = rng.stream(`sensor/${s}`);
+        const sigma = 10 + 10 * (s % 4);
+        const list: { x: number; y: number; origin: number }[] = [];
+        truths.forEach(([x, y], i) => {
+          const d = st.next() < 0.9;
+          const nx = st.normal();
+          const ny = st.normal();
+          if (d) list.push({ x: x! + sigma * nx, y: y! + sigma * ny, origin: i });
+        });
+        const count = poissonArrivals(st, clutter);
+        for (let c = 0; c < count; c++) {
+          const x = 1000 * st.next();
+          const y = 1000 * st.next();
+          list.push({ x, y, origin: -1 });
+          if (x < 100 || x > 900 || y < 100 || y > 900) outsideBox++;
+        }
+        // Fisher–Yates from the last index down, one uniform per swap
+        for (let i = list.length - 1; i > 0; i--) {
+          const j = Math.floor(st.next() * (i + 1));
+          [list[i], list[j]] = [list[j]!, list[i]!];
+        }
+        expect(sen.n_clutter).to.equal(count);
+        expect(sen.measurements).to.deep.equal(list);
+        clutterSeen += count;
+        const p = pairs(r.predicted, list, sigma, clutter);
+        expect(sen.jpda_truncated).to.equal(false);
+        expect(sen.jpda_events).to.equal(jpdaEventCount(p, list.length));
+      });
+    }
+    expect(clutterSeen, 'precondition: clutter was drawn').to.be.above(100);
+    expect(outsideBox, 'precondition: some clutter fell outside the target box').to.be.above(10);
+  });
+
+  it('jpda_events at the largest scenes: the per-cluster count, or the cap with jpda null once the count passes 20 000', () => {
+    const seen = new Set<boolean>();
+    for (const [seed, nt] of [[1, 40], [2, 40], [3, 12]] as const) {
+      const r = runRaw(track, { seed, n_tracks: nt, n_sensors: 3, clutter: 100 }).result as any;
+      for (const s of r.sensors) {
+        const count = jpdaEventCount(pairs(r.predicted, s.measurements, s.sigma_m, 100), s.measurements.length);
+        const truncated = count > 20000;
+        seen.add(truncated);
+        expect([s.jpda_events, s.jpda_truncated, s.jpda === null]).to.deep.equal([truncated ? 20000 : count, truncated, truncated]);
+      }
+    }
+    expect([...seen].sort(), 'precondition: both branches reached').to.deep.equal([false, true]);
+  });
+
   it('scene and scans redrawn from their streams; accuracy, detected pairs, RMSE and OSPA (brute-force matching) recomputed', () => {
     for (const [seed, nt, ns, clutter] of [[42, 5, 4, 6], [3, 6, 2, 30], [9, 3, 6, 0], [1, 4, 3, 80]] as const) {
       const r = runRaw(track, { seed: String(seed), n_tracks: String(nt), n_sensors: String(ns), clutter: String(clutter) }).result as any;
