@@ -94,6 +94,55 @@ function completions(nums: Frac[], memo = new Map<string, [number, number]>()): 
 }
 const parseFrac = (t: string): Frac => (t.includes('/') ? norm([BigInt(t.split('/')[0]!), BigInt(t.split('/')[1]!)]) : [BigInt(t), 1n]);
 
+const fmt = ([p, q]: Frac): string => (q === 1n ? `${p}` : `${p}/${q}`);
+const byVal = (a: Frac, b: Frac): number => (a[0] * b[1] < b[0] * a[1] ? -1 : a[0] * b[1] > b[0] * a[1] ? 1 : 0);
+
+/**
+ * The search replayed from the note (kernels-a §1.2) in exact mode: children of a state sorted by
+ * value, per pair i < j in the order a+b, a·b, a−b, b−a, a/b, b/a; every depth ranked by exact value
+ * descending, then text, then creation index; the top `beam` kept, depth-3 leaves equal to 24 solved.
+ */
+function referenceSearch(numbers: number[], beam: number) {
+  type N = { index: number; parent: number | null; depth: number; thought: string; score: number; tag: string; state: Frac[] };
+  const memo = new Map<string, [number, number]>();
+  const value = (st: Frac[]): number => {
+    const [h, t] = completions(st, memo);
+    return h / t;
+  };
+  const rootState = numbers.map((n) => [BigInt(n), 1n] as Frac).sort(byVal);
+  const nodes: N[] = [{ index: 0, parent: null, depth: 0, thought: `input: ${numbers.join(' ')}`, score: value(rootState), tag: 'root', state: rootState }];
+  let frontier = [nodes[0]!];
+  let ranked: N[] = [];
+  for (let depth = 1; depth <= 3; depth++) {
+    const created: N[] = [];
+    for (const par of frontier) {
+      const st = par.state;
+      for (let i = 0; i < st.length; i++)
+        for (let j = i + 1; j < st.length; j++) {
+          const [a, b] = [st[i]!, st[j]!];
+          const rest = st.filter((_, k) => k !== i && k !== j);
+          for (const [x, op, y] of [[a, '+', b], [a, '*', b], [a, '-', b], [b, '-', a], [a, '/', b], [b, '/', a]] as const) {
+            const r = ops[op]!(x, y);
+            if (!r) continue;
+            const next = [...rest, r].sort(byVal);
+            const n: N = { index: nodes.length, parent: par.index, depth, thought: `${fmt(x)} ${op} ${fmt(y)} = ${fmt(r)} (left: ${next.map(fmt).join(' ')})`, score: value(next), tag: 'pruned', state: next };
+            nodes.push(n);
+            created.push(n);
+          }
+        }
+    }
+    ranked = [...created].sort((p, q) => q.score - p.score || (p.thought < q.thought ? -1 : p.thought > q.thought ? 1 : 0) || p.index - q.index);
+    ranked.forEach((n, k) => (n.tag = k < beam ? 'kept' : 'pruned'));
+    if (depth === 3) for (const n of ranked) if (n.state[0]![0] === 24n && n.state[0]![1] === 1n) n.tag = 'solved';
+    frontier = ranked.slice(0, beam);
+  }
+  const solved = ranked.filter((n) => n.tag === 'solved');
+  const head = solved[0] ?? ranked[0]!;
+  const log: number[] = [];
+  for (let n: N | undefined = head; n; n = n.parent === null ? undefined : nodes[n.parent]) log.push(n.index);
+  return { nodes, head, log, solved };
+}
+
 describe('kernel gitthoughts/tree', () => {
   it('inputs from stream numbers; every score is the exact completion value of the state its thought leaves, recomputed', () => {
     const memo = new Map<string, [number, number]>();
@@ -114,6 +163,28 @@ describe('kernel gitthoughts/tree', () => {
       // depth 1: 6 pairs × 6 operations of the root (inputs 1…13 are never 0, so every quotient is defined)
       expect(r.commits.filter((c: any) => c.depth === 1).length).to.equal(36);
       expect(r.counts.thoughts).to.equal(r.commits_total - 1);
+    }
+  });
+
+  it('the whole commit list, tags, HEAD, log and counts equal an independent replay of the search (exact mode)', () => {
+    for (const q of [{ seed: 42 }, { seed: 7, beam: 2 }, { numbers: '4,7,8,8', beam: 3 }, { seed: 11, beam: 8 }, { numbers: '1,1,1,1', beam: 1 }]) {
+      const r = runRaw(git, q).result as any;
+      const nums: number[] = q.numbers === undefined ? (() => {
+        const ns = new RngStreams(q.seed!, 'gitthoughts/tree').stream('numbers');
+        return Array.from({ length: 4 }, () => 1 + Math.floor(ns.next() * 13));
+      })() : q.numbers.split(',').map(Number);
+      const ref = referenceSearch(nums, q.beam ?? 5);
+      expect(r.commits_total).to.equal(ref.nodes.length);
+      expect(r.commits_truncated).to.equal(false);
+      const idOf = r.commits.map((c: any) => c.id);
+      expect(r.commits.map((c: any) => [c.index, c.parent === null ? null : idOf.indexOf(c.parent), c.depth, c.thought, c.tag])).to.deep.equal(ref.nodes.map((n) => [n.index, n.parent, n.depth, n.thought, n.tag]));
+      r.commits.forEach((c: any, i: number) => expect(c.score).to.be.closeTo(ref.nodes[i]!.score, 1e-15));
+      expect(r.refs.HEAD).to.equal(idOf[ref.head.index]);
+      expect(r.refs.tags).to.deep.equal(Object.fromEntries(ref.solved.map((n, k) => [`solved-${k}`, idOf[n.index]])));
+      expect(r.log).to.deep.equal(ref.log.map((i) => idOf[i]));
+      const count = (tag: string) => ref.nodes.filter((n) => n.tag === tag).length;
+      expect(r.counts).to.deep.equal({ thoughts: ref.nodes.length - 1, kept: count('kept'), pruned: count('pruned'), solved: count('solved') });
+      expect(r.solved).to.equal(ref.solved.length > 0);
     }
   });
 
