@@ -114,6 +114,7 @@ describe('kernel nvfp4/quantize', () => {
           for (let j = 0; j < 16; j++) acc += hadamard(k % 16, j) * signs[j]! * padded[b + j]!;
           return acc / 4;
         });
+        expect([r.transformed_head.y.length, r.transformed_head.y_hat.length]).to.deep.equal([y.length, y.length]);
         Array.from(r.transformed_head.y as Float64Array).forEach((v, i) => expect(v).to.be.closeTo(y[i]!, 1e-14));
       } else expect(r.transformed_head).to.equal(null);
       // quantise y: block scales by the slow E4M3 scan, elements rne or stochastic from stream `sr`
@@ -154,6 +155,7 @@ describe('kernel nvfp4/quantize', () => {
           return (signs[k % 16]! * acc) / 4;
         });
       }
+      expect(r.dequant_head).to.have.length(n);
       Array.from(r.dequant_head as Float64Array).forEach((v, i) => expect(v).to.be.closeTo(xhat[i]!, 1e-14));
       const nv = stats(x, xhat);
       const mx = stats(x, refMx(x));
