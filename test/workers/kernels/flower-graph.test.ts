@@ -20,7 +20,14 @@ function sbm(seed: number, k: number, s: number, c: number, pIn: number, pOut: n
   return nb.map((l) => l.sort((a, b) => a - b));
 }
 
-const raw = (q: Record<string, unknown> = {}): any => runRaw(flower, q).result;
+/** The body, after checking that its graph is the SBM redrawn for the same parameters (so what follows never trusts the body's edges). */
+const raw = (q: Record<string, unknown> = {}): any => {
+  const out = runRaw(flower, q);
+  const p = out.params;
+  const r = out.result as any;
+  expect(r.neighbors).to.deep.equal(sbm(p.seed, p.petals, p.petal_size, p.core, p.p_in, p.p_out, p.p_core));
+  return r;
+};
 const deg = (r: any): number[] => r.neighbors.map((ns: number[]) => ns.length);
 /** Conductance from the adjacency lists: cut/min(vol S, vol S̄), null when a side has no volume. */
 function phi(r: any, S: Set<number>): number | null {
@@ -148,6 +155,9 @@ describe('kernel flower/graph', () => {
       const edges: number[][] = [];
       r.neighbors.forEach((ns: number[], i: number) => ns.forEach((j) => i < j && edges.push([i, j])));
       expect(r.edges).to.deep.equal(edges.slice(0, 256));
+      expect(r.edges_truncated).to.equal(edges.length > 256);
+      // petal b is the fixed block of nodes 4 + 8b … 4 + 8b + 7
+      expect(r.petals.map((p: any) => p.nodes)).to.deep.equal(Array.from({ length: 6 }, (_, b) => Array.from({ length: 8 }, (__, i) => 4 + 8 * b + i)));
       for (const p of r.petals) {
         const S = new Set<number>(p.nodes);
         const internal = edges.filter(([i, j]) => S.has(i!) && S.has(j!)).length;
@@ -163,6 +173,10 @@ describe('kernel flower/graph', () => {
       const a = ari(petalNodes.map((i) => r.clustering.assignment[i]), petalNodes.map((i) => r.labels[i]));
       expect(r.clustering.ari).to.be.closeTo(a, 1e-12);
       expect(r.clustering.ari).to.be.within(-1, 1);
+      // informative: the assignment (k-means++ on eigenvectors that are not unique); the sizes are its histogram
+      const sizes = new Array<number>(r.clustering.sizes.length).fill(0);
+      for (const c of r.clustering.assignment) sizes[c]++;
+      expect(r.clustering.sizes).to.deep.equal(sizes);
       expect(r.clustering.sizes.reduce((x: number, y: number) => x + y, 0)).to.equal(n);
     }
   });
