@@ -35,6 +35,8 @@ export interface ClientEvents {
   /** The socket closed, for any reason. */
   closed(client: ListenerClient): void;
   socketError(client: ListenerClient, err: Error): void;
+  /** The current picture's message for a track, or null once it is gone. */
+  pictureOf(uid: string): WireMessage | null;
 }
 
 /** A client as the listener's status reports it. */
@@ -49,6 +51,8 @@ export interface ClientSnapshot {
   eventsSent: number;
   /** Messages it sent that were read and discarded (its own SA, chat…). */
   discarded: number;
+  /** Tracks of the picture it has still to receive. */
+  pictureBacklog: number;
   connectedMs: number;
 }
 
@@ -61,6 +65,10 @@ export class WireMessage {
     private readonly fields: CotFields,
     private readonly xmlEvent: string | null = null,
   ) {}
+
+  get uid(): string {
+    return this.fields.uid;
+  }
 
   as(protocol: ClientProtocol): Buffer {
     if (protocol === 'v1') return (this.v1 ??= streamFrame(this.fields));
@@ -79,6 +87,10 @@ export class ListenerClient {
   private pendingBytes = 0;
   private readonly splitter: StreamSplitter;
   private closed = false;
+  /** Tracks of the picture not yet written, and the tracks a live event reached first (never overwritten by an older one). */
+  private backlog: string[] = [];
+  private backlogAt = 0;
+  private readonly liveFirst = new Set<string>();
 
   constructor(
     readonly id: number,
@@ -93,7 +105,7 @@ export class ListenerClient {
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 30_000);
     socket.on('data', (chunk: Buffer) => this.received(chunk));
-    socket.on('drain', () => this.flush());
+    socket.on('drain', () => this.drained());
     socket.on('error', (err) => this.on.socketError(this, err));
     socket.on('close', () => this.gone());
   }
@@ -112,8 +124,19 @@ export class ListenerClient {
     this.write(new WireMessage(protocolSupport(nowMs, [TAK_PROTOCOL_VERSION])));
   }
 
+  /**
+   * The picture goes out as the socket takes it, never through the queue, so a picture larger than
+   * the client's bound reaches a client that reads; each track is looked up when its turn comes.
+   */
+  givePicture(uids: string[]): void {
+    this.backlog = uids;
+    this.backlogAt = 0;
+    this.pump();
+  }
+
   /** Queues an event; a client over its bound is dropped here, and false is returned. */
   sendEvent(msg: WireMessage): boolean {
+    if (this.backlogAt < this.backlog.length) this.liveFirst.add(msg.uid);
     if (!this.write(msg)) return false;
     this.eventsSent++;
     return true;
@@ -138,6 +161,7 @@ export class ListenerClient {
       queuedBytes: this.queuedBytes,
       eventsSent: this.eventsSent,
       discarded: this.discarded,
+      pictureBacklog: this.backlog.length - this.backlogAt,
       connectedMs: nowMs - this.connectedMs,
     };
   }
@@ -160,11 +184,28 @@ export class ListenerClient {
     return true;
   }
 
-  private flush(): void {
+  private drained(): void {
     while (this.pending.length > 0 && !this.closed) {
       const next = this.pending.shift()!;
       this.pendingBytes -= next.length;
       if (!this.socket.write(next)) return;
+    }
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.backlogAt < this.backlog.length && !this.closed && this.pending.length === 0 && !this.socket.writableNeedDrain) {
+      const uid = this.backlog[this.backlogAt++]!;
+      const msg = this.liveFirst.has(uid) ? null : this.on.pictureOf(uid);
+      if (msg) {
+        this.socket.write(msg.as(this.protocol));
+        this.eventsSent++;
+      }
+    }
+    if (this.backlogAt >= this.backlog.length && this.backlog.length > 0) {
+      this.backlog = [];
+      this.backlogAt = 0;
+      this.liveFirst.clear();
     }
   }
 

@@ -73,12 +73,16 @@ export class ListenerOutput implements TakOutput {
   private handshakeFailures = 0;
   private idleClosed = 0;
   private protocolErrors = 0;
+  /** Client sockets that failed (a phone that lost its network resets): theirs, not the listener's. */
+  private clientErrors = 0;
+  private lastClientError: string | null = null;
 
   private readonly events: ClientEvents = {
     overflow: (c) => this.overflowed(c),
     protocolError: (c, reason) => this.protocolFailed(c, reason),
     closed: (c) => this.clients.delete(c.id),
-    socketError: (_c, err) => this.failed(err),
+    socketError: (c, err) => this.clientFailed(c, err),
+    pictureOf: (uid) => this.live(uid),
   };
 
   constructor(private readonly cfg: Readonly<ListenerConfig>) {}
@@ -152,6 +156,8 @@ export class ListenerOutput implements TakOutput {
         handshakeFailures: this.handshakeFailures,
         idleClosed: this.idleClosed,
         protocolErrors: this.protocolErrors,
+        clientErrors: this.clientErrors,
+        lastClientError: this.lastClientError,
         eventsIn: this.eventsIn,
         pictureTracks: this.picture.size,
         lastError: this.lastError,
@@ -192,13 +198,20 @@ export class ListenerOutput implements TakOutput {
     }
     const client = new ListenerClient(this.nextId++, socket, subject, this.cfg.clientBufferBytes, this.cfg.maxMessageBytes, this.events);
     this.clients.set(client.id, client);
-    const now = Date.now();
-    client.offer(now);
-    for (const [uid, { event, msg }] of [...this.picture]) {
-      if (event.fields.staleMs <= now) this.picture.delete(uid);
-      else if (client.sendEvent(msg)) this.sent++;
-      else return;
+    client.offer(Date.now());
+    client.givePicture([...this.picture.keys()]);
+  }
+
+  /** The latest event of a track still live, for a client catching up; a stale one is forgotten. */
+  private live(uid: string): WireMessage | null {
+    const entry = this.picture.get(uid);
+    if (!entry) return null;
+    if (entry.event.fields.staleMs > Date.now()) {
+      this.sent++;
+      return entry.msg;
     }
+    this.picture.delete(uid);
+    return null;
   }
 
   private keepAlive(): void {
@@ -218,13 +231,18 @@ export class ListenerOutput implements TakOutput {
 
   private protocolFailed(c: ListenerClient, reason: string): void {
     this.protocolErrors++;
-    this.lastError = `client ${c.address}: ${reason}`;
+    this.lastClientError = `client ${c.address}: ${reason}`;
     this.clients.delete(c.id);
   }
 
   private handshakeFailed(err: Error): void {
     this.handshakeFailures++;
     this.lastError = `TLS handshake: ${err.message}`;
+  }
+
+  private clientFailed(c: ListenerClient, err: Error): void {
+    this.clientErrors++;
+    this.lastClientError = `client ${c.address}: ${err.message}`;
   }
 
   private failed(err: Error): void {

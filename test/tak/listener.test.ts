@@ -60,31 +60,29 @@ interface RawClient {
   events(): ReceivedEvent[];
 }
 
+/** The event a message carries, or null for control messages (`t-x-…`) and errors. */
+function eventOf(m: StreamMessage): ReceivedEvent | null {
+  if (m.kind === 'xml') {
+    const type = eventType(m.xml) ?? '';
+    return type.startsWith('t-x-') ? null : { kind: 'xml', uid: /uid="([^"]*)"/.exec(m.xml)![1]!, xml: m.xml };
+  }
+  if (m.kind === 'v1') {
+    const r = decodeTakMessage(m.message);
+    return !r.ok || !r.event || r.event.type.startsWith('t-x-') ? null : { kind: 'v1', uid: r.event.uid, fields: r.event };
+  }
+  return null;
+}
+
 function record(socket: Socket): RawClient {
   const splitter = new StreamSplitter(1 << 20);
-  const client: RawClient = {
-    socket,
-    messages: [],
-    closed: false,
-    events: () =>
-      client.messages.flatMap((m): ReceivedEvent[] => {
-        if (m.kind === 'xml') {
-          const type = eventType(m.xml) ?? '';
-          if (type.startsWith('t-x-')) return [];
-          return [{ kind: 'xml' as const, uid: /uid="([^"]*)"/.exec(m.xml)![1]!, xml: m.xml }];
-        }
-        if (m.kind === 'v1') {
-          const r = decodeTakMessage(m.message);
-          if (!r.ok || !r.event || r.event.type.startsWith('t-x-')) return [];
-          return [{ kind: 'v1' as const, uid: r.event.uid, fields: r.event }];
-        }
-        return [];
-      }),
-  };
+  const received: ReceivedEvent[] = [];
+  const client: RawClient = { socket, messages: [], closed: false, events: () => received };
   socket.on('data', (chunk: Buffer) => {
     splitter.push(chunk);
     for (let m = splitter.next(); m; m = splitter.next()) {
       client.messages.push(m);
+      const ev = eventOf(m);
+      if (ev) received.push(ev);
       if (m.kind === 'xml' && parseProtocolResponse(m.xml) === true) splitter.useV1();
     }
   });
@@ -93,10 +91,11 @@ function record(socket: Socket): RawClient {
   return client;
 }
 
-function tlsClient(port: number, cert: string, key: string, ca: string): Promise<RawClient> {
+function tlsClient(port: number, cert: string, key: string, ca: string, paused = false): Promise<RawClient> {
   return new Promise((resolve, reject) => {
     const s = tlsConnect({ host: '127.0.0.1', port, cert: readFileSync(cert), key: readFileSync(key), ca: readFileSync(ca), servername: 'localhost' });
     const c = record(s);
+    if (paused) s.pause();
     s.once('secureConnect', () => resolve(c));
     s.once('error', reject);
   });
@@ -153,8 +152,8 @@ describe('TAK streaming listener', function () {
     return out;
   }
 
-  async function client(out: ListenerOutput, cert = certs.clientCert, key = certs.clientKey): Promise<RawClient> {
-    const c = await tlsClient(out.port!, cert, key, certs.caCert);
+  async function client(out: ListenerOutput, cert = certs.clientCert, key = certs.clientKey, paused = false): Promise<RawClient> {
+    const c = await tlsClient(out.port!, cert, key, certs.caCert, paused);
     sockets.push(c.socket);
     return c;
   }
@@ -228,8 +227,7 @@ describe('TAK streaming listener', function () {
   it('drops a client that never reads while a reading client receives every event in order', async () => {
     const bound = 256 * 1024;
     const out = await listener({ clientBufferBytes: bound });
-    const slow = await client(out);
-    slow.socket.pause();
+    await client(out, certs.clientCert, certs.clientKey, true);
     const fast = await client(out);
     await until('both clients listed', () => clientCount(out) === 2);
 
@@ -321,6 +319,25 @@ describe('TAK streaming listener', function () {
     expect(got[1]!.xml).to.include('callsign="alpha moved"');
     expect(types(c)[0]).to.equal('t-x-takp-v');
     expect(out.status().detail.pictureTracks).to.equal(2);
+  });
+
+  it('sends a picture larger than the client bound as the client reads it, a live update taking the place of an older one', async () => {
+    const tracks = 30_000;
+    const out = await listener({ clientBufferBytes: 64 * 1024, pictureMax: tracks });
+    for (let i = 0; i < tracks; i++) out.send(track(`pic-${i}`, i / tracks, 1));
+    const c = await client(out, certs.clientCert, certs.clientKey, true);
+    const backlog = () => (out.status().detail.clients as { pictureBacklog: number }[])[0]?.pictureBacklog ?? 0;
+    // the paused client holds the rest of the picture back: a live update of a track still waiting goes first
+    await until('the client listed with a picture to catch up on', () => backlog() > 1);
+    const last = `pic-${tracks - 1}`;
+    out.send(track(last, 45, 45, Date.now() + HOUR, 'live update'));
+    c.socket.resume();
+    await until('the whole picture', () => c.events().length === tracks, 60_000);
+    const got = c.events();
+    expect(got.filter((e) => e.uid === last).map((e) => /callsign="([^"]*)"/.exec(e.xml!)![1])).to.deep.equal(['live update']);
+    expect(new Set(got.map((e) => e.uid)).size).to.equal(tracks);
+    expect(out.status().dropped).to.equal(0);
+    expect(backlog()).to.equal(0);
   });
 
   it('holds at most maxClients: one more is closed, and a freed place is taken again', async () => {
