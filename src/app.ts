@@ -36,6 +36,7 @@ import { streamPlugin } from './stream/stream.feature.js';
 import { verdictsPlugin } from './verdicts/verdicts.feature.js';
 import { meshPlugin } from './mesh/mesh.feature.js';
 import { cotPlugin } from './cot/cot.feature.js';
+import { takPlugin } from './tak/tak.feature.js';
 import { fleetPlugin } from './fleet/fleet.feature.js';
 import { securityPlugin } from './security/security.feature.js';
 import { evidencePlugin } from './evidence/evidence.feature.js';
@@ -129,7 +130,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
 
   // the list order is the route table's order; buildPlugins builds them in the order their needs require
   const registry = opts.kernels ?? REGISTRY;
-  const plugins: readonly Plugin[] = [corePlugin, kernelsPlugin(registry), ledgerPlugin(key, store), verdictsPlugin, streamPlugin, meshPlugin, adsbPlugin, alertsPlugin, cotPlugin, fleetPlugin, securityPlugin, evidencePlugin, energyPlugin, uiPlugin, docsPlugin];
+  const plugins: readonly Plugin[] = [corePlugin, kernelsPlugin(registry), ledgerPlugin(key, store), verdictsPlugin, streamPlugin, meshPlugin, adsbPlugin, alertsPlugin, cotPlugin, takPlugin, fleetPlugin, securityPlugin, evidencePlugin, energyPlugin, uiPlugin, docsPlugin];
   let built;
   try {
     built = await buildPlugins(services, plugins);

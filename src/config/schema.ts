@@ -8,10 +8,11 @@ import { energyConfig, type EnergyConfig } from '../energy/energy.config.js';
 import { guardConfig, type GuardConfig } from '../http/guard.config.js';
 import { ledgerConfig, type LedgerConfig } from '../ledger/ledger.config.js';
 import { streamConfig, type StreamConfig } from '../stream/stream.config.js';
+import { takConfig, type TakConfig } from '../tak/tak.config.js';
 import type { FeatureConfig } from './feature-config.js';
 
 /** Feature slices: each feature declares its own keys, defaults and env variables next to its code. */
-export const FEATURE_CONFIGS: readonly FeatureConfig[] = [ledgerConfig, streamConfig, adsbConfig, alertsConfig, cotConfig, energyConfig, guardConfig];
+export const FEATURE_CONFIGS: readonly FeatureConfig[] = [ledgerConfig, streamConfig, adsbConfig, alertsConfig, cotConfig, takConfig, energyConfig, guardConfig];
 
 export interface Config {
   env: string;
@@ -45,6 +46,7 @@ export interface Config {
   adsb: AdsbConfig;
   alerts: AlertsConfig;
   cot: CotConfig;
+  tak: TakConfig;
   energy: EnergyConfig;
   guard: GuardConfig;
 }

@@ -10,13 +10,13 @@ import { cotRoutes } from './cot.routes.js';
 import { CotService } from './service.js';
 import type { PreparedCot } from '../lib/cot/prepare.js';
 import { SharedIngestStore } from './shared-store.js';
-import type { CotStatus } from './status.js';
+import { TakOutputsBoard, type CotStatus } from './status.js';
 import { SAMPLE_MARITIME, TrackRegistry } from './tracks.js';
 
 declare module '../platform/plugin.js' {
   interface Provides {
-    /** `tracks`: other plugins register track sources (the simulated flight's drones). */
-    cot: { service: CotService; status: CotStatus; tracks: TrackRegistry };
+    /** `tracks`: other plugins register track sources (the simulated flight's drones); `takOutputs`: the TAK feature reports its outputs' state on it. */
+    cot: { service: CotService; status: CotStatus; tracks: TrackRegistry; takOutputs: TakOutputsBoard };
   }
 }
 
@@ -32,12 +32,14 @@ async function buildCot(s: CotServices): Promise<Built<'cot'>> {
   const shared = await sharedStore(s);
   // parsing, validation and serialisation of an ingested body run in a kernel thread
   const service = new CotService(tracks, cfg, Date.now, async (input) => (await s.pool.run<PreparedCot>({ kind: 'cot', ...input })).value, shared);
+  const takOutputs = new TakOutputsBoard();
   return {
-    routes: cotRoutes(service, s.config.http.xmlLimitBytes, cfg.limits.maxUidLen, () => s.routeTable()),
+    routes: cotRoutes(service, s.config.http.xmlLimitBytes, cfg.limits.maxUidLen, () => s.routeTable(), takOutputs),
     provides: {
       service,
       status: { tracksTotal: () => service.tracksTotal(), tracksCotValid: () => service.tracksCotValid() },
       tracks,
+      takOutputs,
     },
     close: () => shared?.close(),
   };

@@ -38,6 +38,8 @@ export const INGEST = shape({
 });
 
 const ROADMAP = shape({ wired: oneOf(false), note: str() });
+/** A TAK output's entry: its state and counters as its thread last reported them (`off` and zeros when not wired). */
+const OUTPUT = shape({ wired: bool(), note: str(), state: str(), sent: int().min(0), dropped: int().min(0), errors: int().min(0), detail: mapOf(Joi.any()).description('output-specific details (target, protocol, peers, queue, last error)') });
 
 export const STATUS = shape({
   capability: str(),
@@ -50,7 +52,7 @@ export const STATUS = shape({
     tracks_cot_valid: int().min(0),
     all_tracks_emittable: bool(),
   }),
-  roadmap: shape({ udp_multicast_emit: ROADMAP.keys({ target_group: str() }), live_tak_server_stream: ROADMAP, tls_client_cert_enrolment: ROADMAP }),
+  roadmap: shape({ udp_multicast_emit: OUTPUT.keys({ target_group: str() }), live_tak_server_stream: OUTPUT, tak_listener: OUTPUT, tls_client_cert_enrolment: ROADMAP }),
   routes: listOf(str()).length(4),
   data_kind: oneOf('computed_from_sample_tracks'),
   honesty: str(),

@@ -5,7 +5,7 @@ import { objectOf, required } from '../lib/params.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { Readable } from 'node:stream';
 import type { CotService } from './service.js';
-import { cotPaths, statusDocument } from './status.js';
+import { cotPaths, statusDocument, TakOutputsBoard } from './status.js';
 import { EVENT_XML, EXPORT_XML, INGEST, STATUS } from './cot.responses.js';
 
 export const INGEST_TYPES = ['application/xml', 'text/xml', 'application/cot+xml'] as const;
@@ -13,7 +13,7 @@ const UTF8_CHARSETS = new Set(['', 'utf-8', 'utf8', 'us-ascii']);
 const XML = 'application/xml; charset=utf-8';
 
 /** `routeTable`: the app's mounted routes, read by the status document. */
-export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: number, routeTable: () => readonly RouteDef[]): RouteDef[] {
+export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: number, routeTable: () => readonly RouteDef[], outputs: TakOutputsBoard = new TakOutputsBoard()): RouteDef[] {
   return [
     defineRoute({
       method: 'GET',
@@ -80,12 +80,12 @@ export function cotRoutes(cot: CotService, xmlLimitBytes: number, maxUidLen: num
       method: 'GET',
       path: '/cot/status',
       uses: ['cot'],
-      summary: 'CoT status document (interface 2.4): counts computed from the real export; every roadmap item wired=false',
+      summary: 'CoT status document (interface 2.4): counts computed from the real export; each TAK output wired or not, with its live state',
       tag: 'cot',
       response: STATUS,
       handler({ ctx }) {
         ctx.set('Cache-Control', 'no-store');
-        return statusDocument(cot.tracksTotal(), cot.tracksCotValid(), cotPaths(routeTable()));
+        return statusDocument(cot.tracksTotal(), cot.tracksCotValid(), cotPaths(routeTable()), outputs.read());
       },
     }),
   ];

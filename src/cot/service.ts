@@ -82,6 +82,14 @@ export class CotService {
     this.store = shared?.view ?? this.local!;
   }
 
+  private readonly storedListeners = new Set<(e: StoredEvent) => void>();
+
+  /** Called with each event this process's ingest stored (the TAK relay); returns the unsubscribe. */
+  onStored(listener: (e: StoredEvent) => void): () => void {
+    this.storedListeners.add(listener);
+    return () => this.storedListeners.delete(listener);
+  }
+
   /** Unguessable per process: marks where the export time goes in a cached event. */
   private readonly marker = `svc-stamp-${randomBytes(12).toString('hex')}`;
 
@@ -220,10 +228,12 @@ export class CotService {
     this.checkTimes(a, nowMs);
 
     const bytes = Buffer.byteLength(exported.head) + Buffer.byteLength(exported.tail) + new Date(nowMs).toISOString().length;
-    const result = await this.put({ uid, timeMs: dateTimeMs(a.time!), owner: producer, event: root, storedAt: new Date(nowMs).toISOString(), exported, bytes });
+    const stored: IngestedEvent = { uid, timeMs: dateTimeMs(a.time!), owner: producer, event: root, storedAt: new Date(nowMs).toISOString(), exported, bytes };
+    const result = await this.put(stored);
     if (result === 'owned') {
       throw Errors.validation([uidIssue('cot_uid_owned', `uid '${uid}' was stored with another write token: only that token may replace it`, uid)]);
     }
+    if (result.stored) for (const l of this.storedListeners) l(stored);
     const point = root.children.find((c) => isElement(c) && c.local === 'point') as XmlElement;
     const detail = root.children.find((c) => isElement(c) && c.local === 'detail') as XmlElement | undefined;
     const detailKids = detail?.children.filter(isElement) ?? [];

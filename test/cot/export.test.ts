@@ -74,7 +74,7 @@ describe('CoT export and status', () => {
     const { body } = await app().http.get('/api/svc/v1/cot/status');
     expect(Object.keys(body)).to.have.members(['capability', 'standard', 'live', 'roadmap', 'routes', 'data_kind', 'honesty', 'sources']);
     expect(body.live).to.deep.equal({ cot_xml_export: true, schema_shape_validation: true, cot_xml_ingest: true, tracks_total: 10, tracks_cot_valid: 10, all_tracks_emittable: true });
-    expect(Object.keys(body.roadmap)).to.have.members(['udp_multicast_emit', 'live_tak_server_stream', 'tls_client_cert_enrolment']);
+    expect(Object.keys(body.roadmap)).to.have.members(['udp_multicast_emit', 'live_tak_server_stream', 'tak_listener', 'tls_client_cert_enrolment']);
     for (const r of Object.values(body.roadmap) as { wired: boolean; note: string }[]) expect(r).to.include({ wired: false }).and.to.have.property('note');
     expect(body.roadmap.udp_multicast_emit.target_group).to.equal('239.2.3.1:6969');
     expect(body.routes).to.deep.equal(['/api/svc/v1/cot/export', '/api/svc/v1/cot/export/{track_id}', '/api/svc/v1/cot/ingest', '/api/svc/v1/cot/status']);

@@ -1,0 +1,22 @@
+/**
+ * The outputs by name, each built from plain serialisable settings (what crosses into the TAK
+ * thread): the table the thread builds its outputs from.
+ */
+import { MeshOutput, type MeshConfig } from './mesh.js';
+import type { TakOutput } from './output.js';
+
+export type OutputName = TakOutput['name'];
+
+/** Settings of the outputs to run, by name; an absent name is off. */
+export interface OutputPlan {
+  mesh?: MeshConfig;
+}
+
+export const OUTPUT_NAMES: readonly OutputName[] = ['mesh', 'server', 'listener'];
+
+/** The outputs `plan` turns on, constructed (not started). */
+export function constructOutputs(plan: OutputPlan): TakOutput[] {
+  const out: TakOutput[] = [];
+  if (plan.mesh) out.push(new MeshOutput(plan.mesh));
+  return out;
+}
