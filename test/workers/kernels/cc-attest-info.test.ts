@@ -26,6 +26,7 @@ describe('kernel cc-attest/info', () => {
     const components = ['CPU security processor / TDX module firmware (root of trust)', 'guest UEFI (OVMF) in the launch measurement', 'guest kernel, initrd and command line', 'GPU firmware and VBIOS, SPDM measurement report with CC mode on', 'container image and model-weights digest with the runtime policy'];
     for (const seed of [0, 42, 4294967295]) {
       const r = body({ seed, stages: 7 });
+      expect(r.stages).to.have.length(7);
       r.stages.forEach((st: any, k: number) => {
         const d = descriptor(seed, k + 1);
         expect([st.version, st.image]).to.deep.equal([d.version, d.image]);

@@ -127,6 +127,7 @@ describe('kernel dla/attention', () => {
       expect(r.events).to.deep.equal({ opened: ref.opened, merged: ref.merged });
       expect(r.states.map((st: any) => [st.start, st.end, st.tokens])).to.deep.equal(ref.states.map((st) => [st.start, st.end, st.tokens]));
       r.states.forEach((st: any, k: number) => (ref.states[k]!.info === null ? expect(st.info).to.equal(null) : expect(st.info).to.be.closeTo(ref.states[k]!.info!, 1e-12)));
+      expect(r.output_head.map((row: number[]) => row.length)).to.deep.equal(ref.out.slice(0, 8).map((row) => row.length));
       r.output_head.forEach((row: number[], t: number) => row.forEach((x, c) => expect(x).to.be.closeTo(ref.out[t]![c]!, 1e-10)));
       expect(r.error_vs_softmax).to.be.closeTo(maxDiff(ref.out, softmaxRef(tok)), 1e-10);
       expect(r.error_vs_linear).to.be.closeTo(maxDiff(ref.out, linearRef(tok)), 1e-10);

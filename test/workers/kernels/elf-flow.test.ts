@@ -51,6 +51,9 @@ describe('kernel elf/flow', () => {
       const r = runRaw(elf, { seed, dim, targets: V, particles: P, steps }).result as any;
       const { E, pi, z0 } = draws(seed, dim, V, P);
       const close = (a: number, b: number, what: string, tol = 1e-9) => expect(a, what).to.be.closeTo(b, tol);
+      // lengths first: an element-wise loop over a short list would check nothing past its end
+      expect([r.embeddings.length, r.embeddings[0].length, r.pi.length, r.entropy_by_step.length, r.one_step_point.length]).to.deep.equal([V, dim, V, referenceFlow(E, pi, z0[0]!, steps).entropies.length, dim]);
+      r.particles.forEach((q: any) => expect([q.z0.length, q.final_weights.length]).to.deep.equal([dim, V]));
       r.embeddings.forEach((e: Float64Array, v: number) => e.forEach((x, i) => close(x, E[v]![i]!, `e ${v},${i}`, 1e-12)));
       r.pi.forEach((x: number, v: number) => close(x, pi[v]!, `π ${v}`, 1e-12));
       close(r.prior_entropy, shannon(pi), 'prior entropy', 1e-12);

@@ -51,6 +51,7 @@ describe('kernel fgbrain/evolve', () => {
       rel(r.f_star, ref.fStar, 'f*');
       rel(r.f_initial, ref.fInitial, 'f initial');
       rel(r.f_final, ref.fFinal, 'f final');
+      expect(r.w_ls).to.have.length(ref.wLs.length);
       r.w_ls.forEach((x: number, i: number) => rel(x, ref.wLs[i]!, `w_ls ${i}`));
       expect(r.gap).to.be.closeTo((ref.fFinal - ref.fStar) / (ref.fInitial - ref.fStar), 1e-7);
       expect(r.success_rate).to.equal(ref.successRate);

@@ -66,6 +66,7 @@ describe('kernel fgbrain/memory', () => {
       expect(r.load).to.deep.equal({ alpha: P / n, critical: 0.138 });
       expect(r.patterns).to.deep.equal(ref.pats);
       expect(r.connectivity).to.deep.equal({ mode: graphM === null ? 'full' : 'graph', synapses: ref.synapses });
+      expect(r.recalls).to.have.length(ref.recalls.length);
       r.recalls.forEach((rec: any, mu: number) => {
         const x = ref.recalls[mu]!;
         expect(rec).to.deep.include({ pattern: mu, flipped: Math.round(corruption * n), overlap_before: x.before, overlap_after: x.after, sweeps: x.sweeps, converged: x.converged, final_state: x.state });

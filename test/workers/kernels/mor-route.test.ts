@@ -65,6 +65,7 @@ describe('kernel mor/route', () => {
       expect(out.depths).to.deep.equal(ref.depth.slice(0, 256));
       expect(out.state_digest).to.equal(sha256Hex(canonicalJson(Array.from(got.states, (v) => roundNumber(v)))));
       // the body's margins are the reference's; the ratios come from the capacities ⌈N(R−r+1)/R⌉ (R need not divide N)
+      expect(out.score_margin).to.have.length(R);
       out.score_margin.forEach((m: number | null, r: number) => (ref.margins[r] === null ? expect(m).to.equal(null) : expect(m).to.be.closeTo(ref.margins[r]!, 1e-12)));
       const caps = Array.from({ length: R }, (_, r) => Math.ceil((N * (R - r)) / R));
       const sumK = caps.reduce((a, b) => a + b, 0);

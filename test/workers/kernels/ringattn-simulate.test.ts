@@ -33,6 +33,16 @@ describe('kernel ringattn/simulate', () => {
       const r = runRaw(ring, q({ seed, seq_len: L, devices: P })).result as any;
       expect(r.max_abs_diff_vs_full).to.be.at.most(1e-12);
       const { Q, K, V } = inputs(seed, L);
+      // the documented rows (kernels-c C6 per device block): max(1, ⌊32/P⌋) per block at ⌊(k+1)·b/r⌋ − 1
+      const rows: number[] = [];
+      for (let p = 0; p < P; p++) {
+        const start = Math.floor((p * L) / P);
+        const b = Math.floor(((p + 1) * L) / P) - start;
+        const rp = Math.min(b, Math.max(1, Math.floor(32 / P)));
+        for (let k = 0; k < rp; k++) rows.push(start + Math.floor(((k + 1) * b) / rp) - 1);
+      }
+      expect(r.row_indices).to.deep.equal(rows);
+      expect([r.rows_evaluated, r.output_sample.length]).to.deep.equal([rows.length, rows.length]);
       r.row_indices.forEach((i: number, k: number) => {
         const ref = attention(Q, K, V, i);
         ref.forEach((x, c) => expect(Math.abs(r.output_sample[k][c] - x)).to.be.at.most(1e-12));
@@ -100,6 +110,7 @@ describe('kernel ringattn/simulate', () => {
         expect(new Set(S.map((row) => row[x])).size).to.equal(P);
         expect(S[x]![0]).to.equal(x); // every device starts with its own block
       }
+      expect(r.per_device).to.have.length(P);
       r.per_device.forEach((dev: any, p: number) => expect(dev.idle_steps).to.equal(P - 1 - p));
       expect(r.ring_steps).to.equal(P);
     }

@@ -72,6 +72,7 @@ describe('kernel s3search/search', () => {
     for (const [seed, dim, budget, frontier, beta] of [[42, 4, 64, 6, 4], [1, 2, 40, 3, 0], [7, 3, 300, 10, 50], [9, 5, 200, 64, 1], [3, 1, 8, 1, 1000], [0, 5, 4096, 3, 1]] as const) {
       const r = runRaw(s3, { seed: String(seed), dim: String(dim), budget: String(budget), frontier: String(frontier), beta: String(beta) }).result as any;
       const ref = reference(seed, dim, budget, frontier, beta);
+      expect([r.landscape.heights.length, r.landscape.widths.length, r.landscape.centres.length]).to.deep.equal([ref.bumps.length, ref.bumps.length, ref.bumps.length]);
       r.landscape.heights.forEach((h: number, b: number) => expect(h).to.be.closeTo(ref.bumps[b]!.h, 1e-15));
       r.landscape.widths.forEach((w: number, b: number) => expect(w).to.be.closeTo(ref.bumps[b]!.w, 1e-15));
       r.landscape.centres.forEach((c: number[], b: number) => c.forEach((x, k) => expect(x).to.be.closeTo(ref.bumps[b]!.c[k]!, 1e-14)));

@@ -41,6 +41,7 @@ describe('kernel sement/info', () => {
     for (const [seed, K, C, th] of [[42, 40, 5, 0.6], [7, 120, 12, 0.5], [3, 13, 13, 0.9], [5, 150, 8, 0.1], [6, 90, 10, 0.2]] as const) {
       const r = runRaw(info, { seed, K, n_clusters: C, threshold: th }).result as any;
       const ref = redraw('sement/info', seed, K, C);
+      expect(r.example.pi).to.have.length(ref.pi.length);
       Array.from(r.example.pi as ArrayLike<number>).forEach((p, c) => expect(p).to.be.closeTo(ref.pi[c]!, 1e-12));
       expect(r.example.samples.map((x: any) => [x.meaning, x.paraphrase, x.string])).to.deep.equal(ref.samples.map((x) => [x.meaning, x.paraphrase, x.string]));
       r.example.samples.forEach((x: any, k: number) => expect(x.loglik).to.be.closeTo(ref.samples[k]!.loglik, 1e-12));

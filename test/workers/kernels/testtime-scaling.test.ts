@@ -88,6 +88,7 @@ describe('kernel testtime/scaling', () => {
       expect(r.sequential.coverage).to.deep.equal(ref.cov);
       // the closed forms from the redrawn p_i
       const pBar = ref.pi.reduce((a, b) => a + b, 0) / M;
+      expect([r.sequential.accuracy_closed_form.length, r.sequential.coverage_closed_form.length, r.closed_form_heterogeneous.length, r.closed_form_homogeneous.length]).to.deep.equal([ref.acc.length, ref.cov.length, ref.budgets.length, ref.budgets.length]);
       r.sequential.accuracy_closed_form.forEach((x: number, k: number) => expect(x).to.be.closeTo(0.15 / 0.18 + (pBar - 0.15 / 0.18) * 0.82 ** k, 1e-12));
       r.sequential.coverage_closed_form.forEach((x: number, k: number) => expect(x).to.be.closeTo(ref.pi.reduce((a, q) => a + 1 - (1 - q) * 0.85 ** k, 0) / M, 1e-12));
       Array.from(r.closed_form_heterogeneous as number[]).forEach((x, k) => expect(x).to.be.closeTo(ref.pi.reduce((a, q) => a + 1 - (1 - q) ** ref.budgets[k]!, 0) / M, 1e-12));
