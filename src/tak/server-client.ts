@@ -66,7 +66,10 @@ export interface ServerClientConfig {
   backoffMaxMs: number;
   /** Keep-alive ping period while connected; 0 sends none. */
   pingIntervalMs: number;
-  /** After connecting, how long to wait for the server's v1 offer before streaming XML (`auto` only). */
+  /**
+   * After connecting, how long to hold events back: for the server's v1 offer (`auto`) and, over TLS,
+   * for a refusal of the client certificate, which TLS 1.3 delivers only after the handshake.
+   */
   negotiationWaitMs: number;
   /** How long to wait for `t-x-takp-r` after asking for v1; then the connection is dropped and later ones stay XML. */
   responseTimeoutMs: number;
@@ -305,7 +308,8 @@ export class ServerClientOutput implements TakOutput {
     socket.setTimeout(0);
     this.counts.connects++;
     this.connectedAtMs = this.now();
-    if (this.cfg.protocol === 'auto' && !this.v1Refused && this.cfg.negotiationWaitMs > 0) {
+    const awaitOffer = this.cfg.protocol === 'auto' && !this.v1Refused;
+    if ((awaitOffer || this.cfg.tls) && this.cfg.negotiationWaitMs > 0) {
       this.phase = 'negotiating';
       this.timer = setTimeout(() => this.ready(socket), this.cfg.negotiationWaitMs);
     } else {

@@ -220,6 +220,17 @@ describe('src/tak/server-client: the TAK Server client output', function () {
     expect(s.peers).to.deep.equal([]);
   });
 
+  it('over TLS in XML mode too, events wait out the refusal window instead of going into a connection about to be refused', async () => {
+    const s = await server();
+    const c = client(s, { protocol: 'xml', certPath: certs.otherClientCert, keyPath: certs.otherClientKey, negotiationWaitMs: 5000 });
+    c.send(track(1));
+    await c.start();
+    await until('two refused attempts', () => (c.status().detail.reconnects as number) >= 2 && s.tlsErrors.length >= 2);
+    const st = c.status();
+    expect((st.detail.lastError as { kind: string }).kind).to.equal('closed_after_handshake');
+    expect([st.sent, st.detail.buffered]).to.deep.equal([0, 1]);
+  });
+
   it('refuses a server whose certificate the configured CA did not sign, and keeps the events held', async () => {
     const s = await server({ otherServerCert: true });
     const c = client(s);
