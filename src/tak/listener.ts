@@ -58,6 +58,8 @@ export class ListenerOutput implements TakOutput {
   readonly name = 'listener' as const;
   private server: Server | null = null;
   private readonly clients = new Map<number, ListenerClient>();
+  /** Every open connection, clients and handshakes alike, so close() ends them all at once. */
+  private readonly connections = new Set<Socket>();
   /** The latest event of each live track, in update order, for clients that connect later. */
   private readonly picture = new Map<string, { event: CotOut; msg: WireMessage }>();
   private timer: NodeJS.Timeout | null = null;
@@ -105,6 +107,7 @@ export class ListenerOutput implements TakOutput {
         });
       });
       server.on('error', (err) => this.failed(err));
+      server.on('connection', (s: Socket) => this.opened(s));
       this.server = server;
       this.boundPort = (server.address() as { port: number }).port;
       this.state = 'listening';
@@ -172,6 +175,8 @@ export class ListenerOutput implements TakOutput {
     this.server = null;
     for (const c of this.clients.values()) c.close();
     this.clients.clear();
+    for (const s of this.connections) s.destroy();
+    this.connections.clear();
     this.state = 'stopped';
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -187,6 +192,11 @@ export class ListenerOutput implements TakOutput {
     );
     server.on('tlsClientError', (err) => this.handshakeFailed(err));
     return server;
+  }
+
+  private opened(s: Socket): void {
+    this.connections.add(s);
+    s.on('close', () => this.connections.delete(s));
   }
 
   private accepted(socket: Socket | TLSSocket, subject: string | null): void {

@@ -385,6 +385,17 @@ describe('TAK streaming listener', function () {
     expect(st.detail.warning).to.match(/no encryption and no client authentication/);
   });
 
+  it('close() ends connections still in their TLS handshake at once, not after the handshake timeout', async () => {
+    const out = await listener();
+    const raw = await tcpClient(out.port!); // TCP only: no ClientHello ever comes
+    sockets.push(raw.socket);
+    const t0 = Date.now();
+    await out.close();
+    await until('the half-open peer closed', () => raw.closed, 1000);
+    expect(Date.now() - t0).to.be.below(1000);
+    expect(out.status().state).to.equal('stopped');
+  });
+
   it('a TLS listener without its certificate files does not start, and says why', async () => {
     const out = new ListenerOutput({
       enabled: true,
