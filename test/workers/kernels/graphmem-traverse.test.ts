@@ -116,7 +116,10 @@ describe('kernel graphmem/traverse', () => {
     for (const [seed, n, dim, k] of [[42, 40, 12, 5], [5, 23, 4, 8], [8, 60, 16, 12], [2, 11, 2, 11], [6, 23, 5, 6]] as const) {
       const res = runRaw(graphmem, { seed, nodes: n, dim, k }).result as any;
       const { nodes, target, q } = redraw(seed, n, dim);
+      expect(res.nodes).to.have.length(n);
+      expect(res.query.embedding).to.have.length(dim);
       res.nodes.forEach((nd: any, i: number) => {
+        expect(nd.embedding).to.have.length(dim);
         expect([nd.id, nd.story]).to.deep.equal([i, nodes[i]!.story]);
         expect(nd.t).to.be.closeTo(nodes[i]!.t, 1e-12);
         Array.from(nd.embedding as ArrayLike<number>).forEach((x, j) => expect(x).to.be.closeTo(nodes[i]!.embedding[j]!, 1e-12));
@@ -130,6 +133,10 @@ describe('kernel graphmem/traverse', () => {
       const order = cos.map((_, i) => i).sort((a, b) => cos[b]! - cos[a]! || a - b);
       const anchors = order.slice(0, 2);
       expect(res.anchors).to.deep.equal(anchors);
+      expect(res.anchor_scores).to.have.length(2);
+      res.anchor_scores.forEach((x: number, i: number) => expect(x).to.be.closeTo(Math.max(0, cos[anchors[i]!]!), 1e-12));
+      expect(res.view_weights).to.deep.equal(WEIGHTS);
+      expect(res.nodes_omitted).to.equal(false);
       const beam = referenceBeam(n, views, anchors, anchors.map((a) => Math.max(0, cos[a]!)));
       const retrieved = beam.score.map((_, i) => i).sort((a, b) => beam.score[b]! - beam.score[a]! || a - b).slice(0, k);
       expect(res.retrieved.map((x: any) => x.id)).to.deep.equal(retrieved);
