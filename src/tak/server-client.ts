@@ -81,29 +81,6 @@ export interface ServerClientConfig {
   uid: string;
 }
 
-/** Defaults the config schema should use (the same as the env list above). */
-export const SERVER_CLIENT_DEFAULTS: Omit<ServerClientConfig, 'host'> = {
-  enabled: false,
-  port: 8089,
-  tls: true,
-  p12Path: null,
-  p12Password: null,
-  certPath: null,
-  keyPath: null,
-  caPath: null,
-  servername: null,
-  protocol: 'auto',
-  bufferSize: 1000,
-  backoffBaseMs: 1000,
-  backoffMaxMs: 60_000,
-  pingIntervalMs: 15_000,
-  negotiationWaitMs: 1000,
-  responseTimeoutMs: 5000,
-  connectTimeoutMs: 10_000,
-  maxMessageBytes: 1 << 20,
-  uid: 'drone-intel-svc',
-};
-
 /** What kind of failure ended the last connection, for an operator to act on. */
 export type ServerErrorKind =
   | 'certificate_files'

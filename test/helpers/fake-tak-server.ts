@@ -115,6 +115,11 @@ export class FakeTakServer {
     for (const c of this.conns) this.write(c, ping(nowMs, 'fake-server-ping'));
   }
 
+  /** Writes bytes as they are to every client. */
+  sendRaw(bytes: Buffer | string): void {
+    for (const c of this.conns) c.socket.write(bytes);
+  }
+
   private write(c: Conn, f: CotFields): void {
     c.socket.write(c.v1 ? streamFrame(f) : streamXml(eventXml(f)));
   }

@@ -1,13 +1,36 @@
 import { expect } from 'chai';
 import type { CotFields, CotOut } from '../../src/tak/output.js';
 import { eventXml, streamXml } from '../../src/tak/protocol.js';
-import { backoffDelayMs, SERVER_CLIENT_DEFAULTS, ServerClientOutput, type ServerClientConfig } from '../../src/tak/server-client.js';
+import { backoffDelayMs, ServerClientOutput, type ServerClientConfig } from '../../src/tak/server-client.js';
 import { FakeTakServer, opensslVerifyingServer, type FakeTakServerOptions, type Received } from '../helpers/fake-tak-server.js';
 import { nodeCot, xsdValid } from '../helpers/cot-oracle.js';
 import { makeTakCerts, type TakCerts } from '../helpers/tak-certs.js';
 import { until } from '../helpers/until.js';
 
 const T0 = Date.UTC(2026, 10, 29, 6, 0, 0, 0);
+
+/** The defaults the config schema gives (listed at the top of ServerClientConfig). */
+const DEFAULTS: Omit<ServerClientConfig, 'host'> = {
+  enabled: false,
+  port: 8089,
+  tls: true,
+  p12Path: null,
+  p12Password: null,
+  certPath: null,
+  keyPath: null,
+  caPath: null,
+  servername: null,
+  protocol: 'auto',
+  bufferSize: 1000,
+  backoffBaseMs: 1000,
+  backoffMaxMs: 60_000,
+  pingIntervalMs: 15_000,
+  negotiationWaitMs: 1000,
+  responseTimeoutMs: 5000,
+  connectTimeoutMs: 10_000,
+  maxMessageBytes: 1 << 20,
+  uid: 'drone-intel-svc',
+};
 
 /** One track event as the feed would hand it over: fields and the XML serialised from them. */
 function track(i: number): CotOut {
@@ -63,7 +86,7 @@ describe('src/tak/server-client: the TAK Server client output', function () {
 
   function client(s: FakeTakServer, over: Partial<ServerClientConfig> = {}): ServerClientOutput {
     const cfg: ServerClientConfig = {
-      ...SERVER_CLIENT_DEFAULTS,
+      ...DEFAULTS,
       enabled: true,
       host: '127.0.0.1',
       port: s.port,
@@ -297,6 +320,16 @@ describe('src/tak/server-client: the TAK Server client output', function () {
     await c.start();
     await until('two attempts', () => (c.status().detail.reconnects as number) >= 2);
     expect((c.status().detail.lastError as { kind: string; code: string })).to.deep.include({ kind: 'certificate_files', code: 'ENOENT' });
+  });
+
+  it('cuts off a server that sends a message longer than the limit, and connects again', async () => {
+    const s = await server({ plain: true });
+    const c = client(s, { tls: false, maxMessageBytes: 1000 });
+    await c.start();
+    await until('connected', () => c.status().state === 'connected');
+    s.sendRaw(`<event version="2.0"><detail><remarks>${'a'.repeat(1500)}`);
+    await until('second connection', () => s.connections === 2);
+    expect(c.status().detail.lastError).to.deep.include({ kind: 'protocol', message: 'XML message over 1000 bytes' });
   });
 
   it('backoff is full jitter under min(max, base · 2^attempt)', () => {
