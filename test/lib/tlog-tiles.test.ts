@@ -60,6 +60,23 @@ describe('tlog-tiles addressing', () => {
     expect(tileWidthAt(70_000, 0, 274)).to.equal(0);
   });
 
+  it('tiles of trees whose levels end on a tile boundary, and of the empty and one-entry trees: exactly the non-empty ones', () => {
+    expect(tilesOf(0)).to.deep.equal([]);
+    expect(tilesOf(1)).to.deep.equal([{ level: 0, index: 0, width: 1 }]);
+    expect(tilesOf(512)).to.deep.equal([
+      { level: 0, index: 0, width: 256 },
+      { level: 0, index: 1, width: 256 },
+      { level: 1, index: 0, width: 2 },
+    ]);
+    const t = tilesOf(65_536);
+    expect([t.length, t.filter((x) => x.level === 0 && x.width === 256).length]).to.deep.equal([258, 256]);
+    expect(t.slice(256)).to.deep.equal([
+      { level: 1, index: 0, width: 256 },
+      { level: 2, index: 0, width: 1 },
+    ]);
+    expect([tileWidthAt(512, 0, 1), tileWidthAt(512, 0, 2), tileWidthAt(512, 1, 0), tileWidthAt(511, 1, 0)]).to.deep.equal([256, 0, 2, 1]);
+  });
+
   it("RFC 6962 hashing equals sumdb's: tree hashes of its TestTree records and its record and tree proofs", () => {
     const leaves = Array.from({ length: 100 }, (_, i) => leafHash(Buffer.from(`leaf ${i}`)));
     for (const [size, root] of Object.entries(SUMDB.roots)) expect(rootFromLeafHashes(leaves.slice(0, Number(size))).toString('base64'), `size ${size}`).to.equal(root);
