@@ -270,6 +270,17 @@ describe('src/tak/server-client: the TAK Server client output', function () {
     expect(s.events()).to.deep.equal([]);
   });
 
+  it('checks the server certificate against the name it is told to expect, not only the CA', async () => {
+    const s = await server();
+    const c = client(s, { servername: 'tak.example.org' });
+    await c.start();
+    await until('a refused attempt', () => c.status().detail.lastError !== null);
+    expect(c.status().detail.lastError).to.deep.include({ kind: 'server_certificate_untrusted', code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
+    const ok = client(s, { servername: 'localhost' });
+    await ok.start();
+    await until('connected by name', () => ok.status().state === 'connected');
+  });
+
   it('answers server pings with pongs, in XML and in v1, and sends its own keep-alive pings', async () => {
     const xmlServer = await server();
     const c = client(xmlServer, { pingIntervalMs: 50 });
