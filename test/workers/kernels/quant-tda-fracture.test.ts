@@ -73,28 +73,39 @@ function betti1At(d: number[][], r: number): number {
   return E - rank1 - gf2Rank(tris, E);
 }
 
+/** The lanes and series redrawn from stream series (the note's order): lane int(3) per vessel, then per step 3 lane shocks, 14 idiosyncratic, one common. */
+function redraw(seed: number, anomaly: boolean): { lanes: number[]; series: number[][] } {
+  const st = new RngStreams(seed, 'quant/tda-fracture').stream('series');
+  const lanes = Array.from({ length: N }, () => Math.floor(st.next() * 3));
+  const series = Array.from({ length: 160 }, (_, t) => {
+    const lane = [0, 1, 2].map(() => 0.02 * st.normal());
+    const idio = Array.from({ length: N }, () => 0.015 * st.normal());
+    const common = 0.06 * st.normal();
+    return idio.map((x, v) => lane[lanes[v]!]! + x + (anomaly && t >= 80 ? common : 0));
+  });
+  return { lanes, series };
+}
+
 describe('kernel quant/tda-fracture', () => {
   it('the series and lanes are redrawn from stream series: lane int(3) per vessel, then per step 3 lane shocks (0.02), 14 idiosyncratic (0.015), one common (0.06, from T/2 with the anomaly)', () => {
     for (const [seed, anomaly] of [[42, true], [7, false], [3, true]] as const) {
       const r = runRaw(tda, { seed, anomaly }).result as any;
-      const st = new RngStreams(seed, 'quant/tda-fracture').stream('series');
-      const lanes = Array.from({ length: N }, () => Math.floor(st.next() * 3));
+      const { lanes, series } = redraw(seed, anomaly);
       expect(r.vessel_lanes).to.deep.equal(lanes);
-      for (let t = 0; t < 160; t++) {
-        const lane = [0, 1, 2].map(() => 0.02 * st.normal());
-        const idio = Array.from({ length: N }, () => 0.015 * st.normal());
-        const common = 0.06 * st.normal();
-        r.series[t].forEach((x: number, v: number) => expect(x, `t ${t} v ${v}`).to.be.closeTo(lane[lanes[v]!]! + idio[v]! + (anomaly && t >= 80 ? common : 0), 1e-15));
-      }
+      expect(r.series.map((row: number[]) => row.length)).to.deep.equal(series.map((row) => row.length));
+      series.forEach((row, t) => row.forEach((x, v) => expect(r.series[t][v], `t ${t} v ${v}`).to.be.closeTo(x, 1e-15)));
+      expect(r).to.include({ n_vessels: 14, n_obs: 160, window: 40, stride: 4, threshold: 0.7, anomaly_injected_at: anomaly ? 80 : null });
     }
   });
 
   it('H0 deaths are the MST edge lengths (Prim, independently) and tree_length is their mean', () => {
     for (const [seed, anomaly] of [[3, false], [4, true]] as const) {
       const r = runRaw(tda, { seed, anomaly }).result as any;
+      const { series } = redraw(seed, anomaly);
       expect(r.windows.length).to.equal(31);
       r.windows.forEach((w: any, k: number) => {
-        const ref = primLengths(distances(r.series, 4 * k));
+        expect([w.start, w.end, w.h0_deaths.length]).to.deep.equal([4 * k, 4 * k + 40, N - 1]);
+        const ref = primLengths(distances(series, 4 * k));
         const got = [...w.h0_deaths].sort((a: number, b: number) => a - b);
         got.forEach((x: number, i: number) => expect(x).to.be.closeTo(ref[i]!, 1e-12));
         expect(w.tree_length).to.be.closeTo(ref.reduce((s, x) => s + x, 0) / (N - 1), 1e-12);
@@ -104,9 +115,10 @@ describe('kernel quant/tda-fracture', () => {
 
   it('the number of H1 bars alive at every edge length equals dim Z1 − rank ∂2 (GF(2) elimination)', () => {
     const r = runRaw(tda, { seed: 7, anomaly: true }).result as any;
+    const { series } = redraw(7, true);
     let nonzero = 0;
     for (const k of [0, 15, 30]) {
-      const d = distances(r.series, 4 * k);
+      const d = distances(series, 4 * k);
       const bars: [number, number][] = r.windows[k].h1_bars;
       const lengths = new Set<number>();
       for (let i = 0; i < N; i++) for (let j = i + 1; j < N; j++) lengths.add(d[i]![j]!);
@@ -169,21 +181,34 @@ describe('kernel quant/tda-fracture', () => {
     expect(b.anomaly_injected_at).to.equal(80);
   });
 
-  it('verdict separates the two regimes for seeds 0…49 (κ = 0.70), with a consistent onset and scores', () => {
+  it('tree lengths, shrink ratios, the verdict, its onset and the post-anomaly minimum recomputed from the redrawn series (seeds 0…5)', () => {
+    for (let seed = 0; seed < 6; seed++) {
+      for (const anomaly of [true, false]) {
+        const r = runRaw(tda, { seed, anomaly }).result as any;
+        const { series } = redraw(seed, anomaly);
+        const tree = Array.from({ length: 31 }, (_, k) => primLengths(distances(series, 4 * k)).reduce((s, x) => s + x, 0) / (N - 1));
+        // the reference is the mean tree length of the 11 windows that end at or before T/2 = 80
+        const ref = tree.slice(0, 11).reduce((s, x) => s + x, 0) / 11;
+        expect(r.reference_tree_length).to.be.closeTo(ref, 1e-12);
+        r.windows.forEach((w: any, k: number) => {
+          expect(w.tree_length).to.be.closeTo(tree[k]!, 1e-12);
+          expect(w.shrink_ratio).to.be.closeTo(tree[k]! / ref, 1e-12);
+        });
+        const post = tree.map((t, k) => ({ k, ratio: t / ref })).filter(({ k }) => 4 * k + 40 > 80);
+        const onset = post.find((x) => x.ratio < 0.7);
+        expect(r.fracture_detected, `seed ${seed}`).to.equal(onset !== undefined);
+        expect(r.onset_window).to.equal(onset ? onset.k : null);
+        expect(r.min_shrink_ratio_post).to.be.closeTo(Math.min(...post.map((x) => x.ratio)), 1e-12);
+      }
+    }
+  });
+
+  it('verdict separates the two regimes for seeds 0…49 (κ = 0.70)', () => {
     for (let seed = 0; seed < 50; seed++) {
-      const on = runRaw(tda, { seed, anomaly: true }).result as any;
+      expect((runRaw(tda, { seed, anomaly: true }).result as any).fracture_detected, `seed ${seed}`).to.equal(true);
       const off = runRaw(tda, { seed, anomaly: false }).result as any;
-      expect(on.fracture_detected, `seed ${seed}`).to.equal(true);
       expect(off.fracture_detected, `seed ${seed}`).to.equal(false);
       expect(off.onset_window).to.equal(null);
-      const k = on.onset_window as number;
-      expect(on.windows[k].end).to.be.greaterThan(80);
-      expect(on.windows[k].shrink_ratio).to.be.below(0.7);
-      for (let j = 0; j < k; j++) if (on.windows[j].end > 80) expect(on.windows[j].shrink_ratio).to.be.at.least(0.7);
-      const post = on.windows.filter((w: any) => w.end > 80).map((w: any) => w.shrink_ratio);
-      expect(on.min_shrink_ratio_post).to.equal(Math.min(...post));
-      const pre = on.windows.slice(0, 11).map((w: any) => w.tree_length);
-      expect(on.reference_tree_length).to.be.closeTo(pre.reduce((s: number, x: number) => s + x, 0) / 11, 1e-12);
     }
   });
 
@@ -205,9 +230,9 @@ describe('kernel quant/tda-fracture', () => {
   });
 
   it('distances are a metric in [0, 2] (triangle inequality)', () => {
-    const r = runRaw(tda, { seed: 9, anomaly: true }).result as any;
+    const { series } = redraw(9, true);
     for (const k of [0, 20, 30]) {
-      const d = distances(r.series, 4 * k);
+      const d = distances(series, 4 * k);
       for (let i = 0; i < N; i++)
         for (let j = 0; j < N; j++) {
           expect(d[i]![j]!).to.be.within(0, 2);
