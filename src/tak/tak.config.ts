@@ -5,6 +5,7 @@
  */
 import Joi from 'joi';
 import type { FeatureConfig } from '../config/feature-config.js';
+import type { ListenerConfig } from './listener.js';
 import type { MeshConfig } from './mesh.js';
 
 export interface TakConfig {
@@ -25,6 +26,7 @@ export interface TakConfig {
   /** How often the TAK thread reports its outputs' state. */
   statusIntervalMs: number;
   mesh: MeshConfig;
+  listener: ListenerConfig;
 }
 
 const ipv4 = Joi.string().ip({ version: ['ipv4'], cidr: 'forbidden' });
@@ -52,9 +54,28 @@ export const takConfig: FeatureConfig = {
       port: Joi.number().integer().min(1).max(65535).default(6969).description('Mesh SA destination port'),
       ttl: Joi.number().integer().min(0).max(255).default(1).description('multicast hops of Mesh SA datagrams (1: the local segment only)'),
       interface: ipv4.allow(null).default(null).description('IPv4 address of the interface Mesh SA sends from (null: the OS chooses)'),
-      protocol: Joi.string().valid('xml').default('xml').description('Mesh SA wire format: `xml` (TAK Protocol v0, one XML event per datagram)'),
+      protocol: Joi.string()
+        .valid('xml', 'v1')
+        .default('xml')
+        .description('Mesh SA wire format: `xml` (TAK Protocol v0, one XML event per datagram) or `v1` (the mesh header 0xbf 0x01 0xbf and a protobuf TakMessage)'),
       maxInFlight: Joi.number().integer().min(1).max(100_000).default(1000).description('Mesh SA datagrams handed to the OS and not yet reported sent at most; beyond it events are dropped and counted'),
     }).default(),
+    listener: Joi.object({
+      enabled: Joi.boolean().default(false).description('streaming listener: TAK clients (ATAK \u201cadd server\u201d, streaming) connect here and receive every event'),
+      host: Joi.string().hostname().default('127.0.0.1').description('address the listener binds (0.0.0.0 serves the LAN: a decision the operator writes down)'),
+      port: Joi.number().integer().min(0).max(65535).default(8089).description('port the listener binds (8089: where TAK clients expect TLS streaming)'),
+      transport: Joi.string().valid('tls', 'tcp').default('tls').description('`tls`: client certificates issued by `tak.listener.caPath` required; `tcp`: plain, no encryption and no client authentication (a lab)'),
+      certPath: Joi.string().allow(null).default(null).description('PEM server certificate (chain) file of the listener; required for `tls`'),
+      keyPath: Joi.string().allow(null).default(null).description('PEM private key file of the listener\u2019s certificate; required for `tls`'),
+      caPath: Joi.string().allow(null).default(null).description('PEM CA file that issues client certificates; a client whose certificate it did not sign is refused; required for `tls`'),
+      maxClients: Joi.number().integer().min(1).max(10_000).default(16).description('connected clients at most; one more is closed once authenticated'),
+      clientBufferBytes: Joi.number().integer().min(1024).max(1 << 30).default(1_048_576).description('unsent bytes one client may hold; past it that client is dropped and counted'),
+      pingIntervalMs: Joi.number().integer().min(0).max(3_600_000).default(30_000).description('keep-alive pings this often; a client silent for three intervals is closed (0: neither)'),
+      maxMessageBytes: Joi.number().integer().min(1024).max(8 << 20).default(65_536).description('largest message a client may send; past it the client is closed'),
+      pictureMax: Joi.number().integer().min(0).max(100_000).default(2000).description('live tracks kept to give a newly connected client the current picture'),
+    })
+      .custom((l: ListenerConfig, helpers) => (l.enabled && l.transport === 'tls' && !(l.certPath && l.keyPath && l.caPath) ? helpers.message({ custom: 'tak.listener with transport tls needs certPath, keyPath and caPath' }) : l))
+      .default(),
   }).default(),
   env: {
     SVC_TAK_VERDICTS: 'verdicts',
@@ -72,10 +93,25 @@ export const takConfig: FeatureConfig = {
     SVC_TAK_MESH_INTERFACE: 'mesh.interface',
     SVC_TAK_MESH_PROTOCOL: 'mesh.protocol',
     SVC_TAK_MESH_MAX_IN_FLIGHT: 'mesh.maxInFlight',
+    SVC_TAK_LISTENER_ENABLED: 'listener.enabled',
+    SVC_TAK_LISTENER_HOST: 'listener.host',
+    SVC_TAK_LISTENER_PORT: 'listener.port',
+    SVC_TAK_LISTENER_TRANSPORT: 'listener.transport',
+    SVC_TAK_LISTENER_CERT: 'listener.certPath',
+    SVC_TAK_LISTENER_KEY: 'listener.keyPath',
+    SVC_TAK_LISTENER_CA: 'listener.caPath',
+    SVC_TAK_LISTENER_MAX_CLIENTS: 'listener.maxClients',
+    SVC_TAK_LISTENER_CLIENT_BUFFER_BYTES: 'listener.clientBufferBytes',
+    SVC_TAK_LISTENER_PING_INTERVAL_MS: 'listener.pingIntervalMs',
+    SVC_TAK_LISTENER_MAX_MESSAGE_BYTES: 'listener.maxMessageBytes',
+    SVC_TAK_LISTENER_PICTURE_MAX: 'listener.pictureMax',
   },
 };
 
 /** The outputs the config turns on, by name. */
 export function enabledOutputs(cfg: Readonly<TakConfig>): ('mesh' | 'server' | 'listener')[] {
-  return cfg.mesh.enabled ? ['mesh'] : [];
+  const on: ('mesh' | 'server' | 'listener')[] = [];
+  if (cfg.mesh.enabled) on.push('mesh');
+  if (cfg.listener.enabled) on.push('listener');
+  return on;
 }

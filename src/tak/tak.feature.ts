@@ -35,7 +35,10 @@ export const takPlugin = definePlugin({ name: 'tak', needs: ['verdicts', 'adsb',
 /** The settings each enabled output runs with, as plain values for the thread. */
 export function outputPlan(cfg: Readonly<TakConfig>): OutputPlan {
   const plan: OutputPlan = {};
-  for (const name of enabledOutputs(cfg)) if (name === 'mesh') plan.mesh = { ...cfg.mesh };
+  for (const name of enabledOutputs(cfg)) {
+    if (name === 'mesh') plan.mesh = { ...cfg.mesh };
+    else if (name === 'listener') plan.listener = { ...cfg.listener };
+  }
   return plan;
 }
 
