@@ -87,6 +87,10 @@ describe('kernel kvcache/h2o-evict', () => {
       expect(r.heavy_recall.h2o).to.equal(held / nHeavy);
       expect(r.heavy_recall.local).to.equal(ref.heavy.filter((h) => h >= L - budget).length / nHeavy);
       expect(r.rel_error.local).to.be.closeTo(ref.errL, 1e-9);
+      // the evaluated steps: ⌊(k+1)·L/E⌋ − 1 for E = min(L, 128), the same steps the reference evaluates
+      const E = Math.min(L, 128);
+      expect(Array.from(r.mass_curve.step as ArrayLike<number>)).to.deep.equal(Array.from({ length: E }, (_, k) => Math.floor(((k + 1) * L) / E) - 1));
+      expect([r.mass_curve.h2o.length, r.mass_curve.local.length]).to.deep.equal([ref.curveH.length, ref.curveL.length]);
       Array.from(r.mass_curve.h2o as ArrayLike<number>).forEach((m, k) => expect(m).to.be.closeTo(ref.curveH[k]!, 1e-12));
       Array.from(r.mass_curve.local as ArrayLike<number>).forEach((m, k) => expect(m).to.be.closeTo(ref.curveL[k]!, 1e-12));
       r.eviction_trace.forEach((e: any, k: number) => expect(e.evicted_score).to.be.closeTo(ref.traceScores[k]!, 1e-12));
