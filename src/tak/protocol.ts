@@ -369,7 +369,8 @@ const CONTROL_LIMITS: CotLimits = {
   maxUidLen: 256,
 };
 
-const START_TAG = /<event\b[^>]*>/;
+// quoted values may hold `>`, so the tag ends at the first `>` outside quotes
+const START_TAG = /<event\b(?:[^>"']|"[^"]*"|'[^']*')*>/;
 const TYPE_ATTR = /\stype\s*=\s*(?:"([^"]*)"|'([^']*)')/;
 
 /** The `type` of a streamed event read from its start tag alone, so relayed traffic is classified without a parse. */

@@ -196,6 +196,12 @@ describe('src/tak/protocol: TAK Protocol v1 and the XML stream', () => {
       for (const d of docs) expect(new CoT(d).raw.event._attributes.type).to.equal(eventType(d));
     });
 
+    it('reads the type from the start tag only, past quoted `>` and single quotes', () => {
+      expect(eventType(`<event uid="a>b" version='2.0' type='t-x-c-t'><detail/></event>`)).to.equal('t-x-c-t');
+      expect(eventType('<event uid="x"><detail><thing type="a-f-G"/></detail></event>')).to.equal(null);
+      expect(eventType('<evently type="a-f-G"/>')).to.equal(null);
+    });
+
     it('the stream form has nothing after </event>', () => {
       expect(streamXml(eventXml(ping(NOW)))).to.match(/<\/event>$/);
     });
