@@ -71,6 +71,8 @@ describe('kernel hrm/solve', () => {
       expect(r.halted_at).to.equal(ref.halted);
       expect(r.cycles_run).to.equal(ref.trace.length);
       expect(r.steps_total).to.equal(ref.trace.length * p.t_low);
+      expect([r.trace.length, r.x_star.length, r.z_h.length, r.b.length, r.eigenvalues.length]).to.deep.equal([ref.trace.length, p.dim, p.dim, p.dim, p.dim]);
+      expect(r.error_to_reference_reason).to.equal(null); // b ≠ 0 in every case here
       r.trace.forEach((row: any, k: number) => {
         expect(row.cycle).to.equal(k + 1);
         close(row.rel_residual, ref.trace[k]!.rel);
