@@ -28,8 +28,8 @@ export type ClientProtocol = 'xml' | 'v1';
 
 /** What a client did that the listener counts. */
 export interface ClientEvents {
-  /** The client's unsent bytes went over its bound: it was dropped. */
-  overflow(client: ListenerClient): void;
+  /** The client's unsent bytes went over its bound: it was dropped, with `lostEvents` events still in its queue. */
+  overflow(client: ListenerClient, lostEvents: number): void;
   /** The client sent something that is not a TAK message (or one over the size limit): it was closed. */
   protocolError(client: ListenerClient, reason: string): void;
   /** The socket closed, for any reason. */
@@ -83,8 +83,10 @@ export class ListenerClient {
   /** When the client last sent a byte: one silent for three ping intervals is gone. */
   lastHeardMs: number;
   readonly connectedMs: number;
-  private readonly pending: Buffer[] = [];
+  private readonly pending: { bytes: Buffer; event: boolean }[] = [];
   private pendingBytes = 0;
+  /** Events (not pings or negotiation) among `pending`. */
+  private pendingEvents = 0;
   private readonly splitter: StreamSplitter;
   private closed = false;
   /** Tracks of the picture not yet written, and the tracks a live event reached first (never overwritten by an older one). */
@@ -137,7 +139,7 @@ export class ListenerClient {
   /** Queues an event; a client over its bound is dropped here, and false is returned. */
   sendEvent(msg: WireMessage): boolean {
     if (this.backlogAt < this.backlog.length) this.liveFirst.add(msg.uid);
-    if (!this.write(msg)) return false;
+    if (!this.write(msg, true)) return false;
     this.eventsSent++;
     return true;
   }
@@ -166,19 +168,21 @@ export class ListenerClient {
     };
   }
 
-  private write(msg: WireMessage): boolean {
+  private write(msg: WireMessage, event = false): boolean {
     if (this.closed) return false;
     const bytes = msg.as(this.protocol);
     // straight to the socket while it takes more; behind a full socket, into our queue, so the
     // bound below counts every byte this client holds
     if (this.pending.length === 0 && !this.socket.writableNeedDrain) this.socket.write(bytes);
     else {
-      this.pending.push(bytes);
+      this.pending.push({ bytes, event });
       this.pendingBytes += bytes.length;
+      if (event) this.pendingEvents++;
     }
     if (this.queuedBytes > this.maxQueuedBytes) {
+      const lost = this.pendingEvents;
       this.close();
-      this.on.overflow(this);
+      this.on.overflow(this, lost);
       return false;
     }
     return true;
@@ -187,8 +191,9 @@ export class ListenerClient {
   private drained(): void {
     while (this.pending.length > 0 && !this.closed) {
       const next = this.pending.shift()!;
-      this.pendingBytes -= next.length;
-      if (!this.socket.write(next)) return;
+      this.pendingBytes -= next.bytes.length;
+      if (next.event) this.pendingEvents--;
+      if (!this.socket.write(next.bytes)) return;
     }
     this.pump();
   }
@@ -250,6 +255,7 @@ export class ListenerClient {
     this.closed = true;
     this.pending.length = 0;
     this.pendingBytes = 0;
+    this.pendingEvents = 0;
     this.on.closed(this);
   }
 }

@@ -71,6 +71,8 @@ export class ListenerOutput implements TakOutput {
   private sent = 0;
   private errors = 0;
   private slowDropped = 0;
+  /** Events that were waiting in the queue of a client dropped as slow. */
+  private droppedEvents = 0;
   private refused = 0;
   private handshakeFailures = 0;
   private idleClosed = 0;
@@ -80,7 +82,7 @@ export class ListenerOutput implements TakOutput {
   private lastClientError: string | null = null;
 
   private readonly events: ClientEvents = {
-    overflow: (c) => this.overflowed(c),
+    overflow: (c, lost) => this.overflowed(c, lost),
     protocolError: (c, reason) => this.protocolFailed(c, reason),
     closed: (c) => this.clients.delete(c.id),
     socketError: (c, err) => this.clientFailed(c, err),
@@ -144,7 +146,7 @@ export class ListenerOutput implements TakOutput {
       wired: this.server !== null,
       state: this.state,
       sent: this.sent,
-      dropped: this.slowDropped,
+      dropped: this.droppedEvents,
       errors: this.errors,
       detail: {
         host: this.cfg.host,
@@ -234,8 +236,9 @@ export class ListenerOutput implements TakOutput {
     }
   }
 
-  private overflowed(c: ListenerClient): void {
+  private overflowed(c: ListenerClient, lostEvents: number): void {
     this.slowDropped++;
+    this.droppedEvents += lostEvents;
     this.clients.delete(c.id);
   }
 
