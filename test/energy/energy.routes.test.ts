@@ -102,6 +102,10 @@ describe('energy routes', () => {
     expect(receipt.status).to.equal(200);
     expect(receipt.body.result.receipt.prev_hash).to.equal(b.receipt_link.hash);
     expect(sha256Hex(canonicalJson(receipt.body.result.receipt))).to.equal(receipt.body.result.hash);
+    const upper = await t.http.get(`${API}/receipt?prev_hash=${b.receipt_link.hash.toUpperCase()}`);
+    expect(upper.status).to.equal(200);
+    expect(upper.body.result.receipt.prev_hash).to.equal(b.receipt_link.hash);
+    expect(upper.body.result.hash).to.equal(receipt.body.result.hash);
     expect((await t.http.get(`${API}/receipt?prev_hash=xyz`)).status).to.equal(422);
   });
 

@@ -23,6 +23,8 @@ export { GENESIS, HASH_FORMULA, METHOD };
 
 export const RECEIPT_SCHEMA = 'svc.energy-receipt/v1';
 export const HASH_RE = /^[0-9a-f]{64}$/;
+/** What `prev_hash` accepts: hex in either case, lowercased before use as the note asks (kernels-b §10). */
+export const PREV_HASH_RE = /^[0-9a-fA-F]{64}$/;
 export const PUE = 1.0;
 const LITTLE_ENDIAN = endianness() === 'LE';
 export const POWER_JITTER = 0.05;
@@ -89,7 +91,7 @@ export default defineKernel({
     power_w: num(0, 10000, 350).description('average power drawn during the inference, W (the caller’s input)'),
     latency_s: num(1e-6, 60, 0.02).description('duration of the inference, s'),
     grid_gco2_per_kwh: num(0, 2000, 480).description('carbon intensity of the grid, gCO2e/kWh'),
-    prev_hash: typed<string | undefined>(Joi.string().pattern(HASH_RE).messages({ 'string.pattern.base': 'must be 64 lowercase hex characters' })).description('hash of the previous receipt to chain onto (64 lowercase hex; absent: genesis)'),
+    prev_hash: typed<string | undefined>(Joi.string().pattern(PREV_HASH_RE).lowercase().messages({ 'string.pattern.base': 'must be 64 hex characters' })).description('hash of the previous receipt to chain onto (64 hex characters in either case, lowercased; absent: genesis)'),
   },
   worstCase: { tokens: 262144, power_w: 10000, latency_s: 60, grid_gco2_per_kwh: 2000, prev_hash: 'f'.repeat(64) },
   run({ tokens, power_w: P, latency_s: L, grid_gco2_per_kwh: G, prev_hash }, rng) {

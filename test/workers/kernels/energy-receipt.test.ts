@@ -130,9 +130,18 @@ describe('kernel energy/receipt', () => {
     expect(off.metered.energy_j).to.equal(0);
   });
 
-  it('prev_hash must be 64 lowercase hex characters', () => {
+  it('prev_hash must be 64 hex characters; uppercase is accepted and lowercased before it is chained and hashed', () => {
     expect(rejects(energy, { prev_hash: 'xyz' })).to.deep.equal(['prev_hash:string.pattern.base']);
-    expect(rejects(energy, { prev_hash: 'A'.repeat(64) })).to.deep.equal(['prev_hash:string.pattern.base']);
+    expect(rejects(energy, { prev_hash: 'G'.repeat(64) })).to.deep.equal(['prev_hash:string.pattern.base']);
+    const lower = '0123456789abcdef'.repeat(4);
+    const upper = runBody(energy, { seed: 5, prev_hash: lower.toUpperCase() });
+    const mixed = runBody(energy, { seed: 5, prev_hash: '0123456789ABCDEF0123456789abcdef'.repeat(2) });
+    expect(upper).to.equal(runBody(energy, { seed: 5, prev_hash: lower }));
+    expect(mixed).to.equal(upper);
+    const r = JSON.parse(upper);
+    expect([r.params.prev_hash, r.result.prev_hash, r.result.receipt.prev_hash]).to.deep.equal([lower, lower, lower]);
+    expect(r.result.canonical).to.include(`"prev_hash":"${lower}"`);
+    expect(r.result.hash).to.equal(createHash('sha256').update(r.result.canonical).digest('hex'));
     expect(rejects(energy, { prev_hash: 'a'.repeat(63) })).to.deep.equal(['prev_hash:string.pattern.base']);
     expect(rejects(energy, { prev_hash: '' })).to.deep.equal(['prev_hash:string.empty']);
     expect(rejects(energy, { prev_hash: '0123456789abcdef'.repeat(4), latency_s: '1e-6' })).to.deep.equal([]);
