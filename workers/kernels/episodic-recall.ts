@@ -12,7 +12,10 @@ import { int, str } from '../../src/lib/params.js';
 import { fnv1a32, type Rng } from '../../src/lib/prng.js';
 
 export const DEFAULT_QUERY = 'What did I ask you about earlier?';
+/** Code points of the query that are used (the note truncates longer queries). */
 export const QUERY_MAX = 512;
+/** Longest query accepted at all, in UTF-16 units: beyond it the request is refused to bound the work. */
+export const QUERY_INPUT_MAX = 4096;
 export const EMBED_DIM = 256;
 export const DECAY = 0.995;
 export const MEAN_GAP_H = 6;
@@ -152,15 +155,17 @@ export default defineKernel({
   references: ['arXiv:2304.03442', 'arXiv:2502.06975', 'arXiv:0902.2206'],
   honesty: 'The retrieval score, ranking and hashing vectoriser are real; the stored episodes (texts, ages, importances) are seeded synthetic memories.',
   params: {
-    query: str(QUERY_MAX, DEFAULT_QUERY).description('the question retrieved against the memory stream'),
+    query: str(QUERY_INPUT_MAX, DEFAULT_QUERY).description('the question retrieved against the memory stream (the first 512 code points are used; longer ones are truncated and reported)'),
     k: int(1, 500, 3).description('memories retrieved (at most n_episodes)'),
     n_episodes: int(1, 500, 12).description('memories in the stream'),
   },
   rules: ['k must not exceed n_episodes'],
   constraints: (p) => (p.k > p.n_episodes ? [{ param: 'k', msg: 'k must not exceed n_episodes' }] : []),
-  worstCase: { query: Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '), k: 500, n_episodes: 500 },
-  run({ query, k, n_episodes: n }, rng) {
+  worstCase: { query: Array.from({ length: 800 }, (_, i) => `w${i}`).join(' '), k: 500, n_episodes: 500 },
+  run({ query: asked, k, n_episodes: n }, rng) {
     // draws: stream `episodes` only (see drawEpisodes)
+    const points = [...asked];
+    const query = points.length > QUERY_MAX ? points.slice(0, QUERY_MAX).join('') : asked;
     const episodes = drawEpisodes(rng.stream('episodes'), n);
     const { scored, ranking } = recall(episodes, query);
     const full = roundDeep(scored);
@@ -172,6 +177,8 @@ export default defineKernel({
       constants: { decay_per_hour: DECAY, mean_gap_hours: MEAN_GAP_H, importance_range: [1, 10], templates: TEMPLATES.map((t) => t.text) },
       result: {
         query,
+        query_truncated: query !== asked,
+        ...(query !== asked ? { query_code_points_received: points.length } : {}),
         query_tokens: tokenize(query),
         n_episodes: n,
         k,

@@ -215,4 +215,25 @@ describe('kernel episodic/recall', () => {
     expect(rejects(epi, { k: '13', n_episodes: '12' })).to.deep.equal(['k:constraint']);
     expect(rejects(epi, { k: '500', n_episodes: '500', query: 'q'.repeat(512) })).to.deep.equal([]);
   });
+
+  it('a query over 512 code points is truncated to its first 512 and reported; up to 4096 UTF-16 units are accepted, more is 422', () => {
+    // 40 astral characters (two UTF-16 units each) then ASCII: 600 code points, 640 units
+    const long = '🛰'.repeat(40) + ' battery report near the depot'.repeat(19).slice(0, 560);
+    const points = Array.from(long);
+    expect([points.length, long.length]).to.deep.equal([600, 640]);
+    const kept = points.slice(0, 512).join('');
+    const cut = JSON.parse(runBody(epi, { seed: 4, query: long })).result;
+    const direct = JSON.parse(runBody(epi, { seed: 4, query: kept })).result;
+    expect([cut.query, cut.query_truncated, cut.query_code_points_received]).to.deep.equal([kept, true, 600]);
+    expect([direct.query_truncated, 'query_code_points_received' in direct]).to.deep.equal([false, false]);
+    const { query_truncated: _a, query_code_points_received: _b, ...rest } = cut;
+    const { query_truncated: _c, ...restDirect } = direct;
+    expect(rest).to.deep.equal(restDirect);
+    // exactly 512 code points in 552 units is used whole
+    const full = points.slice(0, 512).join('');
+    expect(full.length).to.equal(552);
+    expect(JSON.parse(runBody(epi, { query: full })).result).to.include({ query: full, query_truncated: false });
+    expect(rejects(epi, { query: 'q'.repeat(4096) })).to.deep.equal([]);
+    expect(rejects(epi, { query: 'q'.repeat(4097) })).to.deep.equal(['query:string.max']);
+  });
 });

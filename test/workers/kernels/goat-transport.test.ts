@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import goat from '../../../workers/kernels/goat-transport.js';
 import { RngStreams } from '../../../src/lib/prng.js';
-import { runRaw } from '../../helpers/kernels.js';
+import { rejects, runRaw } from '../../helpers/kernels.js';
 
 /**
  * Independent reference: Q, K from streams q, k; prior coefficients a, b from stream prior;
@@ -72,7 +72,25 @@ describe('kernel goat/transport', () => {
       close(r.transport_cost, ref.cost, 'cost');
       close(r.plan_entropy, ref.entropy, 'entropy');
       expect(r.first_half_step_vs_softmax).to.be.closeTo(ref.firstHalf, 1e-15);
+      // KL(GOAT row ‖ prior) = Σ_j r_ij ln(r_ij/π_j) on the plain-domain rows, every row and their mean
+      const kl = ref.goatRows.map((row) => row.reduce((acc, x, j) => acc + (x > 0 ? x * Math.log(x / ref.prior[j]!) : 0), 0));
+      expect(r.kl_goat_rows_vs_prior.length).to.equal(nq);
+      r.kl_goat_rows_vs_prior.forEach((x: number, i: number) => expect(x, `kl ${i}`).to.be.closeTo(kl[i]!, 1e-9 * Math.max(1, kl[i]!)));
+      close(r.kl_goat_rows_vs_prior_mean, kl.reduce((a, b) => a + b, 0) / nq, 'kl mean');
     }
+  });
+
+  it('iters reaches the note’s 500 (501 is refused) and matches the reference there; at reg = 100 the GOAT rows sit on the prior', () => {
+    expect(rejects(goat, { iters: '500' })).to.deep.equal([]);
+    expect(rejects(goat, { iters: '501' })).to.deep.equal(['iters:number.max']);
+    const r = runRaw(goat, q({ seed: 8, n_q: 6, n_k: 9, iters: 500, reg: 0.05 })).result as any;
+    const ref = reference(8, 6, 9, 500, 0.05);
+    expect(r.curve_iterations.at(-1)).to.equal(499);
+    expect(r.final_row_error).to.be.closeTo(ref.rowErrors.at(-1)!, 1e-12);
+    r.plan.forEach((row: number[], i: number) => row.forEach((x, j) => close(x, ref.P[i]![j]!, `plan ${i},${j}`)));
+    // at reg = 100 the scores barely move the rows off the prior, so KL is near 0 but positive
+    const hot = runRaw(goat, q({ seed: 8, reg: 100 })).result as any;
+    for (const x of hot.kl_goat_rows_vs_prior) expect(x).to.be.within(0, 1e-3);
   });
 
   it('Sinkhorn conserves the column marginals exactly, the dual rises and the row error falls (4 seeds, 3 regs)', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import opera from '../../../workers/kernels/opera-reward.js';
-import { RngStreams } from '../../../src/lib/prng.js';
+import { Rng, RngStreams, fnv1a32 } from '../../../src/lib/prng.js';
 import { runRaw } from '../../helpers/kernels.js';
 
 function softmaxRef(z: number[], beta: number): number[] {
@@ -12,8 +12,7 @@ function softmaxRef(z: number[], beta: number): number[] {
 const H = (p: number[]): number => -p.reduce((a, q) => a + (q > 0 ? q * Math.log(q) : 0), 0);
 
 /** Independent emitter: same streams and draw order, written with plain arrays. */
-function referenceRollout(seed: number, g: number, z: number[], T: number, rho: number, w: number, gain: number) {
-  const rng = new RngStreams(seed, 'opera/reward').stream(`rollout/${g}`);
+function referenceRollout(seed: number, g: number, z: number[], T: number, rho: number, w: number, gain: number, rng: Rng = new RngStreams(seed, 'opera/reward').stream(`rollout/${g}`)) {
   const p0 = softmaxRef(z, 1);
   const pg = softmaxRef(z, 1 + gain);
   const nll: number[] = [];
@@ -51,6 +50,27 @@ function referenceRollout(seed: number, g: number, z: number[], T: number, rho: 
 }
 
 describe('kernel opera/reward', () => {
+  it('the note’s regression values come from its prototype’s generator: one stream seed XOR fnv1a32("opera/reward") without the fmix32 finaliser, z then every rollout in turn', () => {
+    const rng = new Rng((42 ^ fnv1a32('opera/reward')) >>> 0);
+    const z = Array.from({ length: 32 }, () => 1.5 * rng.normal());
+    expect(H(softmaxRef(z, 1))).to.be.closeTo(2.609, 5e-4);
+    expect(H(softmaxRef(z, 2))).to.be.closeTo(1.044, 5e-4);
+    const note = [0, 0.83, 1.565, 2.309, 2.583];
+    [0, 0.5, 1, 2, 4].forEach((gain, i) => expect(H(softmaxRef(z, 1)) - H(softmaxRef(z, 1 + gain)), `γ = ${gain}`).to.be.closeTo(note[i]!, 5e-4));
+    const states = Array.from({ length: 8 }, (_, g) => referenceRollout(42, g, z, 128, 0.05, 8, 1, rng).rewards).flat();
+    const mean = states.reduce((a, b) => a + b, 0) / states.length;
+    const ss = states.reduce((a, r) => a + (r - mean) ** 2, 0);
+    // the note's ± 0.109 is the population sd over √29; the kernel reports the sample sd (0.111 here)
+    expect([states.length, +mean.toFixed(3), +(Math.sqrt(ss / states.length) / Math.sqrt(states.length)).toFixed(3), +(Math.sqrt(ss / (states.length - 1)) / Math.sqrt(states.length)).toFixed(3)]).to.deep.equal([29, 1.339, 0.109, 0.111]);
+  });
+
+  it('ours, pinned: streams fmix32(seed XOR fnv1a32("opera/reward/<label>")), logits then rollout/<g>, give these values at the defaults', () => {
+    const r = runRaw(opera, {}).result as any;
+    expect([r.entropy.base, r.entropy.sharpened].map((x: number) => +x.toFixed(3))).to.deep.equal([2.022, 0.437]);
+    expect([0, 0.5, 1, 2, 4].map((gain) => +(runRaw(opera, { gain }).result as any).expected_reward_per_state.toFixed(3))).to.deep.equal([0, 1.009, 1.584, 1.948, 2.019]);
+    expect([r.mc.states, +r.mc.mean_state_reward.toFixed(3), +r.mc.stderr.toFixed(3)]).to.deep.equal([29, 1.653, 0.113]);
+  });
+
   it('rollouts, state rewards and perplexities match an independent emitter', () => {
     for (const q of [{ seed: 1 }, { seed: 2, reflect_rate: 0.3, window: 3, gain: 2.5, vocab: 7, length: 60, group: 5 }, { seed: 3, window: 1, reflect_rate: 0.5 }]) {
       const out = runRaw(opera, q);
