@@ -233,7 +233,10 @@ export class ServerClientOutput implements TakOutput {
     try {
       socket = this.cfg.tls ? tlsConnect(await this.tlsOptions()) : netConnect({ host: this.cfg.host, port: this.cfg.port });
     } catch (err) {
-      this.fail({ kind: 'certificate_files', code: (err as { code?: string }).code ?? null, message: (err as Error).message, atMs: this.now() });
+      const code = (err as { code?: string }).code ?? null;
+      // OpenSSL 1.x encrypts .p12 files with RC2, which the OpenSSL 3 inside Node no longer reads
+      const hint = code === 'ERR_CRYPTO_UNSUPPORTED_OPERATION' && this.cfg.p12Path ? ' (a .p12 with legacy RC2 encryption: convert it to PEM with `openssl pkcs12 -legacy` and use the cert and key settings)' : '';
+      this.fail({ kind: 'certificate_files', code, message: (err as Error).message + hint, atMs: this.now() });
       this.retryLater();
       return;
     }
