@@ -148,7 +148,7 @@ export function recall(episodes: readonly Episode[], query: string): { scored: S
 
 export default defineKernel({
   id: 'episodic/recall',
-  version: 1,
+  version: 2,
   input: 'query',
   summary: 'Agent episodic memory: Generative-Agents retrieval (recency + importance + relevance) over a seeded memory stream',
   technique: 'memory-stream retrieval with min–max normalised recency, importance and cosine relevance; signed feature-hashing embeddings',

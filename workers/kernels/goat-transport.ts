@@ -12,7 +12,7 @@ const D = 8;
 
 export default defineKernel({
   id: 'goat/transport',
-  version: 2,
+  version: 3,
   informative: {
     final_row_error: 'rounding-level residual of the Sinkhorn row marginals after the last iteration; the plan is recomputed by a plain-domain Sinkhorn in the tests',
     final_col_error: 'rounding-level by construction (the column update makes the column sums exact); compared with the reference’s own gap',
