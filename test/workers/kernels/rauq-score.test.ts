@@ -26,7 +26,7 @@ function reference(seed: number, L: number, H: number) {
     }
     bias.push(row);
   }
-  const seqs: { label: number; rauq: number; msp: number; selected: number[]; start: number; span: number; betas: number[][]; p: number[] }[] = [];
+  const seqs: { label: number; rauq: number; msp: number; selected: number[]; start: number; span: number; betas: number[][]; p: number[]; layers: { means: number[]; prev: number[]; conf: number[]; u: number }[] }[] = [];
   for (let s = 0; s < 16; s++) {
     const st = rng.stream(`seq/${s}`);
     const label = s % 2;
@@ -40,6 +40,7 @@ function reference(seed: number, L: number, H: number) {
     const selected: number[] = [];
     let best = -Infinity;
     const betas: number[][] = [];
+    const layers: { means: number[]; prev: number[]; conf: number[]; u: number }[] = [];
     for (const l of [2, 3, 4]) {
       const beta = Array.from({ length: L }, () => st.normal());
       betas.push(beta);
@@ -58,13 +59,16 @@ function reference(seed: number, L: number, H: number) {
       const a = prev(sel);
       let c = p[0]!;
       let logSum = Math.log(c);
+      const conf = [c];
       for (let i = 1; i < L; i++) {
         c = 0.2 * p[i]! + 0.8 * a[i]! * c;
+        conf.push(c);
         logSum += Math.log(c);
       }
       best = Math.max(best, -logSum / L);
+      layers.push({ means, prev: a, conf, u: -logSum / L });
     }
-    seqs.push({ label, rauq: best, msp: -p.reduce((acc, x) => acc + Math.log(x), 0) / L, selected, start, span, betas, p });
+    seqs.push({ label, rauq: best, msp: -p.reduce((acc, x) => acc + Math.log(x), 0) / L, selected, start, span, betas, p, layers });
   }
   return { planted, bias, seqs, auroc_rauq: rankAuroc(seqs.map((x) => x.rauq), seqs.map((x) => x.label)), auroc_msp: rankAuroc(seqs.map((x) => x.msp), seqs.map((x) => x.label)) };
 }
@@ -92,6 +96,7 @@ describe('kernel rauq/score', () => {
       const r = runRaw(rauq, q({ seed, seq_len: L, num_heads: H })).result as any;
       const ref = reference(seed, L, H);
       expect(r.planted_heads).to.deep.equal(ref.planted);
+      expect(r.sequences).to.have.length(16);
       r.sequences.forEach((s: any, i: number) => {
         expect(s.label).to.equal(ref.seqs[i]!.label);
         expect(s.selected_heads).to.deep.equal(ref.seqs[i]!.selected);
@@ -111,9 +116,19 @@ describe('kernel rauq/score', () => {
       expect(r.head_selection_accuracy).to.be.closeTo(hits / (16 * 3), 1e-15);
       expect([r.example.error_start, r.example.error_len]).to.deep.equal([ref.seqs[1]!.start, ref.seqs[1]!.span]);
       r.example.p.forEach((v: number, i: number) => expect(v).to.be.closeTo(ref.seqs[1]!.p[i]!, 1e-15));
+      expect([r.example.p.length, r.example.layers.length]).to.deep.equal([L, 3]);
       r.example.layers.forEach((layer: any, k: number) => {
+        const want = ref.seqs[1]!.layers[k]!;
         expect(layer.layer).to.equal([2, 3, 4][k]);
+        expect([layer.key_salience.length, layer.head_means.length, layer.prev_attention.length, layer.confidence.length]).to.deep.equal([L, H, L, L]);
         layer.key_salience.forEach((b: number, i: number) => expect(b).to.be.closeTo(ref.seqs[1]!.betas[k]![i]!, 1e-15));
+        // the example's attention, selection, recurrence and score from the reference's full softmax, not from the body
+        layer.head_means.forEach((m: number, h: number) => expect(m).to.be.closeTo(want.means[h]!, 1e-12));
+        expect(layer.selected_head).to.equal(ref.seqs[1]!.selected[k]);
+        expect(layer.prev_attention[0]).to.equal(null); // position 0 has no previous token
+        layer.prev_attention.slice(1).forEach((a: number, i: number) => expect(a).to.be.closeTo(want.prev[i + 1]!, 1e-12));
+        layer.confidence.forEach((c: number, i: number) => expect(c).to.be.closeTo(want.conf[i]!, 1e-12));
+        expect(layer.u_layer).to.be.closeTo(want.u, 1e-9 * Math.max(1, want.u));
       });
     }
   });
