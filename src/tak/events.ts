@@ -57,11 +57,80 @@ function innerXml(detail: XmlElement | undefined): string {
   return xml.slice(xml.indexOf('>') + 1, xml.lastIndexOf('</'));
 }
 
-/** One send of `spec` at `nowMs`: time = now, start = the fix, stale = now + staleS. */
+/** The detail of each spec, serialised by xmlbuilder2 once: a resend only changes the times. */
+const detailCache = new WeakMap<TrackSpec, string>();
+
+function detailOf(spec: TrackSpec): string {
+  let xml = detailCache.get(spec);
+  if (xml === undefined) {
+    xml = spec.detail.map(writeElement).join('');
+    detailCache.set(spec, xml);
+  }
+  return xml;
+}
+
+const TEXT_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/** A detail element the feed built (plain names, attributes and text: no namespaces, CDATA or comments). */
+function writeElement(e: XmlElement): string {
+  if (e.uri || e.prefix) throw new Error('a detail element with a namespace is not written by hand');
+  const attrs = e.attrs.map((a) => attr(a.name, a.value)).join('');
+  if (e.children.length === 0) return `<${e.name}${attrs}/>`;
+  const inner = e.children
+    .map((c) => {
+      if (isElement(c)) return writeElement(c);
+      if (c.cdata || NOT_XML_CHAR.test(c.text)) throw new Error('detail text XML cannot carry');
+      return c.text.replace(/[&<>]/g, (ch) => TEXT_ESCAPES[ch]!);
+    })
+    .join('');
+  return `<${e.name}${attrs}>${inner}</${e.name}>`;
+}
+
+/** Characters outside XML 1.0 `Char`: refused, as xmlbuilder2's wellFormed mode refuses them. */
+const NOT_XML_CHAR = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+const ATTR_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#x9;', '\n': '&#xA;', '\r': '&#xD;' };
+
+function attr(name: string, value: string): string {
+  if (NOT_XML_CHAR.test(value)) throw new Error(`${name} holds a character XML cannot carry`);
+  return ` ${name}="${value.replace(/[&<>"\t\n\r]/g, (c) => ATTR_ESCAPES[c]!)}"`;
+}
+
+/**
+ * One send of `spec` at `nowMs`: time = now, start = the fix, stale = now + staleS. The event's
+ * shell is written here around the detail serialised once (a resend costs a few string joins, not
+ * a tree walk on the main thread); the tests hold it equal to xmlbuilder2's output.
+ */
 export function renderTrack(spec: TrackSpec, nowMs: number, staleS: number): CotOut {
   const startMs = Math.min(spec.startMs, nowMs);
   const staleMs = nowMs + staleS * 1000;
-  const detail = el('detail', {}, spec.detail);
+  const detailXml = detailOf(spec);
+  const lat = fixed(spec.lat, 7);
+  const lon = fixed(spec.lon, 7);
+  const xml =
+    `<event version="2.0"${attr('uid', spec.uid)}${attr('type', spec.type)}${attr('how', spec.how)} time="${iso(nowMs)}" start="${iso(startMs)}" stale="${iso(staleMs)}"` +
+    `${spec.opex ? attr('opex', spec.opex) : ''}><point lat="${lat}" lon="${lon}" hae="${metres(spec.hae)}" ce="${metres(spec.ce)}" le="${metres(spec.le)}"/>` +
+    (detailXml ? `<detail>${detailXml}</detail>` : '<detail/>') +
+    '</event>';
+  const fields: CotFields = {
+    uid: spec.uid,
+    type: spec.type,
+    how: spec.how,
+    timeMs: nowMs,
+    startMs,
+    staleMs,
+    lat: Number(lat),
+    lon: Number(lon),
+    hae: spec.hae,
+    ce: spec.ce,
+    le: spec.le,
+    detailXml,
+    ...(spec.opex ? { opex: spec.opex } : {}),
+  };
+  return { fields, xml };
+}
+
+/** The same event as xmlbuilder2 writes it from a tree (the reference renderTrack is held to). */
+export function renderTrackTree(spec: TrackSpec, nowMs: number, staleS: number): string {
   const event = el(
     'event',
     {
@@ -70,28 +139,13 @@ export function renderTrack(spec: TrackSpec, nowMs: number, staleS: number): Cot
       type: spec.type,
       how: spec.how,
       time: iso(nowMs),
-      start: iso(startMs),
-      stale: iso(staleMs),
+      start: iso(Math.min(spec.startMs, nowMs)),
+      stale: iso(nowMs + staleS * 1000),
       ...(spec.opex ? { opex: spec.opex } : {}),
     },
-    [el('point', { lat: fixed(spec.lat, 7), lon: fixed(spec.lon, 7), hae: metres(spec.hae), ce: metres(spec.ce), le: metres(spec.le) }), detail],
+    [el('point', { lat: fixed(spec.lat, 7), lon: fixed(spec.lon, 7), hae: metres(spec.hae), ce: metres(spec.ce), le: metres(spec.le) }), el('detail', {}, spec.detail)],
   );
-  const fields: CotFields = {
-    uid: spec.uid,
-    type: spec.type,
-    how: spec.how,
-    timeMs: nowMs,
-    startMs,
-    staleMs,
-    lat: Number(fixed(spec.lat, 7)),
-    lon: Number(fixed(spec.lon, 7)),
-    hae: spec.hae,
-    ce: spec.ce,
-    le: spec.le,
-    detailXml: innerXml(detail),
-    ...(spec.opex ? { opex: spec.opex } : {}),
-  };
-  return { fields, xml: serialiseFragment(event) };
+  return serialiseFragment(event);
 }
 
 function trackDetail(courseDeg: number | null | undefined, speedMps: number | null | undefined): XmlElement[] {

@@ -6,7 +6,8 @@
 import { expect } from 'chai';
 import { VERDICT_EXAMPLES } from '../../src/verdicts/verdicts.routes.js';
 import type { Verdict } from '../../src/verdicts/verdict-service.js';
-import { aircraftTrack, aircraftType, relayedEvent, renderTrack, verdictTrack } from '../../src/tak/events.js';
+import { aircraftTrack, aircraftType, relayedEvent, renderTrack, renderTrackTree, verdictTrack, type TrackSpec } from '../../src/tak/events.js';
+import { el } from '../../src/lib/cot/serialise.js';
 import { parseXml } from '../../src/lib/cot/xml.js';
 import { XML_DECLARATION } from '../../src/lib/cot/serialise.js';
 import type { AdsbAircraft } from '../../src/isomorphic/wire/adsb.js';
@@ -75,6 +76,17 @@ describe('TAK events', () => {
     expect(cot.callsign()).to.equal('RCH123');
     expect(cot.raw.event.detail!.track!._attributes).to.deep.equal({ course: '87.1', speed: (450.2 * 0.514444).toFixed(2) });
     expect(['A7', 'B6', 'A3', null, 'C1'].map(aircraftType)).to.deep.equal(['a-f-A-M-H', 'a-f-A-M-F-Q', 'a-f-A-M-F', 'a-f-A-M', 'a-f-A-M']);
+  });
+
+  it('the event shell written around the detail is byte for byte what xmlbuilder2 writes from the tree, escapes included', () => {
+    const specs: TrackSpec[] = [
+      ...verdicts.map((v) => verdictTrack(v, BASE)!),
+      aircraftTrack(C17, { fetchedAtMs: NOW, attribution: 'a & b' }),
+      { uid: 'odd & <"uid">\'x\'', type: 'a-u-A', how: 'm-g', opex: 's', startMs: NOW + 5000, lat: -0.5, lon: 179.9999999, hae: 12.345, ce: 9_999_999, le: 3, detail: [] },
+      { uid: 'd', type: 'a-u-A', how: 'm-g', startMs: NOW, lat: 0, lon: 0, hae: 0, ce: 0, le: 0, detail: [el('remarks', {}, [{ text: 'x < y & "z"' }])] },
+    ];
+    for (const spec of specs) expect(renderTrack(spec, NOW, 90).xml).to.equal(renderTrackTree(spec, NOW, 90));
+    expect(() => renderTrack({ ...specs[0]!, uid: 'bad\u0001' }, NOW, 90)).to.throw(/character XML cannot carry/);
   });
 
   it('a relayed ingested event keeps its own uid and times, stamped in _flow-tags_', async () => {
