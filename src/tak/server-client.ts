@@ -107,7 +107,7 @@ export interface ServerClientDeps {
   random?: () => number;
 }
 
-type Phase = 'stopped' | 'connecting' | 'negotiating' | 'connected' | 'backoff';
+type Phase = 'stopped' | 'connecting' | 'negotiating' | 'connected' | 'backoff' | 'error';
 
 // the verification errors Node reports when the server's certificate chain or name does not check out
 const UNTRUSTED_SERVER = /^(UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED|CERT_|ERR_TLS_CERT_ALTNAME_INVALID|HOSTNAME_MISMATCH)/;
@@ -172,7 +172,14 @@ export class ServerClientOutput implements TakOutput {
   }
 
   start(): Promise<void> {
-    if (this.phase === 'stopped' && !this.closing) void this.connect();
+    if (this.phase !== 'stopped' || this.closing) return Promise.resolve();
+    if (!this.cfg.host) {
+      // an empty host would make Node dial localhost: say what is missing instead of sending anywhere
+      this.phase = 'error';
+      this.fail({ kind: 'connect', code: null, message: 'no TAK Server host is configured', atMs: this.now() });
+      return Promise.resolve();
+    }
+    void this.connect();
     return Promise.resolve();
   }
 

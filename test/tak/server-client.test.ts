@@ -343,6 +343,17 @@ describe('src/tak/server-client: the TAK Server client output', function () {
     expect(c.status().detail.lastError).to.deep.include({ kind: 'protocol', message: 'XML message over 1000 bytes' });
   });
 
+  it('without a host it dials nothing and says so', async () => {
+    const s = await server({ plain: true });
+    const c = client(s, { host: '', tls: false });
+    await c.start();
+    c.send(track(1));
+    expect(c.status()).to.deep.include({ state: 'error', errors: 1 });
+    expect(c.status().detail.lastError).to.deep.include({ kind: 'connect', message: 'no TAK Server host is configured' });
+    expect(c.status().detail.buffered).to.equal(1);
+    expect(s.connections).to.equal(0);
+  });
+
   it('backoff is full jitter under min(max, base · 2^attempt)', () => {
     expect([0, 1, 2, 3, 4, 5, 40].map((a) => backoffDelayMs(a, 100, 1000, () => 0.999999))).to.deep.equal([99, 199, 399, 799, 999, 999, 999]);
     expect(backoffDelayMs(3, 100, 1000, () => 0)).to.equal(0);
