@@ -34,6 +34,9 @@ function referenceProbs(seed: number, T: number, E: number): number[][] {
   });
 }
 
+/** Each token's top-k experts by router probability (ties by the lower expert index), from the reference probabilities. */
+const refTopK = (probs: number[][], k: number): number[][] => probs.map((row) => row.map((p, e) => [p, e] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, k).map((o) => o[1]));
+
 describe('kernel moe/route', () => {
   it('every reported value is recomputed: losses, entropy, load statistics, topics and expert output norms', () => {
     for (const [seed, T, E, k] of [[42, 64, 8, 2], [3, 50, 5, 5], [9, 30, 16, 3], [2, 40, 1, 1]] as const) {
@@ -49,8 +52,10 @@ describe('kernel moe/route', () => {
       expect(r.z_loss).to.be.closeTo(lse.reduce((s, v) => s + v * v, 0) / T, 1e-10);
       const H = probs.map((p) => -p.reduce((s, q) => s + (q > 0 ? q * Math.log(q) : 0), 0));
       expect(r.router_entropy_mean).to.be.closeTo(H.reduce((a, b) => a + b, 0) / T, 1e-10);
+      const top = refTopK(probs, k);
+      expect(r.routing.map((entry: any) => [entry.token, entry.experts])).to.deep.equal(top.map((ex, t) => [t, ex]));
       const pre = new Array(E).fill(0);
-      for (const entry of r.routing) for (const e of entry.experts) pre[e]++;
+      for (const ex of top) for (const e of ex) pre[e]++;
       expect(r.load_pre).to.deep.equal(pre);
       pre.forEach((n, e) => expect(r.f[e]).to.be.closeTo(n / (T * k), 1e-15));
       const mean = (T * k) / E;
@@ -78,6 +83,8 @@ describe('kernel moe/route', () => {
       const r = runRaw(moe, { seed, tokens: T, experts: E, topk: k }).result as any;
       const probs = referenceProbs(seed, T, E);
       r.router_probs.forEach((row: Float64Array, t: number) => row.forEach((p, e) => expect(p).to.be.closeTo(probs[t]![e]!, 1e-12)));
+      expect(r.routing.map((entry: any) => entry.token)).to.deep.equal(Array.from({ length: T }, (_, t) => t));
+      expect(r.router_probs).to.have.length(T);
       for (const entry of r.routing) {
         const order = probs[entry.token]!.map((p, e) => [p, e] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
         expect(entry.experts).to.deep.equal(order.slice(0, k).map((o) => o[1]));
@@ -96,11 +103,14 @@ describe('kernel moe/route', () => {
       expect(r.load_pre.reduce((a: number, b: number) => a + b, 0)).to.equal(T * k);
       for (const n of r.load_post) expect(n).to.be.at.most(C);
       expect(r.dropped).to.equal(T * k - r.load_post.reduce((a: number, b: number) => a + b, 0));
+      // the dispatch replayed on the reference's top-k choices (not the body's)
+      const top = refTopK(referenceProbs(seed, T, E), k);
+      expect(r.routing.map((x: any) => x.experts)).to.deep.equal(top);
       const held = new Array(E).fill(0);
-      const accepted = r.routing.map(() => new Array(k).fill(false));
+      const accepted = top.map(() => new Array(k).fill(false));
       for (let rank = 0; rank < k; rank++) {
         for (let t = 0; t < T; t++) {
-          const e = r.routing[t].experts[rank];
+          const e = top[t]![rank]!;
           if (held[e] < C) {
             held[e]++;
             accepted[t][rank] = true;
