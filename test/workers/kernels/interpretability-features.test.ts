@@ -49,6 +49,7 @@ function reference(seed: number, d: number, m: number, k: number, batch: number)
   let hits = 0;
   let l0 = 0;
   const counts = new Array<number>(m).fill(0);
+  const examples: { x: number[]; true_features: { feature: number; amplitude: number }[]; selected: { feature: number; pre: number }[]; next: number | null }[] = [];
   for (let e = 0; e < batch; e++) {
     const active = dr.sample(m, s);
     const amps = active.map(() => dr.uniform(0.5, 1.5));
@@ -58,6 +59,7 @@ function reference(seed: number, d: number, m: number, k: number, batch: number)
     const pre = D.map((row) => row.reduce((acc, v, i) => acc + v * x[i]!, 0));
     const order = pre.map((v, j) => ({ v, j })).sort((a, b) => b.v - a.v || a.j - b.j);
     const support = order.slice(0, k).filter((o) => o.v > 0).map((o) => o.j);
+    if (e < 4) examples.push({ x, true_features: active.map((f, t) => ({ feature: f, amplitude: amps[t]! })), selected: order.slice(0, k).map((o) => ({ feature: o.j, pre: o.v })), next: k < m ? order[k]!.v : null });
     l0 += support.length;
     for (const j of support) {
       addAt(counts, j);
@@ -72,7 +74,7 @@ function reference(seed: number, d: number, m: number, k: number, batch: number)
   for (const x of xs) x.forEach((v, i) => addAt(mean, i, v / batch));
   let sst = 0;
   for (const x of xs) x.forEach((v, i) => (sst += (v - mean[i]!) ** 2));
-  return { sseSae, sseRefit, sst, recall: hits / (s * batch), precision: hits / l0, l0Mean: l0 / batch, dead: counts.filter((c) => c === 0).length, counts };
+  return { sseSae, sseRefit, sst, recall: hits / (s * batch), precision: hits / l0, l0Mean: l0 / batch, dead: counts.filter((c) => c === 0).length, counts, examples };
 }
 
 describe('kernel interpretability/features', () => {
@@ -91,8 +93,25 @@ describe('kernel interpretability/features', () => {
       expect(r.sse_refit).to.be.closeTo(ref.sseRefit, 1e-7 * Math.max(1, ref.sst));
       expect(r.fvu_refit).to.be.closeTo(ref.sseRefit / ref.sst, 1e-7 * Math.max(1, ref.sseRefit / ref.sst));
       expect(r.superposition_ratio).to.equal(m! / d!);
-      for (const t of r.top_frequencies) expect(t.count).to.equal(ref.counts[t.feature]);
-      expect(r.top_frequencies[0].count).to.equal(Math.max(...ref.counts));
+      // the most frequent features: count descending, then feature index, at most 10
+      const freq = ref.counts.map((c, j) => ({ feature: j, count: c })).sort((a, b) => b.count - a.count || a.feature - b.feature).slice(0, 10);
+      expect(r.top_frequencies).to.deep.equal(freq);
+      // the first examples: input, true features, the k selected pre-activations and the (k+1)-th, from the reference encoder
+      expect(r.examples).to.have.length(Math.min(4, batch));
+      r.examples.forEach((ex: any, e: number) => {
+        const want = ref.examples[e]!;
+        expect(ex.x).to.have.length(d);
+        ex.x.forEach((v: number, i: number) => expect(v).to.be.closeTo(want.x[i]!, 1e-12));
+        expect(ex.true_features.map((t: any) => t.feature)).to.deep.equal(want.true_features.map((t) => t.feature));
+        ex.true_features.forEach((t: any, i: number) => expect(t.amplitude).to.be.closeTo(want.true_features[i]!.amplitude, 1e-15));
+        expect(ex.selected.map((x: any) => x.feature)).to.deep.equal(want.selected.map((x) => x.feature));
+        ex.selected.forEach((x: any, i: number) => {
+          expect(x.pre_activation).to.be.closeTo(want.selected[i]!.pre, 1e-12);
+          expect(x.activation).to.be.closeTo(Math.max(0, want.selected[i]!.pre), 1e-12);
+        });
+        if (want.next === null) expect(ex.next_pre_activation).to.equal(null);
+        else expect(ex.next_pre_activation).to.be.closeTo(want.next, 1e-12);
+      });
     }
   });
 
