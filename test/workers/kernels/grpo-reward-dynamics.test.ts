@@ -29,6 +29,7 @@ function replay(seed: number, G: number, steps: number) {
   const ref = theta.map(softmax);
   const sample = rng.stream('sample');
   const rows: Record<string, number>[] = [];
+  const trace0: { prompt: number; answers: number[]; rewards: number[]; advantages: number[]; grad: number[] }[] = [];
   const stats = (pis: number[][]) => ({
     expected_reward: pis.reduce((s, pi, p) => s + pi[correct[p]!]!, 0) / 8,
     kl: pis.reduce((s, pi, p) => s + klOf(pi, ref[p]!), 0) / 8,
@@ -55,13 +56,14 @@ function replay(seed: number, G: number, steps: number) {
       sampled += mean;
       const k = klOf(pi, ref[p]!);
       const g = pi.map((pa, a) => ans.reduce((acc, ai, i) => acc + (adv[i]! * ((ai === a ? 1 : 0) - pa)) / G, 0) - 0.02 * pa * (Math.log(pa / ref[p]![a]!) - k));
+      if (t === 0) trace0.push({ prompt: p, answers: ans, rewards: rew, advantages: adv, grad: g });
       g.forEach((x, a) => addAt(at(theta, p), a, 0.5 * x));
       gnorm += Math.hypot(...g);
     });
     rows.push({ t, ...stats(pis), sampled_reward: sampled / 8, zero_var_frac: zero / 8, grad_norm: gnorm / 8 });
   }
   const fin = theta.map(softmax);
-  return { logits0, correct, rows, fin, final: stats(fin) };
+  return { logits0, correct, rows, fin, final: stats(fin), trace0 };
 }
 
 describe('kernel grpo/reward-dynamics', () => {
@@ -99,6 +101,13 @@ describe('kernel grpo/reward-dynamics', () => {
       expect(r.final.kl).to.be.closeTo(ref.final.kl, 1e-10);
       expect(r.final.entropy).to.be.closeTo(ref.final.entropy, 1e-10);
       expect(r.hyper).to.deep.equal({ lr: 0.5, beta_kl: 0.02, eps: 1e-6, clip_active: false });
+      // the step-0 trace: every prompt's sampled answers, rewards, advantages and gradient from the replay
+      expect(r.trace_step0.map((tr: any) => [tr.prompt, tr.answers, tr.rewards])).to.deep.equal(ref.trace0.map((tr) => [tr.prompt, tr.answers, tr.rewards]));
+      r.trace_step0.forEach((tr: any, p: number) => {
+        expect([tr.advantages.length, tr.grad.length]).to.deep.equal([G, 6]);
+        Array.from(tr.advantages as ArrayLike<number>).forEach((a, i) => expect(a).to.be.closeTo(ref.trace0[p]!.advantages[i]!, 1e-12));
+        Array.from(tr.grad as ArrayLike<number>).forEach((g, a) => expect(g).to.be.closeTo(ref.trace0[p]!.grad[a]!, 1e-12));
+      });
     }
   });
 
