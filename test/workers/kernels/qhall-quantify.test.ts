@@ -73,7 +73,9 @@ describe('kernel qhall/quantify', () => {
       const r = runRaw(qhall, { seed, generations: K, dim, latent_answers: A }).result as any;
       const rng = new RngStreams(seed, 'qhall/quantify');
       const gens = draw(rng.stream('answers'), rng.stream('gens'), K, dim, A);
+      expect(r.generations).to.have.length(K);
       r.generations.forEach((g: any, j: number) => {
+        expect(g.z).to.have.length(dim);
         expect(g.latent).to.equal(gens[j]!.latent);
         Array.from(g.z as ArrayLike<number>).forEach((x, i) => expect(x).to.be.closeTo(gens[j]!.z[i]!, 1e-15));
       });
@@ -145,10 +147,14 @@ describe('kernel qhall/quantify', () => {
 
   it('re-derives the greedy clusters and entropies; Rényi-2 ≤ SE ≤ ln #clusters and the plateau readout is consistent', () => {
     for (let seed = 0; seed < 6; seed++) {
-      const r = runRaw(qhall, { seed, latent_answers: 1 + seed }).result as any;
-      const K = r.generations.length;
-      const U = r.generations.map((g: any) => {
-        const z = Array.from(g.z as Float64Array);
+      const out = runRaw(qhall, { seed, latent_answers: 1 + seed });
+      const r = out.result as any;
+      const { generations: K, dim } = out.params;
+      // the generations redrawn from their streams, not read back from the body
+      const rng = new RngStreams(seed, 'qhall/quantify');
+      const gens = draw(rng.stream('answers'), rng.stream('gens'), K, dim, 1 + seed);
+      const U = gens.map((g) => {
+        const z = Array.from(g.z);
         const n = Math.hypot(...z);
         return z.map((v) => v / n);
       });
@@ -169,6 +175,8 @@ describe('kernel qhall/quantify', () => {
       const r2 = -Math.log(p.reduce((s, q) => s + q * q, 0));
       expect(r.semantic_entropy).to.be.closeTo(se, 1e-12);
       expect(r.renyi2_entropy).to.be.closeTo(r2, 1e-12);
+      expect(r.cluster_sizes).to.deep.equal(clusters.map((c) => c.length));
+      expect(r.normalized_entropy).to.be.closeTo(se / Math.log(K), 1e-12);
       expect(r2).to.be.at.most(se + 1e-12);
       expect(se).to.be.at.most(Math.log(clusters.length) + 1e-12);
       const nu = Math.min(8, Math.floor((8 * se) / Math.log(K)));
