@@ -138,7 +138,10 @@ describe('kernel ctxready/unroll', () => {
       expect(last.max_abs_error).to.equal(0);
       expect(last.exact_prefix).to.equal(T);
       expect(last.ppl).to.equal(r.ppl_sequential);
+      // first_exact_k is the first k whose error is bitwise 0: below T − 1 rounding decides it, so the exact
+      // statement is the bound (after T − 1 unrolls every position is exact), and it is the first zero row
       expect(r.first_exact_k).to.be.a('number').and.at.most(T - 1);
+      expect(r.first_exact_k).to.equal(r.per_k.findIndex((row: any) => row.max_abs_error === 0));
       expect(Array.from(r.tokens)).to.deep.equal(Array.from(model(seed, T, d, V, gain).tokens));
     }
   });
