@@ -83,6 +83,7 @@ describe('kernel agentcoh/sync', () => {
       const r = runRaw(agentcoh, { seed, agents: n, artifacts: m, steps }).result as any;
       const ref = referenceMesi(seed, n, m, steps);
       expect(r.sizes).to.deep.equal(ref.sizes);
+      expect(r.by_write_fraction).to.have.length(VS.length);
       r.by_write_fraction.forEach((row: any, i: number) => {
         const c = ref.rows[i]!;
         expect(row.V).to.equal(VS[i]);

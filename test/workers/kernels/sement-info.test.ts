@@ -82,6 +82,8 @@ describe('kernel sement/info', () => {
       expect(ex.se_weighted).to.be.within(0, Math.log(ex.n_clusters_found) + 1e-12);
       expect(Math.log(ex.n_clusters_found)).to.be.at.most(r.bounds.se_max);
       expect(r.bounds.se_max).to.be.closeTo(Math.log(40), 1e-15);
+      expect(r.bounds.se_min).to.equal(0);
+      // method.* are descriptive texts (the estimators' formulas as words), not computed values
       // every cluster is a union of identical-string groups
       const home = new Map<string, number>();
       ex.clusters.forEach((c: any, ci: number) =>

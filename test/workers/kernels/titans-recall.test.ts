@@ -98,6 +98,7 @@ describe('kernel titans/recall', () => {
       const ref = replay(keys, values, orders);
       expect(r.accuracy_by_epoch).to.deep.equal(ref.acc);
       expect(r.surprise_index).to.deep.equal(ref.surprise.map((_, i) => i));
+      expect(r.surprise).to.have.length(ref.surprise.length);
       r.surprise.forEach((x: number, i: number) => expect(x).to.be.closeTo(ref.surprise[i]!, 1e-11));
       expect(r.surprise_digest).to.equal(createHash('sha256').update(JSON.stringify(ref.surprise.map((x) => Number(x.toPrecision(12))))).digest('hex'));
       // P ≤ d: the keys can be fitted exactly (L* ≈ 0); P > d: the normal-equation optimum
