@@ -83,10 +83,12 @@ describe('kernel qhall/quantify', () => {
       const Z = gens.map((g) => centre(g.z));
       const small = K <= dim ? Z.map((a) => Z.map((b) => dot(a, b))) : Array.from({ length: dim }, (_, a) => Array.from({ length: dim }, (_, b) => Z.reduce((t, z) => t + z[a]! * z[b]!, 0)));
       const want = eigenvalues(small).sort((a, b) => a - b);
+      expect(r.eigenvalues).to.have.length(want.length);
       Array.from(r.eigenvalues as ArrayLike<number>).sort((a, b) => a - b).forEach((x, i) => expect(x).to.be.closeTo(want[i]!, 1e-9));
       const U = gens.map((g) => g.z.map((v) => v / Math.hypot(...g.z)));
       const rho = K <= dim ? U.map((a) => U.map((b) => dot(a, b) / K)) : Array.from({ length: dim }, (_, a) => Array.from({ length: dim }, (_, b) => U.reduce((t, u) => t + (u[a]! * u[b]!) / K, 0)));
       const spec = eigenvalues(rho).sort((a, b) => a - b);
+      expect(r.kle_spectrum).to.have.length(spec.length);
       Array.from(r.kle_spectrum as ArrayLike<number>).sort((a, b) => a - b).forEach((x, i) => expect(x).to.be.closeTo(spec[i]!, 1e-12));
       const grounded: number[] = [];
       const confab: number[] = [];
