@@ -50,6 +50,8 @@ describe('kernel matgran/truncate', () => {
     order.forEach((src, i) => expect(r.eigenvalues[i]).to.be.closeTo(values[src]!, 1e-10));
     const Z = Xc.map((x) => order.map((src) => x.reduce((s, v, a) => s + v * vectors.data[a * dim + src]!, 0)));
     expect(r.granularities).to.deep.equal([1, 3, 6, 12]);
+    expect(r.table.map((row: any) => row.m)).to.deep.equal([1, 3, 6, 12]);
+    expect(r.eigenvalues).to.have.length(dim);
     let trace = 0;
     for (let a = 0; a < dim; a++) trace += C[a * dim + a]!;
     for (const row of r.table) {
