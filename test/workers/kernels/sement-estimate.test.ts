@@ -61,7 +61,7 @@ describe('kernel sement/estimate', () => {
     }
   });
 
-  it('recomputes: the greedy clustering of the returned samples and every entropy', () => {
+  it('recomputes: the greedy clustering of the redrawn answers and every entropy', () => {
     for (const [seed, K, C, th] of [[42, 40, 5, 0.6], [1, 256, 20, 0.6], [2, 100, 50, 0.3], [3, 77, 8, 0.9]] as const) {
       const r = raw({ seed, K, n_clusters: C, threshold: th });
       expect(r.samples).to.have.length(K);
