@@ -178,15 +178,18 @@ describe('kernel testtime/scaling', () => {
     }
   });
 
-  it('compute-matched comparison and power-law fit are recomputed from the returned curves', () => {
+  it('compute-matched comparison and power-law fit are recomputed from the replayed problems and coverage', () => {
     const r = runRaw(tts, { seed: 3, p: 0.1, N: 512, steps: 5 }).result as any;
-    const par = r.problem_p.reduce((s: number, p: number) => s + 1 - (1 - p) ** 6, 0) / M;
-    const seq = r.problem_p.reduce((s: number, p: number) => s + 1 - (1 - p) * 0.85 ** 5, 0) / M;
+    const ref = replay(3, 0.1, 512, 5);
+    const par = ref.pi.reduce((s: number, p: number) => s + 1 - (1 - p) ** 6, 0) / M;
+    const seq = ref.pi.reduce((s: number, p: number) => s + 1 - (1 - p) * 0.85 ** 5, 0) / M;
     expect(r.compute_matched.budget).to.equal(6);
     expect(r.compute_matched.parallel).to.be.closeTo(par, 1e-12);
     expect(r.compute_matched.sequential).to.be.closeTo(seq, 1e-12);
     expect(r.compute_matched.recommended).to.equal(par >= seq ? 'parallel' : 'sequential');
-    const pts = r.budgets.map((n: number, k: number) => [Math.log(n), r.coverage[k]]).filter(([, c]: number[]) => c! > 0 && c! < 1);
+    expect(r.compute_matched.margin).to.be.closeTo(par - seq, 1e-12);
+    expect(Array.from(r.coverage)).to.deep.equal(ref.stats.map((x) => x.cov));
+    const pts = ref.budgets.map((n: number, k: number) => [Math.log(n), ref.stats[k]!.cov]).filter(([, c]) => c! > 0 && c! < 1);
     const xs = pts.map((q: number[]) => q[0]!);
     const ys = pts.map((q: number[]) => Math.log(-Math.log(q[1]!)));
     const n = xs.length;
@@ -197,6 +200,7 @@ describe('kernel testtime/scaling', () => {
     const slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
     expect(r.power_law_fit.b).to.be.closeTo(-slope, 1e-9);
     expect(r.power_law_fit.a).to.be.closeTo(Math.exp((sy - slope * sx) / n), 1e-9);
+    expect(r.power_law_fit.points).to.equal(n);
     expect(r.power_law_fit.b).to.be.greaterThan(0);
   });
 
