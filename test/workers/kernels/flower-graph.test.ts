@@ -175,7 +175,7 @@ describe('kernel flower/graph', () => {
       expect(r.clustering.ari).to.be.within(-1, 1);
       // informative: the assignment (k-means++ on eigenvectors that are not unique); the sizes are its histogram
       const sizes = new Array<number>(r.clustering.sizes.length).fill(0);
-      for (const c of r.clustering.assignment) sizes[c]++;
+      for (const c of r.clustering.assignment) sizes[c] = sizes[c]! + 1;
       expect(r.clustering.sizes).to.deep.equal(sizes);
       expect(r.clustering.sizes.reduce((x: number, y: number) => x + y, 0)).to.equal(n);
     }

@@ -97,10 +97,10 @@ describe('kernel interpretability/features', () => {
       const freq = ref.counts.map((c, j) => ({ feature: j, count: c })).sort((a, b) => b.count - a.count || a.feature - b.feature).slice(0, 10);
       expect(r.top_frequencies).to.deep.equal(freq);
       // the first examples: input, true features, the k selected pre-activations and the (k+1)-th, from the reference encoder
-      expect(r.examples).to.have.length(Math.min(4, batch));
+      expect(r.examples).to.have.length(Math.min(4, batch!));
       r.examples.forEach((ex: any, e: number) => {
         const want = ref.examples[e]!;
-        expect(ex.x).to.have.length(d);
+        expect(ex.x).to.have.length(d!);
         ex.x.forEach((v: number, i: number) => expect(v).to.be.closeTo(want.x[i]!, 1e-12));
         expect(ex.true_features.map((t: any) => t.feature)).to.deep.equal(want.true_features.map((t) => t.feature));
         ex.true_features.forEach((t: any, i: number) => expect(t.amplitude).to.be.closeTo(want.true_features[i]!.amplitude, 1e-15));

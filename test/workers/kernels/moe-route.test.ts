@@ -113,7 +113,7 @@ describe('kernel moe/route', () => {
           const e = top[t]![rank]!;
           if (held[e] < C) {
             held[e]++;
-            accepted[t][rank] = true;
+            accepted[t]![rank] = true;
           }
         }
       }

@@ -165,7 +165,7 @@ describe('kernel qhall/quantify', () => {
         let best = -1;
         let bc = -Infinity;
         clusters.forEach((c, ci) => {
-          const s = dot(u, U[c[0]!]);
+          const s = dot(u, U[c[0]!]!);
           if (s >= 0.55 && s > bc) [best, bc] = [ci, s];
         });
         if (best < 0) clusters.push([j]);
