@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { withTestApp } from '../helpers/app.js';
+import { threadCpuMs } from '../helpers/cpu-time.js';
+import { loopBlockDuring } from '../helpers/loop-block.js';
 
 // In-bounds but heavy stored events must not make status/export block the loop. Heavy in stored
 // bytes (~39 KB exported) within the ingest limits on names, values and text.
@@ -21,9 +23,10 @@ describe('CoT under heavy stored events', () => {
   it('stored events are bounded in total bytes (oldest evicted), and status stays fast', async () => {
     const cfg = app().services.config.cot;
     expect(cfg.maxStoredBytes).to.equal(4 * 1024 * 1024);
-    const started = performance.now();
+    // the app runs on this thread: its CPU time is the request's cost, whatever else the machine does
+    const started = threadCpuMs();
     const status = await app().http.get('/api/svc/v1/cot/status');
-    expect(performance.now() - started).to.be.below(300);
+    expect(threadCpuMs() - started, 'ms of main-thread CPU for the status').to.be.below(300);
     const live = status.body.live as { tracks_total: number; tracks_cot_valid: number };
     expect(live.tracks_total).to.be.below(8 + 120);
     expect(live.tracks_cot_valid).to.equal(live.tracks_total);
@@ -33,14 +36,18 @@ describe('CoT under heavy stored events', () => {
   });
 
   it('the export is streamed and bounded, and /health answers promptly meanwhile', async () => {
-    const exports = Array.from({ length: 2 }, () => fetch(`${app().baseUrl}/api/svc/v1/cot/export`).then(async (r) => ({ status: r.status, text: await r.text() })));
-    const healthStarted = performance.now();
-    const health = await fetch(`${app().baseUrl}/api/svc/v1/health`);
-    const healthMs = performance.now() - healthStarted;
-    const done = await Promise.all(exports);
+    let health: Response | undefined;
+    let done: { status: number; text: string }[] = [];
+    // the longest stretch the main thread (the app's) spent without yielding, in CPU time: what a
+    // concurrent /health waits for at most, on a quiet or a loaded machine
+    const { blockMs } = await loopBlockDuring(async () => {
+      const exports = Array.from({ length: 2 }, () => fetch(`${app().baseUrl}/api/svc/v1/cot/export`).then(async (r) => ({ status: r.status, text: await r.text() })));
+      health = await fetch(`${app().baseUrl}/api/svc/v1/health`);
+      done = await Promise.all(exports);
+    });
     // (its status reflects every check, e.g. the signer's self-test on a loaded machine: only promptness is asserted)
-    expect((await health.json()) as object).to.have.property('status');
-    expect(healthMs).to.be.below(3000); // the old synchronous export blocked for 4 s per export here
+    expect((await health!.json()) as object).to.have.property('status');
+    expect(blockMs, 'longest main-thread stretch, ms of CPU').to.be.below(1000); // the old synchronous export blocked for 4 s per export here
     for (const d of done) {
       expect(d.status).to.equal(200);
       expect(d.text.length).to.be.below(4.5 * 1024 * 1024);

@@ -2,7 +2,8 @@
  * CPU time of the calling thread, in ms. A cost budget measured in wall time fails on a busy
  * machine, where a call mostly waits for a CPU; the thread's own CPU time counts only the work.
  * Linux reads /proc/thread-self/schedstat; elsewhere the process's user + system time stands in
- * (which also counts other threads, so it errs towards failing, never towards passing).
+ * (which also counts other threads, so it errs towards failing, never towards passing). The figure
+ * advances at the scheduler's ticks (a few ms): it suits budgets of tens of ms and more.
  */
 import { readFileSync } from 'node:fs';
 

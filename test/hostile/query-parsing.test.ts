@@ -20,7 +20,8 @@ function get(base: string, path: string): Promise<{ status: number; body: string
 }
 
 describe('hostile: query strings are parsed in linear time with a bounded parameter count', function () {
-  this.timeout(60_000);
+  // the real entry point under tsx: seconds to start on a quiet machine, a minute or more on a loaded one
+  this.timeout(300_000);
   // the real entry point: its head limit lets a 64 KB query through, as in production
   let svc: ServiceProcess;
   let base: string;
@@ -29,7 +30,9 @@ describe('hostile: query strings are parsed in linear time with a bounded parame
     base = svc.base;
     await settled(svc);
   });
-  after(() => killService(svc));
+  after(async () => {
+    if (svc) await killService(svc);
+  });
 
   const flood = `?${'a&'.repeat(32_000)}`; // 64 KB, inside the head limit
 
@@ -48,16 +51,19 @@ describe('hostile: query strings are parsed in linear time with a bounded parame
     expect(best).to.be.below(20);
   });
 
-  it('a concurrent /health answers within 100 ms while such queries arrive', async () => {
+  it('a concurrent /health answers within 100 ms of main-thread work while such queries arrive', async () => {
+    // what /health can wait for is the main thread's work meanwhile: its CPU time, which a busy
+    // machine does not inflate as it does the wall time
     let best = Infinity;
     for (let i = 0; i < 3; i++) {
+      const before = mainThreadCpuMs(svc);
       const floods = [get(base, `/api/svc/v1/doctrine${flood}`), get(base, `/api/svc/v1/ledger/head${flood}`)];
       const health = await get(base, '/api/svc/v1/health');
       await Promise.all(floods);
       expect(health.status).to.be.oneOf([200, 503]);
-      best = Math.min(best, health.ms);
+      best = Math.min(best, mainThreadCpuMs(svc) - before);
     }
-    expect(best).to.be.below(100);
+    expect(best, 'ms of main-thread CPU for two floods and a /health').to.be.below(100);
   });
 
   it('at the bound the query is parsed; one over is refused', async () => {
@@ -102,6 +108,8 @@ describe('hostile: query strings are parsed in linear time with a bounded parame
       const qs = 'a&'.repeat(n);
       let best = Infinity;
       for (let i = 0; i < 5; i++) {
+        // wall time, best of five: a parse of a few ms is below the CPU clock's tick, and a busy
+        // machine can only add to a try
         const s = performance.now();
         parseQuery(qs, Infinity);
         best = Math.min(best, performance.now() - s);

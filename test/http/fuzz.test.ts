@@ -2,13 +2,16 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import type { ObjectSchema } from 'joi';
 import { withTestApp } from '../helpers/app.js';
+import { loopBlockDuring } from '../helpers/loop-block.js';
 import type { RouteDef } from '../../src/http/route.js';
 
 // Valid and invalid requests for every route of the route table, for a bounded time. Asserts no 5xx
-// (503 only where a route declares a capacity answer), well-formed bounded error bodies, and a
-// responsive /health meanwhile.
+// (503 only where a route declares a capacity answer), well-formed bounded error bodies, no hung
+// request, and a main thread (the app's) that never blocks long enough to keep /health waiting.
 const FUZZ_MS = Number(process.env.FUZZ_MS ?? 8_000);
 const MAX_ERROR_BODY = 64 * 1024;
+// a request unanswered this long has hung (one that hangs ends the run), however loaded the machine
+const HUNG_MS = 60_000;
 
 type Described = { keys?: Record<string, unknown> };
 const keysOf = (schema: ObjectSchema | 'text' | undefined): string[] =>
@@ -42,7 +45,7 @@ function request(def: RouteDef) {
 }
 
 describe('fuzz: every route of the route table', function () {
-  this.timeout(FUZZ_MS + 60_000);
+  this.timeout(FUZZ_MS + 2 * HUNG_MS + 60_000);
   const app = withTestApp();
   before(() => app().services.pool.ready());
 
@@ -60,19 +63,25 @@ describe('fuzz: every route of the route table', function () {
     })();
     let runs = 0;
     const failures: string[] = [];
-    await fc.assert(
+    const { blockMs } = await loopBlockDuring(() => fc.assert(
       fc.asyncProperty(fc.constantFrom(...routes).chain((def) => request(def).map((req) => ({ def, req }))), async ({ def, req }) => {
         runs++;
         let path = def.path;
         for (const p of req.params) path = path.replace(/:\w+/, encodeURIComponent(p));
         const qs = new URLSearchParams(Object.entries(req.query)).toString();
         const url = `${app().baseUrl}${path}${qs ? `?${qs}` : ''}`;
-        const init: RequestInit = { method: def.method };
+        const init: RequestInit = { method: def.method, signal: AbortSignal.timeout(HUNG_MS) };
         if (def.method === 'POST') {
           init.body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
           init.headers = { 'content-type': def.body === 'text' ? 'application/xml' : 'application/json' };
         }
-        const res = await fetch(url, init);
+        let res: Response;
+        try {
+          res = await fetch(url, init);
+        } catch (err) {
+          failures.push(`${def.method} ${url.slice(0, 200)}: ${(err as Error).name === 'TimeoutError' ? `no answer within ${HUNG_MS / 1000} s` : String(err)}`);
+          return false;
+        }
         const where = `${def.method} ${url.slice(0, 200)} -> ${res.status}`;
         if (res.ok && res.headers.get('content-type')?.startsWith('text/event-stream')) {
           // a stream never ends by itself: its first event is the check, then the viewer leaves
@@ -99,18 +108,17 @@ describe('fuzz: every route of the route table', function () {
         return failures.length === 0;
       }),
       { numRuns: 1_000_000, interruptAfterTimeLimit: FUZZ_MS, markInterruptAsFailure: false, endOnFailure: true },
-    ).catch((err: unknown) => failures.push(String(err).slice(0, 2000)));
+    ).catch((err: unknown) => failures.push(String(err).slice(0, 2000))));
     polling = false;
     await poller;
     expect(failures).to.deep.equal([]);
-    // ~1,000 in 8 s here; a request that hangs (as an unread stream once did) ends the run early
-    expect(runs).to.be.greaterThan(FUZZ_MS / 100);
+    // ~1,000 in 8 s on a quiet machine, a few dozen on a loaded one; a hung request fails above
+    expect(runs).to.be.greaterThan(0);
     healthMs.sort((a, b) => a - b);
     const p95 = healthMs[Math.floor(healthMs.length * 0.95)]!;
-    console.log(`      fuzz: ${runs} requests over ${routes.length} routes; /health p50 ${healthMs[Math.floor(healthMs.length / 2)]!.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${healthMs.at(-1)!.toFixed(1)} ms`);
-    // the fuzzing client runs on the same loop and the same two shared cores: the median must meet
-    // the 100 ms bound, the tail gets room for the client's own work (a blocking route shows as seconds)
-    expect(healthMs[Math.floor(healthMs.length / 2)]!).to.be.below(100);
-    expect(p95).to.be.below(300);
+    console.log(`      fuzz: ${runs} requests over ${routes.length} routes; longest main-thread stretch ${blockMs.toFixed(1)} ms of CPU; /health p50 ${healthMs[Math.floor(healthMs.length / 2)]!.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms (wall, for information)`);
+    // what /health waits for at most is the longest stretch of main-thread work (the fuzzing client's
+    // included), in CPU time so a loaded machine does not count; a blocking route shows as seconds
+    expect(blockMs, 'longest main-thread stretch, ms of CPU').to.be.below(500);
   });
 });

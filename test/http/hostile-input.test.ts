@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { threadCpuMs } from '../helpers/cpu-time.js';
 
 // Client mistakes and hostile bodies (and slow ones) are bounded 4xx, never 5xx.
 describe('hostile request bodies', () => {
@@ -14,10 +15,11 @@ describe('hostile request bodies', () => {
   const json = (path: string, body: string, headers: Record<string, string> = {}) =>
     t.http.post(path).set({ 'content-type': 'application/json', ...headers }).send(body);
 
-  it('40,000 empty frames answer a small 422 (the 64-frame limit first), in well under a second', async () => {
-    const started = performance.now();
+  it('40,000 empty frames answer a small 422 (the 64-frame limit first), in well under a second of CPU', async () => {
+    // the app runs on this thread: its CPU time is the cost, whatever else the machine does
+    const started = threadCpuMs();
     const res = await json('/api/svc/v1/edge/3d', JSON.stringify({ frames: Array.from({ length: 40_000 }, () => ({})) }));
-    const ms = performance.now() - started;
+    const ms = threadCpuMs() - started;
     expect(res.status).to.equal(422);
     expect(res.text.length).to.be.below(4096);
     expect(res.body.detail).to.have.length(1);
@@ -103,7 +105,6 @@ describe('hostile request bodies', () => {
 
   it('a body trickling slower than the body timeout gets 408 and the connection is closed', async () => {
     const port = new URL(t.baseUrl).port;
-    const started = performance.now();
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1');
       let data = '';
@@ -113,10 +114,11 @@ describe('hostile request bodies', () => {
       socket.write('POST /api/svc/v1/verdict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"tr');
       const drip = setInterval(() => (socket.writable ? socket.write(' ') : clearInterval(drip)), 50);
       socket.on('close', () => clearInterval(drip));
-      setTimeout(() => socket.destroy(), 5000);
+      setTimeout(() => socket.destroy(), 60_000).unref();
     });
     expect(answer).to.match(/^HTTP\/1\.1 408/);
     expect(answer).to.match(/connection: close/i);
-    expect(performance.now() - started).to.be.below(2000);
+    // the configured 300 ms timeout answered, not the 100 bytes arriving (they take 5 s) nor a default
+    expect(answer).to.include('Request body not received within 300 ms');
   });
 });

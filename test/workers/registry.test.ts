@@ -2,8 +2,10 @@ import { expect } from 'chai';
 import { KERNELS, REGISTRY, kernelRegistry, withKernels } from '../../workers/registry.js';
 import { kernelPath, type KernelDef } from '../../workers/kernel-def.js';
 import { runBody } from '../helpers/kernels.js';
+import { cpuMsOf } from '../helpers/cpu-time.js';
 
-// Generous against CI noise: the design target is 100 ms of worker time at the worst bound.
+// CPU time, not wall time, so a busy machine does not count; generous against noise: the design
+// target is 100 ms of worker time at the worst bound.
 const BUDGET_MS = 1000;
 
 describe('workers/registry', () => {
@@ -27,7 +29,9 @@ describe('workers/registry', () => {
     expect(REGISTRY.get('extra/kernel')).to.equal(undefined);
   });
 
-  it('informative fields are declared with a reason, exist in the result as numbers, and are listed in the body', () => {
+  it('informative fields are declared with a reason, exist in the result as numbers, and are listed in the body', function () {
+    // every kernel runs once: seconds on a quiet machine, minutes on a loaded one
+    this.timeout(300_000);
     const declaring = KERNELS.filter((d) => d.informative);
     expect(declaring.map((d) => d.id).sort()).to.deep.equal(['flower/graph', 'goat/transport', 'inplacettt/adapt', 'kan/fit', 'keyless/attention', 'mla/latent-compress', 'nsa/simulate', 'ssm/scan']);
     const numeric = (v: unknown): boolean => typeof v === 'number' || (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number'));
@@ -45,14 +49,15 @@ describe('workers/registry', () => {
   for (const def of KERNELS) {
     describe(def.id, () => {
       // determinism and bounds: test/kernels/contract.test.ts
-      it('answers at defaults with the envelope, and at its worst case within budget', () => {
+      it('answers at defaults with the envelope, and at its worst case within budget', function () {
+        // the budget is on CPU time; the wall time a loaded machine takes is not the kernel's
+        this.timeout(120_000);
         const body = JSON.parse(runBody(def));
         expect(body).to.include({ schema: 'svc.kernel/v1', kernel: def.id, seed: 42 });
-        const t0 = performance.now();
         // query kernels receive strings, request kernels JSON values: exercise the same parsing path
         const worst = def.input === 'query' ? Object.fromEntries(Object.entries(def.worstCase).map(([k, v]) => [k, String(v)])) : def.worstCase;
-        runBody(def, worst);
-        expect(performance.now() - t0).to.be.below(BUDGET_MS);
+        const { ms } = cpuMsOf(() => runBody(def, worst));
+        expect(ms, `${def.id} at its worst case: ms of CPU`).to.be.below(BUDGET_MS);
       });
     });
   }
