@@ -3,6 +3,7 @@ import { intervalPoint } from '../../src/energy/series.js';
 import { seriesChart } from '../../src/isomorphic/energy-chart.js';
 import { SERIES_FIELDS, type EnergySeries } from '../../src/isomorphic/wire/energy.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { until } from '../helpers/until.js';
 
 const API = '/api/svc/v1/energy';
 const BASES = ['measured', 'computed', 'model', 'published', 'dataset', 'config', 'input'];
@@ -49,7 +50,9 @@ describe('energy: the measured series (a ring of real samples)', () => {
     expect(seriesChart([], 400, 120).lines.every((l) => l.vertices.length === 0)).to.equal(true);
   });
 
-  describe('GET /energy/sovereign `series` and the /energy-sovereign panel', () => {
+  describe('GET /energy/sovereign `series` and the /energy-sovereign panel', function () {
+    // above the waits' own 60 s limit, so a slow machine fails on the condition it waited for
+    this.timeout(120_000);
     let t: TestApp;
     before(async () => {
       t = await buildTestApp({ energy: { seriesIntervalMs: 60, seriesPoints: 6 } });
@@ -61,14 +64,11 @@ describe('energy: the measured series (a ring of real samples)', () => {
       const b = (await t.http.get(`${API}/sovereign`).expect(200)).body;
       return { ...b.series, vcpus: b.measured.vcpus.value, cpuTotalS: b.measured.cpu_user_s.value + b.measured.cpu_system_s.value };
     };
-    const waitFor = async (ok: (s: EnergySeries) => boolean): Promise<Read> => {
-      for (let i = 0; i < 200; i++) {
+    const waitFor = (ok: (s: EnergySeries) => boolean): Promise<Read> =>
+      until('the series to get there', async () => {
         const s = await series();
-        if (ok(s)) return s;
-        await new Promise((r) => setTimeout(r, 30));
-      }
-      throw new Error('the series never got there');
-    };
+        return ok(s) ? s : null;
+      }, 60_000);
 
     it('grows from samples taken on the interval, each field stated once with its unit and basis, each point recomputable', async () => {
       const s = await waitFor((x) => x.points.length >= 3);

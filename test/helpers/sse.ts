@@ -12,7 +12,7 @@ export interface SseReader {
   req: ClientRequest;
   events: SseEvent[];
   comments: string[];
-  /** Resolves once `n` events have arrived (rejects after `ms`). */
+  /** Resolves once `n` events have arrived (rejects after `ms`, a limit a loaded machine stays within). */
   waitFor(n: number, ms?: number): Promise<SseEvent[]>;
   close(): void;
 }
@@ -61,7 +61,7 @@ export function openSse(url: string, headers: Record<string, string> = {}): Prom
         req,
         events,
         comments,
-        waitFor(n, ms = 10000) {
+        waitFor(n, ms = 60_000) {
           return new Promise((ok, fail) => {
             const timer = setTimeout(() => fail(new Error(`only ${events.length} of ${n} events within ${ms} ms`)), ms);
             const check = (): void => {

@@ -231,7 +231,8 @@ describe('hostile: durability edges of the file ledger', function () {
     expect((await again.http.get(`${API}/health`)).status).to.equal(200);
     const readiness = await again.http.get(`${API}/ledger/readiness`);
     expect([readiness.status, readiness.body.adapter_state, readiness.body.replay.nodes]).to.deep.equal([503, 'UNAVAILABLE', 1]);
-    expect(readiness.body.reason).to.match(/^STORE_UNAVAILABLE: the newline of the last line could not be written at start \(ENOSPC/);
+    // "at start" until the first retry, which a slow machine may already have made
+    expect(readiness.body.reason).to.match(/^STORE_UNAVAILABLE: the newline of the last line could not be written (at start )?\(ENOSPC/);
     disk.free();
     await until('the store to recover', async () => (await again.http.get(`${API}/ledger/readiness`)).status === 200);
     const next = await again.http.post(`${API}/verdict`).send(frame);

@@ -11,6 +11,7 @@ import type { Signer } from '../../src/ledger/signer.js';
 import { evaluate } from '../../src/verdicts/evaluate.js';
 import { VerdictService } from '../../src/verdicts/verdict-service.js';
 import { buildTestApp, testConfig } from '../helpers/app.js';
+import { until } from '../helpers/until.js';
 
 const frame = (id: string, lat = 1) => ({ track_id: id, lat, lon: 2 });
 
@@ -107,15 +108,17 @@ describe('write guard, shedding and health', function () {
       const shed = res.filter((r) => r.status === 503).length;
       expect(shed).to.be.greaterThan(10);
       const elapsedMs = performance.now() - started;
-      await new Promise((r) => setTimeout(r, 600));
+      // a loaded machine may also answer some at their deadline (504): shed too, and summarised
+      const late = res.filter((r) => r.status === 504).length;
+      const summarised = (): number => lines.filter((l) => l.msg === 'requests shed').reduce((n, l) => n + (l.total ?? 0), 0);
+      // the last interval's summary is written when its 300 ms are up
+      await until('the summaries to cover every shed answer', () => summarised() >= shed + late).catch(() => null);
       expect(lines.filter((l) => l.msg === 'request failed')).to.have.length(0);
       expect(lines.filter((l) => l.msg === 'request')).to.have.length(0);
       const summaries = lines.filter((l) => l.msg === 'requests shed');
       // at most one line per 300 ms interval, however many requests were shed
       expect(summaries.length).to.be.within(1, Math.ceil(elapsedMs / 300) + 1);
-      // a loaded machine may also answer some at their deadline (504): shed too, and summarised
-      const late = res.filter((r) => r.status === 504).length;
-      expect(summaries.reduce((n, l) => n + (l.total ?? 0), 0)).to.equal(shed + late);
+      expect(summarised()).to.equal(shed + late);
       const metrics = (await http.get('/metrics')).text;
       expect(metrics).to.match(new RegExp(`^svc_requests_shed_total\\{code="QUEUE_FULL"\\} ${shed}$`, 'm'));
     } finally {
@@ -154,7 +157,8 @@ describe('write guard, shedding and health', function () {
       while (performance.now() < end) {
         // one synchronous 1.2 s block
       }
-      await new Promise((r) => setTimeout(r, 200));
+      // the watchdog notices on its next tick
+      await until('the stall on /health', async () => (await t.http.get('/api/svc/v1/health')).body.checks['event-loop:delay'].observedValue >= 1000).catch(() => null);
       const check = (await t.http.get('/api/svc/v1/health')).body.checks['event-loop:delay'];
       expect(check.status).to.equal('warn');
       expect(check.observedValue).to.be.at.least(1000);

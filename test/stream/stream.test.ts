@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { EventSource } from 'eventsource';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { openSse } from '../helpers/sse.js';
+import { until } from '../helpers/until.js';
 import { loadConfig } from '../../src/config/load.js';
 
 const STREAM = '/api/svc/v1/stream/verdicts';
@@ -17,7 +18,8 @@ function verifies(data: { receipt: { dsse: { payload: string; payloadType: strin
 }
 
 describe('SSE verdict stream', function () {
-  this.timeout(30000);
+  // above the waits' own 60 s limits, so a slow machine fails on the condition it waited for
+  this.timeout(180_000);
   let t: TestApp;
   let pem: string;
   before(async () => {
@@ -50,7 +52,7 @@ describe('SSE verdict stream', function () {
 
   it('sends retry once and : ping heartbeats, with SSE headers and no compression', async () => {
     const r = await openSse(`${t.baseUrl}${STREAM}`, { 'accept-encoding': 'gzip' });
-    await sleep(500);
+    await until('a heartbeat', () => r.comments.includes(': ping'), 60_000);
     r.close();
     expect(r.res.headers['content-type']).to.match(/^text\/event-stream/);
     expect(r.res.headers['cache-control']).to.equal('no-cache, no-transform');
@@ -71,11 +73,13 @@ describe('SSE verdict stream', function () {
     expect(new Set(perTick.slice(0, 4)).size).to.equal(4);
     const lastSeen = Number(b.events[5]!.id);
     b.close();
-    await sleep(300);
+    // events flow while B is away
+    await a.waitFor(a.events.length + 3);
     const resumed = await openSse(`${t.baseUrl}${STREAM}`, { 'last-event-id': String(lastSeen) });
     await resumed.waitFor(5);
     const replayed = resumed.events.map((e) => Number(e.id));
-    await sleep(100); // let A catch up to what the replay covers
+    // let A catch up to what the replay covers
+    await until('A to see the last replayed event', () => a.events.some((e) => Number(e.id) >= replayed.at(-1)!), 60_000);
     const upTo = Math.min(replayed.at(-1)!, Number(a.events.at(-1)!.id));
     const seenByA = a.events.map((e) => Number(e.id));
     // exactly the events A saw after lastSeen: nothing missed, nothing repeated
@@ -91,12 +95,12 @@ describe('SSE verdict stream', function () {
     const viewer = await openSse(`${t.baseUrl}${STREAM}`);
     await viewer.waitFor(4);
     const running = await ledgerSize();
-    await sleep(200);
-    expect(await ledgerSize()).to.be.greaterThan(running);
+    await until('the ledger to grow', async () => (await ledgerSize()) > running, 60_000);
     expect((await t.http.get('/mesh/state')).body.wires.C.status).to.not.equal('IDLE');
     viewer.close();
-    await sleep(300);
+    await until('wire C to go idle', async () => (await t.http.get('/mesh/state')).body.wires.C.status === 'IDLE', 60_000);
     const size1 = await ledgerSize();
+    // a window of eight 50 ms ticks in which a flight still running would append
     await sleep(400);
     const size2 = await ledgerSize();
     expect(size2).to.equal(size1);
@@ -121,16 +125,15 @@ describe('SSE verdict stream', function () {
       });
       const bytes = (): number => good.events.reduce((acc, e) => acc + e.data.length, 0);
       const start = bytes();
-      const t0 = Date.now();
-      while (bytes() - start < 2_000_000 && Date.now() - t0 < 15000) await sleep(100);
+      // a loaded machine takes longer to send 2 MB; a limit, not a speed bound
+      await until('2 MB to reach the reading viewer', () => bytes() - start >= 2_000_000, 120_000).catch(() => null);
       const sent = bytes() - start;
       // the stalled viewer stopped reading after its first buffer, yet every event went to both
       expect(sent, 'bytes the reading viewer received while the other stalled').to.be.at.least(2_000_000);
       expect(stalled.socket.bytesRead).to.be.below(sent / 10);
       expect(stalled.socket.destroyed).to.equal(false);
       const seen = good.events.length;
-      await sleep(200);
-      expect(good.events.length).to.be.greaterThan(seen);
+      await until('more events for the reading viewer', () => good.events.length > seen, 60_000);
       good.close();
       stalled.destroy();
     } finally {
