@@ -7,6 +7,7 @@ import { openSse } from './helpers/sse.js';
 import { allocatorAdvice, allocatorFacts } from '../src/platform/allocator.js';
 import { heapLimitAdvice, heapLimitMb } from '../src/platform/heap-limit.js';
 import { openWritesWarning } from '../src/http/listen.js';
+import { until } from './helpers/until.js';
 
 type LogLine = { level?: number; env?: string; heapLimitMb?: number; setting?: string; port?: number; msg?: string };
 
@@ -28,6 +29,9 @@ const allocatorWarnings = (lines: string[]): string[] => warnings(lines, (m) => 
 /** The start-up warning about the main thread's heap limit (src/platform/heap-limit.ts). */
 const heapWarnings = (lines: string[]): string[] => warnings(lines, (m) => m.heapLimitMb !== undefined);
 
+/** The lines a shutdown logs when it had to wait for server.shutdownTimeoutMs or its last-resort deadline. */
+const cutShort = (lines: string[]): string[] => lines.filter((l) => l.includes('shutdown timeout') || l.includes('shutdown deadline'));
+
 /** The start-up warning about writes open beyond loopback (src/http/listen.ts). */
 const openWritesWarnings = (lines: string[]): string[] => warnings(lines, (m) => m.setting === 'guard.writeTokens');
 
@@ -47,22 +51,23 @@ function rawExchange(port: number, text: string, keepOpenMs = 5000): Promise<{ d
 
 
 describe('src/main.ts (process entry)', function () {
-  this.timeout(30000);
+  // each test starts the entry point under tsx: seconds on a quiet machine, a minute on a loaded one
+  this.timeout(180_000);
 
-  it('shuts down gracefully on SIGTERM: the in-flight request completes, exit 0 in under 5 s', async () => {
-    const { child, base, lines } = await startService();
+  it('shuts down gracefully on SIGTERM: the in-flight request completes, exit 0 without waiting for the shutdown timeout', async () => {
+    // the timeouts are long so that a slow machine's request is never cut; the log says if one was waited for
+    const { child, base, lines } = await startService({ SVC_SHUTDOWN_TIMEOUT_MS: '60000', SVC_KERNEL_DEADLINE_MS: '60000' });
     const inflight = fetch(`${base}/api/svc/v1/ssm/scan?seq_len=4096&state_dim=32`);
-    await new Promise((r) => setTimeout(r, 30));
-    const t0 = Date.now();
+    // a request sent after it, on a second connection, is answered only once the server has taken the first
+    expect((await fetch(`${base}/api/svc/v1/health`)).status).to.be.oneOf([200, 503]);
     child.kill('SIGTERM');
     const res = await inflight;
     expect(res.status).to.equal(200);
     expect(((await res.json()) as { kernel: string }).kernel).to.equal('ssm/scan');
     const [code] = (await once(child, 'exit')) as [number];
     expect(code).to.equal(0);
-    const stopMs = Date.now() - t0;
-    expect(stopMs).to.be.below(5000);
-    expect(lines.some((l) => l.includes('"msg":"stopped"'))).to.equal(true);
+    await until('the stopped line', () => lines.some((l) => l.includes('"msg":"stopped"')));
+    expect(cutShort(lines), 'nothing waited for the shutdown timeout').to.deep.equal([]);
     // launched as the tests launch it, without npm start's MALLOC_TOP_PAD_ (unless the caller set it)
     const advice = allocatorAdvice({ ...allocatorFacts(), env: process.env });
     expect(allocatorWarnings(lines)).to.deep.equal(advice ? [advice] : []);
@@ -89,36 +94,43 @@ describe('src/main.ts (process entry)', function () {
   });
 
   it('header timeout, connection cap with a clean 503, and SIGTERM ends streams and exits well inside the timeout', async () => {
-    const { child, base, lines } = await startService({ SVC_HEADERS_TIMEOUT_MS: '600', SVC_MAX_CONNECTIONS: '4', SVC_STREAM_TICK_MS: '100', MALLOC_TOP_PAD_: '33554432' });
+    // the shutdown timeout is long so that a slow machine never reaches it; the log says if it was waited for
+    const { child, base, lines } = await startService({ SVC_HEADERS_TIMEOUT_MS: '600', SVC_MAX_CONNECTIONS: '4', SVC_STREAM_TICK_MS: '100', SVC_SHUTDOWN_TIMEOUT_MS: '60000', MALLOC_TOP_PAD_: '33554432' });
     expect(allocatorWarnings(lines), 'launched as npm start launches it').to.deep.equal([]);
     const port = Number(new URL(base).port);
-    // a request head that never completes is answered 408 and closed (not held 60 s)
-    const slow = await rawExchange(port, 'GET /api/svc/v1/health HTTP/1.1\r\nHost: x\r\n', 8000);
+    // a request head that never completes is answered 408 and closed (not held 60 s), and the answer
+    // names the configured 600 ms, not the 10 s default: no wall-clock bound needed
+    const slow = await rawExchange(port, 'GET /api/svc/v1/health HTTP/1.1\r\nHost: x\r\n', 60_000);
     expect(slow.data).to.match(/^HTTP\/1\.1 408/);
-    expect(slow.ms).to.be.below(4000);
+    expect(slow.data).to.include('Request not received within 600 ms');
     // beyond the cap a new connection gets a 503 with a body, then is closed
     const holders = await Promise.all(Array.from({ length: 4 }, () => new Promise<Socket>((resolve) => {
       const s = connect(port, '127.0.0.1', () => resolve(s));
       s.on('error', () => {});
     })));
-    await new Promise((r) => setTimeout(r, 100));
-    const refused = await rawExchange(port, 'GET /api/svc/v1/health HTTP/1.1\r\nHost: x\r\n\r\n', 3000);
-    expect(refused.data).to.match(/^HTTP\/1\.1 503/);
+    // connected is not yet accepted: a connection the server has not counted yet is answered normally
+    const refused = await until('a connection beyond the cap to be refused', async () => {
+      const r = await rawExchange(port, 'GET /api/svc/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 10_000);
+      return /^HTTP\/1\.1 503/.test(r.data) && r.data.includes('Too many connections') ? r : null;
+    }, 60_000);
     expect(refused.data).to.match(/Retry-After: 1/);
-    expect(refused.data).to.include('Too many connections');
     for (const h of holders) h.destroy();
-    await new Promise((r) => setTimeout(r, 100));
+    // the slots are free once a plain request is answered again
+    await until('a connection to be served again', async () => {
+      const r = await rawExchange(port, 'GET /api/svc/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 10_000);
+      return /^HTTP\/1\.1 \d{3}/.test(r.data) && !r.data.includes('Too many connections');
+    }, 60_000);
     // a viewer is connected when SIGTERM arrives
     const viewer = await openSse(`${base}/api/svc/v1/stream/verdicts`);
-    await viewer.waitFor(1, 10_000);
+    await viewer.waitFor(1, 60_000);
     const ended = new Promise<void>((resolve) => viewer.res.on('close', () => resolve()));
-    const t0 = Date.now();
     child.kill('SIGTERM');
     await ended;
     expect(viewer.events.at(-1)!.event).to.equal('shutdown');
     const [code] = (await once(child, 'exit')) as [number];
     expect(code).to.equal(0);
-    expect(Date.now() - t0).to.be.below(2500); // the shutdown timeout is 4 s: nothing waited for it
+    await until('the stopped line', () => lines.some((l) => l.includes('"msg":"stopped"')));
+    expect(cutShort(lines), 'the stream ended itself: nothing waited for the shutdown timeout').to.deep.equal([]);
   });
 
   it('refuses to start with an invalid setting, naming the key', async () => {

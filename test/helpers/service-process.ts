@@ -75,7 +75,7 @@ export async function killService(svc: ServiceProcess): Promise<void> {
  * Resolves once the service's main thread has gone quiet (under `idleMs` of CPU in a 200 ms
  * window): start-up work done in slices after the port opens must not count in a measurement.
  */
-export async function settled(svc: ServiceProcess, idleMs = 2, timeoutMs = 30_000): Promise<void> {
+export async function settled(svc: ServiceProcess, idleMs = 2, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const before = mainThreadCpuMs(svc);

@@ -21,7 +21,7 @@ interface Listening {
 }
 
 /** Resolves once `cond` holds, checking on every turn of the event loop (rejects after `ms`). */
-async function until(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
+async function until(what: string, cond: () => boolean, ms = 60_000): Promise<void> {
   const end = performance.now() + ms;
   while (!cond()) {
     if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -56,7 +56,8 @@ function healthFrom(port: number, localAddress: string): Promise<number> {
 }
 
 describe('hostile clients: connections per address', function () {
-  this.timeout(30_000);
+  // above the waits' own 60 s limit, so a slow machine fails on the condition it waited for
+  this.timeout(120_000);
   const config = testConfig({ guard: { maxConnections: 20, maxConnectionsPerAddress: 8, trustProxy: ['127.0.0.6'] } });
   let built: BuiltApp;
   const servers: Server[] = [];

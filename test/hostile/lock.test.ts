@@ -39,7 +39,8 @@ async function postVerdict(base: string): Promise<{ status: number; index?: numb
 }
 
 describe('hostile: the file ledger lock between processes', function () {
-  this.timeout(90_000);
+  // starts the entry point under tsx: seconds on a quiet machine, a minute or more on a loaded one
+  this.timeout(300_000);
   const dirs: string[] = [];
   const children: ChildProcess[] = [];
   const dir = (): string => {

@@ -173,7 +173,8 @@ async function auditChain(url: string, pub: KeyObject): Promise<{ idx: number; p
 }
 
 describe('hostile: a hung PostgreSQL (postgres mode timeouts)', function () {
-  this.timeout(120_000);
+  // starts the entry point under tsx: seconds on a quiet machine, a minute or more on a loaded one
+  this.timeout(300_000);
   let db: TestDatabase;
   let thaw: (() => void) | null = null;
   before(async () => {

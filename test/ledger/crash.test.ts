@@ -44,7 +44,8 @@ async function exportAt(base: string, index: number): Promise<{ node_digest: str
 }
 
 describe('crash safety (file mode): SIGKILL under load loses nothing acknowledged', function () {
-  this.timeout(120_000);
+  // starts the entry point under tsx: seconds on a quiet machine, a minute or more on a loaded one
+  this.timeout(300_000);
   const dir = mkdtempSync(join(tmpdir(), 'svc-crash-'));
   let svc: ServiceProcess | null = null;
   after(() => {
@@ -93,7 +94,7 @@ describe('crash safety (file mode): SIGKILL under load loses nothing acknowledge
 });
 
 describe('crash safety (file mode): checkpoints across a SIGKILL', function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
   const dir = mkdtempSync(join(tmpdir(), 'svc-crash-cp-'));
   let svc: ServiceProcess | null = null;
   after(() => {

@@ -17,7 +17,8 @@ function freshDir(): string {
 const fileMode = (dir: string, extra: Record<string, unknown> = {}) => ({ ledger: { mode: 'file', dataDir: dir, ...extra } });
 
 describe('ledger file mode', function () {
-  this.timeout(60_000);
+  // starts the entry point under tsx: seconds on a quiet machine, a minute or more on a loaded one
+  this.timeout(300_000);
   const dirs: string[] = [];
   after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
   const dir = (): string => {

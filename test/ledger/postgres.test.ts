@@ -254,7 +254,8 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | null 
 }
 
 describe('ledger postgres mode', function () {
-  this.timeout(60_000);
+  // starts the entry point under tsx: seconds on a quiet machine, a minute or more on a loaded one
+  this.timeout(300_000);
   let db: TestDatabase;
   before(async () => {
     db = await usePostgres();

@@ -12,7 +12,8 @@ import { until } from '../helpers/until.js';
 import { buildTestApp } from '../helpers/app.js';
 
 describe('start-up: the port opens at once', function () {
-  this.timeout(60_000);
+  // starts the entry point under tsx: seconds on a quiet machine, a minute or more on a loaded one
+  this.timeout(300_000);
 
   it('answers 503 starting (with Retry-After) while a hung database keeps the ledger from opening', async () => {
     // a database that accepts connections and never answers, as a stopped process does
@@ -55,7 +56,7 @@ describe('start-up: the port opens at once', function () {
 });
 
 describe('start-up: the ledger check never waits for the kernel warm-up', function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
 
   it('a restart with records to check is ready while the kernel threads are still warming up', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-startup-lane-'));

@@ -161,7 +161,10 @@ describe('worker pool semantics', () => {
     it('admits what can finish within the deadline, sheds the rest at once with 503 + Retry-After, cuts nothing', async () => {
       // one run teaches the pool what this kernel costs (an unknown one is assumed to take 50 ms);
       // 200 ms spins keep the dispatch overhead of a loaded machine small beside the estimate
+      const learning = performance.now();
       await t.services.pool.run(spin(200), { deadlineMs: 5000 });
+      // what the pool learnt: 200 ms on a quiet machine, more on a loaded one (dispatch to result)
+      const heldMs = performance.now() - learning;
       const killed = t.services.pool.killed;
       const started = performance.now();
       const outcomes: { code: string; at: number; retry?: string }[] = await Promise.all(
@@ -175,11 +178,14 @@ describe('worker pool semantics', () => {
       const ok = outcomes.filter((o) => o.code === 'ok');
       const shed = outcomes.filter((o) => o.code === 'QUEUE_FULL');
       expect(outcomes.filter((o) => o.code === 'DEADLINE')).to.have.length(0);
-      expect(ok.length).to.be.within(4, 7);
+      // 80 % of the 1,300 ms deadline holds ~5 runs of 200 ms (one more starts at once); never more
+      // than 1,300 ms can hold, and at least as many as the learnt cost fits
+      expect(ok.length).to.be.within(Math.max(1, Math.min(4, Math.floor(1040 / heldMs))), 7);
       expect(shed.length).to.equal(12 - ok.length);
-      // shed before doing any work, with the estimated wait as Retry-After (at least 1 s)
+      // shed before doing any work (before the first admitted run is done), with the estimated wait as Retry-After (at least 1 s)
+      const firstDone = Math.min(...ok.map((o) => o.at));
       for (const s of shed) {
-        expect(s.at).to.be.below(100);
+        expect(s.at).to.be.below(firstDone);
         expect(Number(s.retry)).to.be.at.least(1);
       }
       expect(t.services.pool.killed).to.equal(killed);
@@ -187,21 +193,31 @@ describe('worker pool semantics', () => {
 
     it('a queued task whose deadline no longer fits its run (an earlier task overran its estimate) is shed at dispatch with 503, never run and answered 504', async () => {
       const pool = t.services.pool;
-      // learn two estimates: "short" tasks hold a thread ~20 ms, "b200" ones ~200 ms
-      await pool.run(spin(20, 'short'), { deadlineMs: 5000 });
-      await pool.run(spin(200, 'b200'), { deadlineMs: 5000 });
+      // learn two estimates: "short" tasks hold a thread ~20 ms, "b200" ones ~200 ms (more on a
+      // loaded machine: what the pool sees, dispatch to result, is measured here the same way)
+      const held = async (task: ReturnType<typeof spin>): Promise<number> => {
+        const t0 = performance.now();
+        await pool.run(task, { deadlineMs: 5000 });
+        return performance.now() - t0;
+      };
+      const shortMs = await held(spin(20, 'short'));
+      const b200Ms = await held(spin(200, 'b200'));
+      // the overrun and the deadline scale with what was learnt (300 ms and 450 ms on a quiet
+      // machine): admitted, as the wait (the short estimate) plus the run fit 80 % of the deadline
+      // with room to spare; freed at the overrun's end, before the deadline, with too little of it
+      // left for the run (three quarters of it)
+      const overrunMs = Math.max(300, Math.ceil((1.25 * (shortMs + b200Ms)) / 0.8 - 0.75 * b200Ms));
+      const deadlineMs = Math.ceil(overrunMs + 0.75 * b200Ms);
       const shedLate = pool.shedLate;
       const started = performance.now();
-      // estimated at ~20 ms, it runs 300 ms
-      const overrun = pool.run(spin(300, 'short'), { deadlineMs: 5000 });
-      // admitted (~20 ms of wait + ~200 ms of run fit 80 % of 420 ms), but when the thread frees at
-      // ~300 ms only ~120 ms are left of its deadline: started, it would be answered 504 at 420 ms
-      const err = await rejection(pool.run(spin(200, 'b200'), { deadlineMs: 420 }));
+      // estimated at ~20 ms, it runs far longer
+      const overrun = pool.run(spin(overrunMs, 'short'), { deadlineMs: 60_000 });
+      const err = await rejection(pool.run(spin(200, 'b200'), { deadlineMs }));
       const at = performance.now() - started;
       expect(err.code).to.equal('QUEUE_FULL');
       expect(err.status).to.equal(503);
       expect(Number(err.headers['Retry-After'])).to.be.at.least(1);
-      expect(at).to.be.within(250, 420); // it waited for the overrunning task, then was shed at once
+      expect(at).to.be.at.least(overrunMs); // it waited for the overrunning task (not shed at admission), then was shed
       expect(pool.shedLate).to.equal(shedLate + 1);
       expect((await rejections(t)).dispatch).to.equal(shedLate + 1);
       await overrun;
@@ -209,13 +225,12 @@ describe('worker pool semantics', () => {
     });
 
     it('signing has its own lane: a receipt is signed while kernels fill the pool', async () => {
-      const flood = Array.from({ length: 4 }, () => t.services.pool.run(spin(600), { deadlineMs: 5000 }).catch(() => null));
-      await new Promise((r) => setTimeout(r, 20));
-      const started = performance.now();
+      let firstSpinDone = false;
+      const flood = Array.from({ length: 2 }, () => t.services.pool.run(spin(2000), { deadlineMs: 10_000 }).catch(() => null).finally(() => (firstSpinDone = true)));
       const res = await t.http.post('/api/svc/v1/verdict').send({ track_id: 'lane-1', lat: 1, lon: 2 });
-      const ms = performance.now() - started;
       expect(res.status).to.equal(200);
-      expect(ms).to.be.below(500); // behind the kernels, it waited for at least one 600 ms spin
+      // behind the kernels, it would have waited for at least one 2 s spin
+      expect(firstSpinDone, 'the receipt was signed while the kernel thread was still held').to.equal(false);
       await Promise.all(flood);
     });
   });
