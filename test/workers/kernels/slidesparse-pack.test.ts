@@ -36,7 +36,8 @@ describe('kernel slidesparse/pack', () => {
     for (const [seed, N, blocks] of [[42, 4, 8], [3, 3, 5], [9, 2, 16]] as const) {
       const out = runRaw(slide, { seed: String(seed), big_n: String(N), blocks: String(blocks) });
       const r = out.result as any;
-      const rows = out.constants!.rows as number;
+      const rows = 8; // the documented row count (constants.rows, checked below)
+      expect(out.constants!.rows).to.equal(rows);
       const width = 2 * N;
       const ws = new RngStreams(seed, 'slidesparse/pack').stream('w');
       const W = Array.from({ length: rows * blocks * width }, () => ws.normal());
@@ -45,8 +46,19 @@ describe('kernel slidesparse/pack', () => {
       let total = 0;
       let slideE = 0;
       let twoFourE = 0;
+      const hist = [0, 0, 0];
       for (let b = 0; b < rows * blocks; b++) {
         const block = W.slice(b * width, (b + 1) * width);
+        // the packing written out: drop the two smallest |w|, then each kept position, left to right, goes to
+        // the earliest window [2w, 2w + 3] (w = 0 … N − 2) that covers it and holds fewer than two
+        const dropped = block.map((v, i) => [Math.abs(v), i] as const).sort((x, y) => x[0] - y[0]).slice(0, 2).map((x) => x[1]);
+        const load = new Array<number>(N - 1).fill(0);
+        for (let p = 0; p < width; p++) {
+          if (dropped.includes(p)) continue;
+          const w = [...load.keys()].find((k) => p >= 2 * k && p <= 2 * k + 3 && load[k]! < 2)!;
+          load[w] = load[w]! + 1;
+        }
+        for (const c of load) hist[c] = hist[c]! + 1;
         total += block.reduce((a, v) => a + v * v, 0);
         slideE += dropTwo(block);
         for (let g = 0; g < width; g += 4) {
@@ -63,6 +75,7 @@ describe('kernel slidesparse/pack', () => {
       expect(r.metadata_bits).to.equal(2 * r.packed_values);
       // N − 1 windows per block, each holding 0–2 values, together every nonzero once
       const fill = [r.window_fill_histogram[0], r.window_fill_histogram[1], r.window_fill_histogram[2]];
+      expect(fill).to.deep.equal(hist);
       expect(fill[0] + fill[1] + fill[2]).to.equal(rows * blocks * (N - 1));
       expect(fill[1] + 2 * fill[2]).to.equal(r.packed_values);
       expect(out.checks).to.deep.equal({ every_nonzero_stored_once: true });
