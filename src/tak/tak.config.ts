@@ -7,6 +7,7 @@ import Joi from 'joi';
 import type { FeatureConfig } from '../config/feature-config.js';
 import type { ListenerConfig } from './listener.js';
 import type { MeshConfig } from './mesh.js';
+import type { ServerClientConfig } from './server-client.js';
 
 export interface TakConfig {
   /** Each verdict this process decides is sent as a track. */
@@ -27,6 +28,7 @@ export interface TakConfig {
   statusIntervalMs: number;
   mesh: MeshConfig;
   listener: ListenerConfig;
+  server: ServerClientConfig;
 }
 
 const ipv4 = Joi.string().ip({ version: ['ipv4'], cidr: 'forbidden' });
@@ -76,6 +78,30 @@ export const takConfig: FeatureConfig = {
     })
       .custom((l: ListenerConfig, helpers) => (l.enabled && l.transport === 'tls' && !(l.certPath && l.keyPath && l.caPath) ? helpers.message({ custom: 'tak.listener with transport tls needs certPath, keyPath and caPath' }) : l))
       .default(),
+    server: Joi.object({
+      enabled: Joi.boolean().default(false).description('TAK Server client: stream every event to the TAK Server at `tak.server.host`'),
+      host: Joi.string().hostname().allow('').default('').description('TAK Server host name or address; required when the client is enabled'),
+      port: Joi.number().integer().min(1).max(65535).default(8089).description('TAK Server port: 8089 for TLS (`stdssl`), 8087 for plain TCP (`stdtcp`, anonymous)'),
+      tls: Joi.boolean().default(true).description('TLS with a client certificate; false: plain TCP, only where the server keeps an anonymous input'),
+      p12Path: Joi.string().allow(null).default(null).description('the client certificate and key as PKCS#12 (`.p12`, as TAK Server enrolment and data packages give it)'),
+      p12Password: Joi.string().allow(null, '').default(null).description('password of `tak.server.p12Path`'),
+      certPath: Joi.string().allow(null).default(null).description('the client certificate as PEM (with `tak.server.keyPath`), instead of a `.p12`'),
+      keyPath: Joi.string().allow(null).default(null).description('the client certificate\u2019s PEM private key'),
+      caPath: Joi.string().allow(null).default(null).description('PEM CA(s) that issued the TAK Server\u2019s certificate (null: Node\u2019s bundled public CAs); the server is always verified'),
+      servername: Joi.string().allow(null).default(null).description('name the server certificate is verified against, when it differs from `tak.server.host`'),
+      protocol: Joi.string().valid('auto', 'xml').default('auto').description('`auto`: TAK Protocol v1 when the server offers it, else XML; `xml`: never negotiate'),
+      bufferSize: Joi.number().integer().min(1).max(1_000_000).default(1000).description('events held while disconnected; beyond it the oldest is dropped and counted'),
+      backoffBaseMs: Joi.number().integer().min(10).max(600_000).default(1000).description('reconnect delay base: uniform in [0, min(max, base \u00b7 2^attempt)] (full jitter)'),
+      backoffMaxMs: Joi.number().integer().min(10).max(3_600_000).default(60_000).description('reconnect delay at most'),
+      pingIntervalMs: Joi.number().integer().min(0).max(3_600_000).default(15_000).description('keep-alive pings (`t-x-c-t`) while connected (0: none)'),
+      negotiationWaitMs: Joi.number().integer().min(0).max(60_000).default(1000).description('after connecting, how long events wait for the server\u2019s v1 offer and, over TLS, for a refusal of the client certificate'),
+      responseTimeoutMs: Joi.number().integer().min(100).max(60_000).default(5000).description('how long to wait for `t-x-takp-r` after asking for v1; then the connection is dropped and later ones stay XML'),
+      connectTimeoutMs: Joi.number().integer().min(100).max(120_000).default(10_000).description('TCP connect plus TLS handshake, at most'),
+      maxMessageBytes: Joi.number().integer().min(1024).max(8 << 20).default(1_048_576).description('one message from the server at most (a server sending more is cut off)'),
+      uid: Joi.string().min(1).max(128).default('drone-intel-svc').description('uid of this client\u2019s pings'),
+    })
+      .custom((c: ServerClientConfig, helpers) => (c.enabled && !c.host ? helpers.message({ custom: 'tak.server.enabled needs tak.server.host (SVC_TAK_SERVER_HOST)' }) : c))
+      .default(),
   }).default(),
   env: {
     SVC_TAK_VERDICTS: 'verdicts',
@@ -105,6 +131,26 @@ export const takConfig: FeatureConfig = {
     SVC_TAK_LISTENER_PING_INTERVAL_MS: 'listener.pingIntervalMs',
     SVC_TAK_LISTENER_MAX_MESSAGE_BYTES: 'listener.maxMessageBytes',
     SVC_TAK_LISTENER_PICTURE_MAX: 'listener.pictureMax',
+    SVC_TAK_SERVER_ENABLED: 'server.enabled',
+    SVC_TAK_SERVER_HOST: 'server.host',
+    SVC_TAK_SERVER_PORT: 'server.port',
+    SVC_TAK_SERVER_TLS: 'server.tls',
+    SVC_TAK_SERVER_P12: 'server.p12Path',
+    SVC_TAK_SERVER_P12_PASSWORD: 'server.p12Password',
+    SVC_TAK_SERVER_CERT: 'server.certPath',
+    SVC_TAK_SERVER_KEY: 'server.keyPath',
+    SVC_TAK_SERVER_CA: 'server.caPath',
+    SVC_TAK_SERVER_SERVERNAME: 'server.servername',
+    SVC_TAK_SERVER_PROTOCOL: 'server.protocol',
+    SVC_TAK_SERVER_BUFFER: 'server.bufferSize',
+    SVC_TAK_SERVER_BACKOFF_BASE_MS: 'server.backoffBaseMs',
+    SVC_TAK_SERVER_BACKOFF_MAX_MS: 'server.backoffMaxMs',
+    SVC_TAK_SERVER_PING_INTERVAL_MS: 'server.pingIntervalMs',
+    SVC_TAK_SERVER_NEGOTIATION_WAIT_MS: 'server.negotiationWaitMs',
+    SVC_TAK_SERVER_RESPONSE_TIMEOUT_MS: 'server.responseTimeoutMs',
+    SVC_TAK_SERVER_CONNECT_TIMEOUT_MS: 'server.connectTimeoutMs',
+    SVC_TAK_SERVER_MAX_MESSAGE_BYTES: 'server.maxMessageBytes',
+    SVC_TAK_SERVER_UID: 'server.uid',
   },
 };
 
@@ -112,6 +158,7 @@ export const takConfig: FeatureConfig = {
 export function enabledOutputs(cfg: Readonly<TakConfig>): ('mesh' | 'server' | 'listener')[] {
   const on: ('mesh' | 'server' | 'listener')[] = [];
   if (cfg.mesh.enabled) on.push('mesh');
+  if (cfg.server.enabled) on.push('server');
   if (cfg.listener.enabled) on.push('listener');
   return on;
 }

@@ -37,7 +37,8 @@ export function outputPlan(cfg: Readonly<TakConfig>): OutputPlan {
   const plan: OutputPlan = {};
   for (const name of enabledOutputs(cfg)) {
     if (name === 'mesh') plan.mesh = { ...cfg.mesh };
-    else if (name === 'listener') plan.listener = { ...cfg.listener };
+    else if (name === 'server') plan.server = { ...cfg.server };
+    else plan.listener = { ...cfg.listener };
   }
   return plan;
 }

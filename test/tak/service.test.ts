@@ -10,6 +10,7 @@ import { decodeMeshDatagram } from '../../src/tak/protocol.js';
 import { VERDICT_EXAMPLES } from '../../src/verdicts/verdicts.routes.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { COT_SAMPLES, nodeCot, xsdValid } from '../helpers/cot-oracle.js';
+import { freePort } from '../helpers/free-port.js';
 import { until } from '../helpers/until.js';
 
 const API = '/api/svc/v1';
@@ -82,6 +83,28 @@ describe('TAK outputs in the service', function () {
     }
   });
 
+  it('the TAK Server client pointed at a closed port: /cot/status shows it wired, failing and counted, while the mesh sends', async () => {
+    const closed = await freePort();
+    const t = await buildTestApp({
+      stream: { flight: 'off' },
+      tak: { aircraft: false, statusIntervalMs: 100, mesh: { enabled: true, group: '192.0.2.1', port: 6969 }, server: { enabled: true, host: '127.0.0.1', port: closed, tls: false, backoffBaseMs: 10, backoffMaxMs: 50 } },
+    });
+    try {
+      await t.provided.tak!.host.started();
+      expect((await t.http.post(`${API}/verdict`).send(VERDICT_EXAMPLES.deny.value)).status).to.equal(200);
+      const roadmap = await until('the client failing and the mesh sending', async () => {
+        const r = (await t.http.get(`${API}/cot/status`)).body.roadmap;
+        return r.live_tak_server_stream.errors >= 2 && r.udp_multicast_emit.sent >= 1 ? r : null;
+      });
+      expect(roadmap.live_tak_server_stream.wired).to.equal(true);
+      expect(roadmap.live_tak_server_stream.state).to.not.equal('connected');
+      expect(roadmap.live_tak_server_stream.sent).to.equal(0);
+      expect(roadmap.tak_listener).to.deep.include({ wired: false, state: 'off' });
+    } finally {
+      await t.close();
+    }
+  });
+
   it('outputs on and pointed at nobody: POST /verdict latency stays near the all-off baseline measured here', async () => {
     const N = 60;
     const latencies = async (overrides: Record<string, unknown>): Promise<number> => {
@@ -103,7 +126,15 @@ describe('TAK outputs in the service', function () {
     };
     const off = await latencies({});
     // a unicast address of the TEST-NET-1 block (RFC 5737): datagrams go nowhere
-    const on = await latencies({ tak: { aircraft: false, mesh: { enabled: true, group: '192.0.2.1', port: 6969 }, listener: { enabled: true, transport: 'tcp', host: '127.0.0.1', port: 0 } } });
+    const closed = await freePort();
+    const on = await latencies({
+      tak: {
+        aircraft: false,
+        mesh: { enabled: true, group: '192.0.2.1', port: 6969 },
+        server: { enabled: true, host: '127.0.0.1', port: closed, tls: false, backoffBaseMs: 10, backoffMaxMs: 50 },
+        listener: { enabled: true, transport: 'tcp', host: '127.0.0.1', port: 0 },
+      },
+    });
     expect(on, `median ${on.toFixed(2)} ms with outputs on, ${off.toFixed(2)} ms off`).to.be.below(off * 2 + 5);
   });
 });
