@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { BackgroundFsck, type FsckStatus } from '../../src/ledger/background-fsck.js';
 import type { FsckMessage } from '../../src/ledger/fsck-thread.js';
 import type { BadNode, FsckReport } from '../../src/ledger/fsck.js';
@@ -133,6 +134,23 @@ describe('BackgroundFsck (status, logs and damage from the thread)', function ()
       expect(fsck.status().error).to.not.include(dir);
       expect(warned).to.have.length(1);
       await fsck.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stop() returns once the thread has exited; an error event of the thread is an error state', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-bgfsck-'));
+    const warned: object[] = [];
+    const fsck = new BackgroundFsck({ dataDir: dir, recordsEnd: () => 0, onDamage: () => {}, log: { info: () => {}, warn: (obj) => void warned.push(obj), error: () => {} } });
+    try {
+      fsck.start();
+      const worker = (fsck as unknown as { worker: Worker }).worker;
+      worker.emit('error', new Error(`thread failed under ${dir}`));
+      expect([fsck.status().state, fsck.status().error]).to.deep.equal(['error', 'thread failed under <data dir>']);
+      expect(warned).to.deep.equal([{ err: `thread failed under ${dir}` }]);
+      await fsck.stop();
+      expect(worker.threadId).to.equal(-1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

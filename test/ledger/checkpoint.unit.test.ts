@@ -128,6 +128,37 @@ function timersSetBy(fn: () => void): number[] {
   return delays;
 }
 
+/** The timers `fn` sets and the ones `stop` clears (both synchronous), as handles. */
+function timerHandles(fn: () => void): unknown[] {
+  const handles: unknown[] = [];
+  const real = globalThis.setTimeout;
+  globalThis.setTimeout = ((cb: () => void, ms?: number) => {
+    const h = real(cb, ms);
+    handles.push(h);
+    return h;
+  }) as typeof setTimeout;
+  try {
+    fn();
+  } finally {
+    globalThis.setTimeout = real;
+  }
+  return handles;
+}
+function clearedBy(fn: () => void): unknown[] {
+  const cleared: unknown[] = [];
+  const real = globalThis.clearTimeout;
+  globalThis.clearTimeout = ((h: NodeJS.Timeout) => {
+    cleared.push(h);
+    real(h);
+  }) as typeof clearTimeout;
+  try {
+    fn();
+  } finally {
+    globalThis.clearTimeout = real;
+  }
+  return cleared;
+}
+
 interface Parsed {
   text: string;
   size: number;
@@ -276,6 +307,13 @@ describe('Checkpoints (unit: keys, anchor, load, schedule, persistence)', functi
       expect(empty.newest?.size).to.equal(0);
     });
 
+    it('without a store (memory mode) there is nothing to load', async () => {
+      const cp = new Checkpoints(ledgerOf(2), key, fakeSigner(key), opts());
+      await cp.load();
+      expect(cp.newest).to.equal(null);
+      expect(parse(await cp.current()).size).to.equal(2);
+    });
+
     it('nothing persisted, or a note of another origin (a rotated key): nothing loaded, signing goes on', async () => {
       for (const note of [null, edNote(text('rotated.org/khipu/1', 2, 'x'), edKey, 'rotated.org/khipu/1')]) {
         const ledger = ledgerOf(2);
@@ -408,6 +446,35 @@ describe('Checkpoints (unit: keys, anchor, load, schedule, persistence)', functi
       }
     });
 
+    it('a scheduled signing that fails without a logger is dropped quietly (no unhandled rejection)', async () => {
+      const signer = fakeSigner(key, { fail: true });
+      const cp = new Checkpoints(ledgerOf(1), key, signer, opts());
+      const unhandled: unknown[] = [];
+      const onRejection = (reason: unknown) => void unhandled.push(reason);
+      process.on('unhandledRejection', onRejection);
+      try {
+        cp.grew();
+        await until('the signing attempt', () => signer.calls > 0);
+        for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+        expect(unhandled).to.deep.equal([]);
+      } finally {
+        process.off('unhandledRejection', onRejection);
+        cp.stop();
+      }
+    });
+
+    it('stop() clears the timer a growth set', async () => {
+      const ledger = ledgerOf(1);
+      const cp = new Checkpoints(ledger, key, fakeSigner(key), opts({ intervalMs: 3_600_000 }));
+      await cp.current();
+      grow(ledger, 1);
+      const [timer] = timerHandles(() => cp.grew());
+      expect(timer).to.not.equal(undefined);
+      const cleared = clearedBy(() => cp.stop());
+      expect(cleared.length === 1 && cleared[0] === timer).to.equal(true);
+      expect(clearedBy(() => cp.stop())).to.deep.equal([]);
+    });
+
     it('stop(): no more timers, and requests are refused as the service stops (a refusal found before is kept)', async () => {
       const cp = new Checkpoints(ledgerOf(1), key, fakeSigner(key), opts());
       cp.stop();
@@ -418,6 +485,22 @@ describe('Checkpoints (unit: keys, anchor, load, schedule, persistence)', functi
       await refused.load();
       refused.stop();
       expect((await rejection(refused.current())).detail).to.match(/^No checkpoint: the ledger does not extend the checkpoint signed before \(size 9\)/);
+    });
+
+    it('covering() schedules the signing it waits for (nothing else has to call grew())', async () => {
+      await withClock(async (clock) => {
+        const ledger = ledgerOf(3);
+        const cp = new Checkpoints(ledger, key, fakeSigner(key), opts({ intervalMs: 30 }));
+        try {
+          await cp.current();
+          grow(ledger, 2);
+          const five = cp.covering(5, 20_000);
+          clock.t += 30;
+          expect((await five).size).to.equal(5);
+        } finally {
+          cp.stop();
+        }
+      });
     });
 
     it('coverage(index): covered when the newest checkpoint counts the node, else within the interval', async () => {
@@ -537,6 +620,16 @@ describe('Checkpoints (unit: keys, anchor, load, schedule, persistence)', functi
       }
     });
 
+    it('a stored note that is no signed note is not this size\'s checkpoint; a saved one that is none is refused', async () => {
+      const ledger = ledgerOf(2);
+      const { store, calls } = scriptedStore({ newest: () => 'garbage', save: (_s, n) => n });
+      const cp = new Checkpoints(ledger, key, fakeSigner(key), opts({ store }));
+      expect(parse(await cp.current()).size).to.equal(2);
+      expect(calls).to.deep.equal(['newest(2)', 'save(2)']);
+      const refused = new Checkpoints(ledger, key, fakeSigner(key), opts({ store: scriptedStore({ newest: () => null, save: () => 'garbage' }).store }));
+      expect((await rejection(refused.current())).detail).to.equal('No checkpoint: a checkpoint persisted for size 2 names another root: the ledger does not extend it');
+    });
+
     it('a signer or store that fails: 503 with Retry-After 5 and the cause, and the next request tries again', async () => {
       const ledger = ledgerOf(2);
       let failSave = true;
@@ -576,6 +669,11 @@ describe('Checkpoints (unit: keys, anchor, load, schedule, persistence)', functi
       expect(await store.save(2, 'two\n')).to.equal('two\n');
       expect([readFileSync(file, 'utf8'), await store.newest(), readdirSync(dir)]).to.deep.equal(['two\n', 'two\n', ['checkpoint']]);
       expect(existsSync(`${file}.tmp`)).to.equal(false);
+      // the temporary file and the directory are closed after each save
+      const open = () => readdirSync('/proc/self/fd').length;
+      const before = open();
+      await store.save(3, 'three\n');
+      expect(open()).to.equal(before);
     });
 
     it('a checkpoint that cannot be read (not a missing one) is an error, not "none"', async () => {

@@ -1,7 +1,7 @@
 // Where the ledger reads whole receipts by index: the packed table in memory, and the lines of a
 // records file found through a column of line ends, with the recent nodes kept parsed.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LedgerNode } from '../../src/ledger/ledger.js';
@@ -72,6 +72,18 @@ describe('ledger records (MemoryRecords, FileRecords)', () => {
     expect(seen.at(-1)).to.deep.equal([lines[3], 3]);
     r.close();
     r.close();
+  });
+
+  it('a file of one record reads it (only the first line end exists); close() releases the descriptor', () => {
+    const { path, ends, lines } = recordsFile(dir, 1);
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
+    const seen: string[] = [];
+    const r = new FileRecords(path, ends, () => Buffer.byteLength(HEADER), (text, index) => (seen.push(text), node(index)));
+    expect(r.get(0)!.index).to.equal(0);
+    expect([seen, open()]).to.deep.equal([[lines[0]], before + 1]);
+    r.close();
+    expect(open()).to.equal(before);
   });
 
   it('a line the parser refuses is damage, named with its index', () => {

@@ -66,11 +66,20 @@ describe('src/lib/signed-note (C2SP signed notes and checkpoints)', () => {
     ]);
   });
 
+  it('parseNote inverts signedNote, down to a text that is one empty line', () => {
+    const sig = { name: 'n', keyId: Buffer.from('01020304', 'hex'), signature: Buffer.from([5]) };
+    for (const text of ['\n', 'a\n', 'a\n\n\nb\n']) {
+      const back = parseNote(signedNote(text, [sig]))!;
+      expect([back.text, back.signatures.length], JSON.stringify(text)).to.deep.equal([text, 1]);
+    }
+  });
+
   it('parseNote: null for anything that is not a signed note', () => {
     const sig = `\u2014 name ${Buffer.alloc(5, 7).toString('base64')}`;
     expect(parseNote(`text\n\n${sig}\n`)?.signatures.length).to.equal(1);
     for (const bad of [
       `text\n${sig}\n`, // no blank line
+      `x${sig}\n`, // no blank line, and what follows the first character looks like a signature line
       `text\n\n${sig}`, // no final newline
       `text\n\n${sig}\n\n`, // an empty signature line
       `text\n\n- name ${Buffer.alloc(5).toString('base64')}\n`, // not an em dash

@@ -162,6 +162,7 @@ describe('ledger columns (MemoryColumn, FileColumn)', function () {
       expect(() => col.read(1, 2)).to.throw(RangeError, `items 1..3 outside ${join(dir, 'col')} (2 items)`);
       expect(() => col.read(-1, 1)).to.throw(RangeError, `items -1..0 outside ${join(dir, 'col')} (2 items)`);
       expect(() => col.read(0, -1)).to.throw(RangeError, `items 0..-1 outside ${join(dir, 'col')} (2 items)`);
+      expect([col.read(2, 0).length, col.read(0, 0).length]).to.deep.equal([0, 0]);
       col.close();
       mkdirSync(join(dir, 'adir'));
       expect(() => new FileColumn(join(dir, 'adir'), 4)).to.throw(/EISDIR/);
