@@ -106,15 +106,19 @@ describe('kernel aimc/attend', () => {
     }
   });
 
-  it('recomputes both digital references and the fidelity metrics from the returned matrices', () => {
+  it('recomputes both digital references and the fidelity metrics from the redrawn matrices and analog path', () => {
     for (const [seed, L, d] of [[42, 16, 8], [4, 9, 3], [5, 30, 20]] as const) {
-      const r = runRaw(aimc, { seed, seq_len: L, d_head: d }).result as any;
-      const ref = references(rows(r.Q), rows(r.K), rows(r.V));
+      const out = runRaw(aimc, { seed, seq_len: L, d_head: d });
+      const r = out.result as any;
+      const an = analog(seed, L, d, out.params.levels);
+      const ref = references(an.Q, an.K, an.V);
+      expect([r.out_softmax.length, r.out_hs.length, r.out_aimc.length, r.row_hardware_error.length]).to.deep.equal([L, L, L, L]);
       ref.softmax.forEach((row, i) => row.forEach((v, m) => expect(r.out_softmax[i][m]).to.be.closeTo(v, 1e-12)));
       ref.hs.forEach((row, i) => row.forEach((v, m) => expect(r.out_hs[i][m]).to.be.closeTo(v, 1e-12)));
       const flat = (a: number[][]): number[] => a.flat();
       const rel = (a: number[], b: number[]): number => Math.sqrt(a.reduce((s, x, i) => s + (x - b[i]!) ** 2, 0) / b.reduce((s, x) => s + x * x, 0));
-      const aimcOut = rows(r.out_aimc);
+      const aimcOut = an.out; // the body's out_aimc equals it (the analog test above)
+      rows(r.out_aimc).forEach((row, i) => row.forEach((x, m) => expect(x).to.be.closeTo(aimcOut[i]![m]!, 1e-12)));
       expect(r.hardware_rel_error).to.be.closeTo(rel(flat(aimcOut), flat(ref.hs)), 1e-12);
       expect(r.algorithmic_rel_error).to.be.closeTo(rel(flat(ref.hs), flat(ref.softmax)), 1e-12);
       r.row_hardware_error.forEach((e: number, i: number) => expect(e).to.be.closeTo(Math.hypot(...aimcOut[i]!.map((v, m) => v - ref.hs[i]![m]!)), 1e-12));
