@@ -57,4 +57,6 @@ for (let r = 1; r <= rounds; r++) {
 }
 printTable('POST /verdict: TAK outputs on against off', rows);
 ratios.sort((a, b) => a - b);
-console.log(`on/off req/s ratio per round: ${ratios.map((x) => x.toFixed(2)).join(', ')}; median ${ratios[Math.floor(ratios.length / 2)]!.toFixed(2)}`);
+const mid = ratios.length / 2;
+const median = ratios.length % 2 ? ratios[Math.floor(mid)]! : (ratios[mid - 1]! + ratios[mid]!) / 2;
+console.log(`on/off req/s ratio per round: ${ratios.map((x) => x.toFixed(2)).join(', ')}; median ${median.toFixed(2)}`);
