@@ -85,9 +85,11 @@ describe('TAK outputs in the service', function () {
 
   it('the TAK Server client pointed at a closed port: /cot/status shows it wired, failing and counted, while the mesh sends', async () => {
     const closed = await freePort();
+    // datagrams to a loopback port nobody reads: sent, and lost, without leaving the machine
+    const nobody = await freePort();
     const t = await buildTestApp({
       stream: { flight: 'off' },
-      tak: { aircraft: false, statusIntervalMs: 100, mesh: { enabled: true, group: '192.0.2.1', port: 6969 }, server: { enabled: true, host: '127.0.0.1', port: closed, tls: false, backoffBaseMs: 10, backoffMaxMs: 50 } },
+      tak: { aircraft: false, statusIntervalMs: 100, mesh: { enabled: true, group: '127.0.0.1', port: nobody }, server: { enabled: true, host: '127.0.0.1', port: closed, tls: false, backoffBaseMs: 10, backoffMaxMs: 50 } },
     });
     try {
       await t.provided.tak!.host.started();
@@ -125,12 +127,13 @@ describe('TAK outputs in the service', function () {
       }
     };
     const off = await latencies({});
-    // a unicast address of the TEST-NET-1 block (RFC 5737): datagrams go nowhere
+    // datagrams to a loopback port nobody reads: they never leave the machine
     const closed = await freePort();
+    const nobody = await freePort();
     const on = await latencies({
       tak: {
         aircraft: false,
-        mesh: { enabled: true, group: '192.0.2.1', port: 6969 },
+        mesh: { enabled: true, group: '127.0.0.1', port: nobody },
         server: { enabled: true, host: '127.0.0.1', port: closed, tls: false, backoffBaseMs: 10, backoffMaxMs: 50 },
         listener: { enabled: true, transport: 'tcp', host: '127.0.0.1', port: 0 },
       },
