@@ -131,7 +131,7 @@ describe('SSE memory: non-reading viewers and resume storms', function () {
       const hub = t.provided.stream.hub;
       const port = Number(new URL(t.baseUrl).port);
       const good = await openSse(`${t.baseUrl}${STREAM}`);
-      await good.waitFor(4, 10_000);
+      await good.waitFor(4);
       const base = tcpPages();
       const bound = Math.ceil((VIEWERS * BOUND_PER_VIEWER) / PAGE);
       let peak = 0;
