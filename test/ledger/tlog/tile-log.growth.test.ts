@@ -97,6 +97,14 @@ describe('TileLog growing past several tiles', function () {
     expect(hex(log.inclusionProof(1500))).to.deep.equal(hex(inclusionProof(LEAVES, 1500)));
   });
 
+  it('roots exist for sizes 0 to the log size only', () => {
+    const log = new TileLog(memoryTileColumns());
+    log.append(DIGESTS.slice(0, 5));
+    expect(() => log.root(6)).to.throw(RangeError, 'no tree of size 6 in a log of 5');
+    expect(() => log.root(-1)).to.throw(RangeError, 'no tree of size -1 in a log of 5');
+    expect(log.root(0).equals(rootFromLeafHashes([]))).to.equal(true);
+  });
+
   it('resuming at a size past what is stored is refused, naming leaves and entries', () => {
     const cols = memoryTileColumns();
     const log = new TileLog(cols);
