@@ -535,9 +535,14 @@ describe('Checkpoints (unit: keys, anchor, load, schedule, persistence)', functi
           clock.t += 60_000;
           await cp.current();
           expect((await seven).size).to.equal(7);
-          // nothing signs 9 within the wait
+          // nothing signs 9 within the wait; a request that gave up leaves the others waiting
+          const patient = cp.covering(9, 10_000);
           const late = await rejection(cp.covering(9, 1));
           expect([late.status, late.detail, late.headers['Retry-After']]).to.deep.equal([503, 'No checkpoint covers 9 nodes yet; retry shortly', '60']);
+          grow(ledger, 2);
+          clock.t += 60_000;
+          await cp.current();
+          expect((await patient).size).to.equal(9);
         } finally {
           cp.stop();
         }
