@@ -49,7 +49,6 @@ function examples(text: string): { body: Record<string, unknown>; decision: stri
 }
 
 describe('README and the generated reference stay in step with the code', function () {
-  this.timeout(60_000);
   const app = withTestApp();
 
   it(`the kernel table in ${KERNEL_TABLE_FILE} is the one the registry generates, in registry order (${KERNEL_TABLE_COMMAND} rewrites it)`, () => {

@@ -15,7 +15,6 @@ import { adsbTestConfig } from '../helpers/adsb-config.js';
 const config = (url: string): AdsbConfig => adsbTestConfig([url], { waitBudgetMs: 5_000, timeoutMs: 2_000, sharedRefresh: 'postgres' });
 
 describe('ADS-B refresh shared by replicas on one PostgreSQL', function () {
-  this.timeout(60_000);
   let db: TestDatabase;
   let upstream: FakeUpstream;
   const shares: PostgresSharedRefresh[] = [];

@@ -39,7 +39,6 @@ const timeIn = (t: TestApp, uid: string) => storeOf(t).get(uid)?.timeMs;
 const exportAt = (t: TestApp, ms: number) => [...t.provided.cot.service.exportChunks(ms)].join('');
 
 describe('postgres mode: the CoT ingest store is shared by the replicas', function () {
-  this.timeout(60_000);
   let db: TestDatabase;
   let dir: string;
   let keyFile: string;

@@ -31,7 +31,6 @@ function rawStatus(port: number, head: string): Promise<number> {
 }
 
 describe('/openapi.json: the 4xx of every operation', function () {
-  this.timeout(60_000);
   const app = withTestApp(() => OVERRIDES);
   let doc: Doc;
   const op = (r: RouteDef): Operation => doc.paths[specPath(r.path)]![r.method.toLowerCase()]!;
@@ -124,7 +123,6 @@ describe('/openapi.json: the 4xx of every operation', function () {
 });
 
 describe('/openapi.json: a kernel past its deadline or over capacity', function () {
-  this.timeout(60_000);
   // a 1 ms budget no kernel call meets: admission refuses it (503) or the deadline ends it (504)
   const app = withTestApp(() => ({ pool: { taskDeadlineMs: 1 } }));
 

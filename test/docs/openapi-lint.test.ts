@@ -22,7 +22,6 @@ async function lint(doc: unknown, rules: Record<string, string> = RULES): Promis
 const describeProblem = (p: NormalizedProblem): string => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? '?'}`;
 
 describe('/openapi.json under Redocly recommended', function () {
-  this.timeout(60_000);
   let t: TestApp;
   let doc: { paths: Record<string, unknown> };
 

@@ -31,7 +31,6 @@ export function bareSchemas(doc: unknown): string[] {
 }
 
 describe('/openapi.json: no bare object or untyped array', function () {
-  this.timeout(60_000);
   let t: TestApp;
   let doc: unknown;
 

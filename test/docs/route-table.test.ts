@@ -33,7 +33,6 @@ function undescribedParameters(routes: readonly RouteDef[]): string[] {
 }
 
 describe('the route table documents every route', function () {
-  this.timeout(60_000);
   const app = withTestApp();
 
   it('every route declares a response schema that compiles as JSON Schema 2020-12', () => {

@@ -84,7 +84,6 @@ function expectNoPath(text: string, dir: string, where: string): void {
 }
 
 describe('hostile: durability edges of the file ledger', function () {
-  this.timeout(90_000);
   const dirs: string[] = [];
   const apps: TestApp[] = [];
   const undo: (() => void)[] = [];

@@ -50,7 +50,6 @@ async function until(what: string, cond: () => boolean, ms = 60_000): Promise<vo
 }
 
 describe('hostile clients: write quotas count what they cost', function () {
-  this.timeout(60_000);
 
   describe('the bucket', () => {
     it('a write costing more than is left is refused whole, with the wait for its deficit; nothing is taken', () => {

@@ -7,7 +7,6 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 const policy = { holdMaxMs: 2000, retryStepPerS: 100, retryAfterMaxS: 30 };
 
 describe('hostile: shed answers are cheap and back off clients that retry at once', function () {
-  this.timeout(60_000);
 
   describe('ShedGovernor', () => {
     it('holds a client shed again before its Retry-After ran out, for the rest of it', () => {

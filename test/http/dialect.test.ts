@@ -19,7 +19,6 @@ function lenientNumbers(schema: Joi.ObjectSchema | undefined, at: string): strin
 }
 
 describe('src/http one parameter dialect', function () {
-  this.timeout(30_000);
   const app = withTestApp();
 
   it('no query or path parameter of any route uses the lenient number type', () => {

@@ -8,7 +8,6 @@ import { etagMatches } from '../../src/http/etag.js';
 import { withTestApp } from '../helpers/app.js';
 
 describe('src/http ETag and If-None-Match', function () {
-  this.timeout(30_000);
   const app = withTestApp();
 
   it('weak comparison: W/ ignored on both sides, quotes kept, lists and * understood', () => {

@@ -16,7 +16,6 @@ import { until } from '../helpers/until.js';
 const frame = (id: string, lat = 1) => ({ track_id: id, lat, lon: 2 });
 
 describe('write guard, shedding and health', function () {
-  this.timeout(60_000);
 
   describe('write tokens', () => {
     let t: Awaited<ReturnType<typeof buildTestApp>>;

@@ -30,7 +30,6 @@ function raw(base: string, method: string, path: string): Promise<Raw> {
 }
 
 describe('src/http methods on every route', function () {
-  this.timeout(60_000);
   const app = withTestApp();
 
   /** Every distinct path of the table with a sample value in each parameter, and the methods it serves. */

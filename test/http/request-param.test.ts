@@ -9,7 +9,6 @@ import { parseRequestParam } from '../../src/http/request-param.js';
 import { withTestApp } from '../helpers/app.js';
 
 describe('src/http the request parameter', function () {
-  this.timeout(30_000);
   const app = withTestApp();
 
   const schema = Joi.object({ n: Joi.number().integer().min(1).max(9).default(3) });

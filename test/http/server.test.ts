@@ -43,7 +43,6 @@ const EMOJI = '\u{1F6F8}';
 const widest = (n: number): string => encodeURIComponent(EMOJI.repeat(n));
 
 describe('src/http/server.ts: the HTTP server in front of Koa', function () {
-  this.timeout(30_000);
   let built: BuiltApp;
   let server: Server;
   let port: number;

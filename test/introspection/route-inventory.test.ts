@@ -15,7 +15,6 @@ import { withTestApp } from '../helpers/app.js';
 const IDS = new Set<string>(NODES.map((n) => n.id));
 
 describe('src/introspection route inventory', function () {
-  this.timeout(30_000);
   const app = withTestApp();
 
   it('every mounted route declares components of the table; what it mutates it also uses; every POST reaches something', () => {

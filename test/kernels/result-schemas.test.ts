@@ -98,7 +98,6 @@ describe('kernel output schemas and examples', () => {
   });
 
   it('an edit of a kernel\'s return type changes its schema, so the committed file no longer matches', function () {
-    this.timeout(60_000);
     const file = join(root, 'workers', 'kernels', 'ssm-scan.ts');
     const text = readFileSync(file, 'utf8');
     const edited = text.replace('state_norm_final: Math.sqrt(stateNorm),', 'state_norm_final: String(Math.sqrt(stateNorm)),');
@@ -118,7 +117,6 @@ describe('kernel output schemas and examples', () => {
   });
 
   it('the committed examples are the bodies the kernels answer at their defaults today', function () {
-    this.timeout(60_000);
     const fresh = renderKernelExamples(KERNELS);
     const stored = committed(KERNEL_EXAMPLES_FILE);
     if (fresh !== stored) expect(differences(JSON.parse(stored), JSON.parse(fresh)), `${KERNEL_EXAMPLES_FILE} is stale: npm run kernels:schemas`).to.deep.equal([]);
@@ -171,7 +169,6 @@ describe('kernel output schemas and examples', () => {
   });
 
   it('a kernel value annotated `Record<string, unknown>` is reported by that walk', function () {
-    this.timeout(60_000);
     const file = join(root, 'workers', 'kernels', 'elf-flow.ts');
     const text = readFileSync(file, 'utf8');
     const edited = text.replace('const shown: ShownParticle[] = [];', 'const shown: Record<string, unknown>[] = [];');

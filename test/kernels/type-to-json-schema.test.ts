@@ -33,8 +33,6 @@ export default defineKernel({
 }
 
 describe('kernel output types as JSON Schema', function () {
-  // the compiler checks the file and what it imports
-  this.timeout(60_000);
 
   it('objects, optional keys, arrays, typed arrays, tuples, records, literal unions, null and documented interfaces', () => {
     const out = schemasOf(`

@@ -54,7 +54,6 @@ const report = (over: Partial<FsckReport> = {}): FsckReport => ({
 });
 
 describe('BackgroundFsck (status, logs and damage from the thread)', function () {
-  this.timeout(60_000);
 
   it('is off until started; progress moves checked and total, and leaves the thread running', () => {
     const h = harness();

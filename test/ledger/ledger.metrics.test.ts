@@ -31,7 +31,6 @@ function expectCumulative(m: Samples, name: string, labels: Record<string, strin
 }
 
 describe('ledger metrics (/metrics)', function () {
-  this.timeout(30_000);
   const dir = mkdtempSync(join(tmpdir(), 'svc-ledger-metrics-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const app = withTestApp({ ledger: { mode: 'file', dataDir: dir, maxNodes: 5000 } });

@@ -106,7 +106,6 @@ function lengthLimitedStrings(schema: Schema, path: string, out: { path: string;
 }
 
 describe('every request string limit counts characters', function () {
-  this.timeout(60_000);
   const app = withTestApp();
 
   it('every length-limited string of every route (query, path, body) and kernel parameter counts code points', () => {

@@ -7,7 +7,6 @@ import { withTestApp } from '../helpers/app.js';
 import { until as waitUntil } from '../helpers/until.js';
 
 describe('src/observability one event-loop figure on both health views', function () {
-  this.timeout(30_000);
   const app = withTestApp();
 
   it('a 250 ms stall makes both views warn with the same worst delay', async () => {

@@ -1,6 +1,7 @@
 // The operator series on /metrics, read from a real app: verdicts by decision and origin, the
 // build, the flight leader's role, and the checkpoints' size and age against the ledger.
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/config/load.js';
@@ -29,7 +30,6 @@ const FRAMES = [
 ];
 
 describe('operator metrics (/metrics)', function () {
-  this.timeout(30_000);
   const app = withTestApp({ stream: { tickMs: 50 }, ledger: { checkpointIntervalMs: 200 } });
   const scrape = async (): Promise<Samples> => parsePrometheus((await app().http.get('/metrics')).text);
   const verdicts = (m: Samples, simulated: 'true' | 'false'): Record<string, number> => Object.fromEntries(DECISIONS.map((d) => [d, value(m, 'svc_verdicts_total', { decision: d, simulated })]));
@@ -41,8 +41,12 @@ describe('operator metrics (/metrics)', function () {
     expect(verdicts(m, 'false')).to.deep.equal({ ALLOW: 0, REVIEW: 0, DENY: 0 });
     expect(Object.fromEntries(m.get('svc_requests_shed_total')!.map((s) => [s.labels.code, s.value]))).to.deep.equal({ QUEUE_FULL: 0, CAPACITY: 0, DEADLINE: 0, RATE_LIMITED: 0 });
     const { version } = JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string };
-    // the test runs from the checkout: its HEAD (or, without git, the variable or unknown)
-    expect(m.get('svc_build_info')).to.deep.equal([{ labels: { version, commit: gitCommit(projectRoot()) ?? process.env.SOURCE_COMMIT ?? 'unknown', node: process.version }, value: 1 }]);
+    // the test runs from the checkout: its HEAD (or, without git, the variable or unknown); the
+    // process reads HEAD once, so a commit made while a long run is under way may have moved HEAD on
+    const head = gitCommit(projectRoot());
+    const reported = m.get('svc_build_info')?.[0]?.labels.commit ?? '';
+    const earlier = head !== null && reported !== head && spawnSync('git', ['merge-base', '--is-ancestor', reported, head], { cwd: projectRoot() }).status === 0;
+    expect(m.get('svc_build_info')).to.deep.equal([{ labels: { version, commit: earlier ? reported : head ?? process.env.SOURCE_COMMIT ?? 'unknown', node: process.version }, value: 1 }]);
     expect(m.get('svc_replica_role')).to.deep.equal([{ labels: { role: 'flight_leader' }, value: 0 }]);
     expect(value(m, 'svc_ledger_nodes')).to.equal(0);
     expect(value(m, 'svc_ledger_checkpoint_size')).to.equal(0);

@@ -11,7 +11,6 @@ import { isPiscinaQueueFull, threadLost } from '../../src/platform/task-results.
 // a message fails this test instead of turning a full queue into a 500.
 
 describe('src/platform/task-results: the errors piscina raises, recognised', function () {
-  this.timeout(30_000);
   let dir: string;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-piscina-'));

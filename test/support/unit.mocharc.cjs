@@ -5,7 +5,7 @@ const { unitFiles } = require('./unit-set.cjs');
 module.exports = {
   'node-option': ['import=tsx'],
   extension: ['ts'],
-  timeout: 20000,
+  timeout: 120000,
   reporter: './test/support/tally-reporter.cjs',
   spec: unitFiles(),
 };

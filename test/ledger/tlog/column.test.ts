@@ -54,7 +54,6 @@ async function withFullDisk<T>(bytes: number, fn: () => T | Promise<T>): Promise
 }
 
 describe('ledger columns (MemoryColumn, FileColumn)', function () {
-  this.timeout(30_000);
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'svc-column-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));

@@ -26,7 +26,6 @@ function scanPrefix(prefix: string, size: number, limit: number): number[] {
 
 for (const where of ['memory', 'files'] as const) {
   describe(`KeyIndex (${where})`, function () {
-    this.timeout(60_000);
     let dir: string | null = null;
     let index: KeyIndex;
     before(() => {

@@ -27,7 +27,6 @@ const batches = (): number[] => {
 };
 
 describe('TileLog growing past several tiles', function () {
-  this.timeout(60_000);
 
   it('after every append: the root, right-edge ranges, proofs at the size and at earlier sizes equal the reference', () => {
     const log = new TileLog(memoryTileColumns());

@@ -26,7 +26,9 @@ function fileColumns(dir: string) {
   };
 }
 
-describe('TileLog (C2SP tiles as the Merkle log)', () => {
+describe('TileLog (C2SP tiles as the Merkle log)', function () {
+  // tens of thousands of hashes against a reference: up to 17 s on a quiet machine, minutes on a loaded one
+  this.timeout(300_000);
   const N = 70_000;
   const leaves = Array.from({ length: N }, (_, i) => leafHash(digest(i)));
   const log = new TileLog(memoryColumns());
