@@ -5,30 +5,17 @@
  */
 import { expect } from 'chai';
 import { until } from '../helpers/until.js';
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createPublicKey, verify } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { sh, withTempDir, write } from '../helpers/shell.js';
 import type { Ledger } from '../../src/ledger/ledger.js';
+import { mth, sha } from '../helpers/rfc6962.js';
 
 const frame = (k: number) => ({ track_id: `cp${k}`, source: 'ADS-B', lat: 36.2 + k * 1e-4, lon: -115.16, alt_m: 80, speed_mps: 10, rssi_dbm: -50, id_authenticated: true, n_observations: 500 });
 
-const sha = (...parts: Uint8Array[]): Buffer => {
-  const h = createHash('sha256');
-  for (const p of parts) h.update(p);
-  return h.digest();
-};
-
-/** RFC 6962 Merkle tree hash of `leaves`, written here from the RFC. */
-function mth(leaves: Buffer[]): Buffer {
-  if (leaves.length === 0) return sha();
-  if (leaves.length === 1) return sha(Uint8Array.of(0), leaves[0]!);
-  let k = 1;
-  while (k * 2 < leaves.length) k *= 2;
-  return sha(Uint8Array.of(1), mth(leaves.slice(0, k)), mth(leaves.slice(k)));
-}
 
 interface Note {
   text: string;

@@ -4,7 +4,7 @@
  * signing schedule on a controlled clock, persistence through a scripted store, and the file store.
  */
 import { expect } from 'chai';
-import { createHash, createHmac, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,23 +15,10 @@ import { Ledger, type AppendInput } from '../../src/ledger/ledger.js';
 import type { Signer } from '../../src/ledger/signer.js';
 import type { CheckpointStore } from '../../src/ledger/store/store.js';
 import { until } from '../helpers/until.js';
+import { mth, sha } from '../helpers/rfc6962.js';
 
 const ORIGIN = 'example.org/khipu/0123456789abcdef';
 
-const sha = (...parts: Uint8Array[]): Buffer => {
-  const h = createHash('sha256');
-  for (const p of parts) h.update(p);
-  return h.digest();
-};
-
-/** RFC 6962 MTH over node digests, written here from the RFC. */
-function mth(leaves: Buffer[]): Buffer {
-  if (leaves.length === 0) return sha();
-  if (leaves.length === 1) return sha(Uint8Array.of(0), leaves[0]!);
-  let k = 1;
-  while (k * 2 < leaves.length) k *= 2;
-  return sha(Uint8Array.of(1), mth(leaves.slice(0, k)), mth(leaves.slice(k)));
-}
 
 /** RFC 5869 HKDF-SHA256 (extract, then expand), for one output of at most 32 bytes. */
 function hkdf(ikm: Buffer, salt: Buffer, info: Buffer, length: number): Buffer {
