@@ -88,7 +88,7 @@ describe('src/platform/plugin', () => {
     const app = withTestApp();
     it('builds every feature as a plugin, each after its needs, and publishes no feature state on services', () => {
       const names = app().services.plugins();
-      expect([...names].sort()).to.deep.equal(['adsb', 'alerts', 'core', 'cot', 'docs', 'energy', 'evidence', 'fleet', 'kernels', 'ledger', 'mesh', 'security', 'stream', 'ui', 'verdicts']);
+      expect([...names].sort()).to.deep.equal(['adsb', 'alerts', 'core', 'cot', 'docs', 'energy', 'evidence', 'fleet', 'kernels', 'ledger', 'mesh', 'security', 'stream', 'tak', 'ui', 'verdicts']);
       const at = (n: string) => names.indexOf(n as never);
       for (const [later, earlier] of [['verdicts', 'ledger'], ['stream', 'verdicts'], ['stream', 'cot'], ['mesh', 'stream'], ['evidence', 'adsb'], ['core', 'evidence'], ['security', 'ledger']]) {
         expect(at(later!), `${later} after ${earlier}`).to.be.above(at(earlier!));

@@ -108,7 +108,7 @@ describe('TAK outputs in the service', function () {
   });
 
   it('outputs on and pointed at nobody: POST /verdict latency stays near the all-off baseline measured here', async () => {
-    const N = 60;
+    const N = 40;
     const latencies = async (overrides: Record<string, unknown>): Promise<number> => {
       const t = await buildTestApp({ stream: { flight: 'off' }, ...overrides }, { checkResponses: false });
       try {
@@ -126,18 +126,28 @@ describe('TAK outputs in the service', function () {
         await t.close();
       }
     };
-    const off = await latencies({});
     // datagrams to a loopback port nobody reads: they never leave the machine
     const closed = await freePort();
     const nobody = await freePort();
-    const on = await latencies({
+    const outputsOn = {
       tak: {
         aircraft: false,
         mesh: { enabled: true, group: '127.0.0.1', port: nobody },
         server: { enabled: true, host: '127.0.0.1', port: closed, tls: false, backoffBaseMs: 10, backoffMaxMs: 50 },
         listener: { enabled: true, transport: 'tcp', host: '127.0.0.1', port: 0 },
       },
-    });
+    };
+    // rounds alternate off and on, and each side keeps its best median: a burst of load from
+    // elsewhere slows one round, while outputs that held up the verdict path would slow every one
+    const offs: number[] = [];
+    const ons: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      offs.push(await latencies({}));
+      ons.push(await latencies(outputsOn));
+    }
+    const off = Math.min(...offs);
+    const on = Math.min(...ons);
+    console.log(`      POST /verdict median per round, off ${offs.map((x) => x.toFixed(2)).join(' / ')} ms, on ${ons.map((x) => x.toFixed(2)).join(' / ')} ms`);
     expect(on, `median ${on.toFixed(2)} ms with outputs on, ${off.toFixed(2)} ms off`).to.be.below(off * 2 + 5);
   });
 });
