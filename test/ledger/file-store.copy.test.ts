@@ -1,0 +1,180 @@
+/**
+ * FileStore as a postgres replica's copy of the chain, driven in-process without a database: the
+ * nodes the ledger applies after start are written as lines (in one write per 256 KiB, at a sync,
+ * or at close), read back from memory until then, synced with a marker of how many are held, and
+ * cut back; a full disk keeps the lines in memory until a write succeeds.
+ */
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import fs, { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ledger, nodeDigest, ZERO_DIGEST, type LedgerNode } from '../../src/ledger/ledger.js';
+import { COPY_SYNCED, FileStore, LEDGER_FILE } from '../../src/ledger/store/file-store.js';
+
+const TYPE = 'application/vnd.svc.receipt+json';
+const sha = (b: Uint8Array | string): Buffer => createHash('sha256').update(b).digest();
+
+/** `n` chained nodes from `from`, each with a payload of `pad` bytes. */
+function nodes(from: number, n: number, prev: Buffer, pad = 40): LedgerNode[] {
+  const out: LedgerNode[] = [];
+  for (let i = from; i < from + n; i++) {
+    const payload = Buffer.from(JSON.stringify({ n: i, pad: 'p'.repeat(pad) }));
+    const paeSha256 = sha(Buffer.concat([Buffer.from(`DSSEv1 ${Buffer.byteLength(TYPE)} ${TYPE} ${payload.length} `), payload]));
+    const digest = nodeDigest(i, prev, paeSha256);
+    out.push({ index: i, kind: 'note', tsUtc: '2025-01-01T00:00:00.000Z', payload, paeSha256, sig: Buffer.from([0x30, i & 0xff]), keyid: 'k', prev, nodeDigest: digest, simulated: false });
+    prev = digest;
+  }
+  return out;
+}
+
+/** The line the copy holds for `n`, written here field by field. */
+const lineOf = (n: LedgerNode): string =>
+  `{"i":${n.index},"kind":"note","ts_utc":"${n.tsUtc}","simulated":false,"keyid":"k","payload_type":"${TYPE}","payload":"${n.payload.toString('base64')}","sig":"${n.sig.toString('base64')}",` +
+  `"pae_sha256":"${n.paeSha256.toString('hex')}","prev":"${n.prev.toString('hex')}","digest":"${n.nodeDigest.toString('hex')}"}\n`;
+
+describe('ledger file store as a replica copy (copy: true)', function () {
+  this.timeout(60_000);
+  const dirs: string[] = [];
+  const open: { store: FileStore; ledger: Ledger; close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    for (const o of open.splice(0)) await o.close();
+    dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
+  });
+
+  /** A copy opened and replayed as postgres mode opens it, with its ledger over the copy's files. */
+  async function copyOf(dir?: string, warnings: string[] = []) {
+    const d = dir ?? mkdtempSync(join(tmpdir(), 'svc-copy-'));
+    if (!dir) dirs.push(d);
+    const store = FileStore.open({ dataDir: d, retryAfterS: 3, copy: true, log: { warn: (_o, m) => void warnings.push(m), info: () => {} } });
+    const storage = store.storage();
+    const ledger = new Ledger(Infinity, storage);
+    await store.replay({ apply: (n) => ledger.applyNode(n, false, true), verifySignatures: async () => null, resume: (s) => ledger.resume(s), head: () => ledger.head });
+    const o = {
+      dir: d,
+      store,
+      ledger,
+      close: async () => {
+        await store.close();
+        storage.close?.();
+      },
+    };
+    open.push(o);
+    return o;
+  }
+  const fileOf = (d: string) => join(d, LEDGER_FILE);
+
+  it('applied nodes are served from memory until a sync writes their lines; the sync records how many it holds', async () => {
+    const c = await copyOf();
+    const header = readFileSync(fileOf(c.dir));
+    const ns = nodes(0, 30, ZERO_DIGEST);
+    for (const n of ns) c.ledger.applyNode(n);
+    expect(readFileSync(fileOf(c.dir)).equals(header)).to.equal(true);
+    for (const i of [0, 17, 29]) expect(c.ledger.get(i)!.nodeDigest.equals(ns[i]!.nodeDigest), `node ${i}`).to.equal(true);
+    await c.store.syncDerived();
+    expect(readFileSync(fileOf(c.dir), 'utf8')).to.equal(header.toString('utf8') + ns.map(lineOf).join(''));
+    expect(readFileSync(join(c.dir, COPY_SYNCED), 'utf8')).to.equal('30\n');
+    expect(c.store.recordsEnd()).to.equal(statSync(fileOf(c.dir)).size);
+    expect(await c.store.copyHeld()).to.equal(30);
+    // more after the sync, then a sync again: appended after the first lines
+    const more = nodes(30, 5, ns.at(-1)!.nodeDigest);
+    for (const n of more) c.ledger.applyNode(n);
+    await c.store.syncDerived();
+    expect(readFileSync(fileOf(c.dir), 'utf8')).to.equal(header.toString('utf8') + [...ns, ...more].map(lineOf).join(''));
+    expect(readFileSync(join(c.dir, COPY_SYNCED), 'utf8')).to.equal('35\n');
+  });
+
+  it('lines are written without a sync once 256 KiB are pending', async () => {
+    const c = await copyOf();
+    const header = statSync(fileOf(c.dir)).size;
+    const ns = nodes(0, 400, ZERO_DIGEST, 600);
+    const bytes = ns.map((n) => Buffer.byteLength(lineOf(n)));
+    // the first node whose line brings the pending bytes to 256 KiB
+    let sum = 0;
+    const at = bytes.findIndex((b) => (sum += b) >= 256 * 1024);
+    for (const n of ns.slice(0, at)) c.ledger.applyNode(n);
+    expect(statSync(fileOf(c.dir)).size).to.equal(header);
+    c.ledger.applyNode(ns[at]!);
+    expect(statSync(fileOf(c.dir)).size).to.equal(header + sum);
+    expect(existsSync(join(c.dir, COPY_SYNCED))).to.equal(false);
+  });
+
+  it('copyHeld: the synced count, bounded by the line ends and by the lines whole in the file; 0 before any sync', async () => {
+    const c = await copyOf();
+    expect(await c.store.copyHeld()).to.equal(0);
+    const ns = nodes(0, 20, ZERO_DIGEST);
+    for (const n of ns) c.ledger.applyNode(n);
+    await c.store.syncDerived();
+    expect(await c.store.copyHeld()).to.equal(20);
+    writeFileSync(join(c.dir, COPY_SYNCED), '25\n');
+    expect(await c.store.copyHeld()).to.equal(20);
+    writeFileSync(join(c.dir, COPY_SYNCED), '7\n');
+    expect(await c.store.copyHeld()).to.equal(7);
+    writeFileSync(join(c.dir, COPY_SYNCED), 'junk\n');
+    expect(await c.store.copyHeld()).to.equal(0);
+    writeFileSync(join(c.dir, COPY_SYNCED), '20\n');
+    // the last line cut short: 19 whole
+    truncateSync(fileOf(c.dir), statSync(fileOf(c.dir)).size - 3);
+    expect(await c.store.copyHeld()).to.equal(19);
+    rmSync(fileOf(c.dir));
+    expect(await c.store.copyHeld()).to.equal(0);
+  });
+
+  it('cutCopy: back to the first n lines (their line ends kept), or to no file at all', async () => {
+    const c = await copyOf();
+    const header = readFileSync(fileOf(c.dir), 'utf8');
+    const ns = nodes(0, 12, ZERO_DIGEST);
+    for (const n of ns) c.ledger.applyNode(n);
+    await c.store.syncDerived();
+    await c.store.cutCopy(5);
+    expect(readFileSync(fileOf(c.dir), 'utf8')).to.equal(header + ns.slice(0, 5).map(lineOf).join(''));
+    writeFileSync(join(c.dir, COPY_SYNCED), '12\n');
+    expect(await c.store.copyHeld()).to.equal(5);
+    await c.store.cutCopy(0);
+    expect(existsSync(fileOf(c.dir))).to.equal(false);
+    expect(await c.store.copyHeld()).to.equal(0);
+  });
+
+  it('a full disk: the part written is cut, the lines stay in memory (served from there) until a sync writes them', async () => {
+    const warnings: string[] = [];
+    const c = await copyOf(undefined, warnings);
+    const header = readFileSync(fileOf(c.dir), 'utf8');
+    const ns = nodes(0, 400, ZERO_DIGEST, 600);
+    const real = fs.writeSync;
+    fs.writeSync = ((fd: number, buf: Uint8Array, off: number, len: number): number => {
+      real(fd, buf, off, Math.min(len, 1000));
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    }) as unknown as typeof fs.writeSync;
+    syncBuiltinESMExports();
+    try {
+      for (const n of ns) c.ledger.applyNode(n);
+    } finally {
+      fs.writeSync = real;
+      syncBuiltinESMExports();
+    }
+    expect(readFileSync(fileOf(c.dir), 'utf8')).to.equal(header);
+    expect(warnings[0]).to.equal('ledger copy: write failed; lines kept in memory until it succeeds');
+    for (const i of [0, 250, 399]) expect(c.ledger.get(i)!.payload.equals(ns[i]!.payload), `node ${i}`).to.equal(true);
+    await c.store.syncDerived();
+    expect(readFileSync(fileOf(c.dir), 'utf8')).to.equal(header + ns.map(lineOf).join(''));
+    expect(readFileSync(join(c.dir, COPY_SYNCED), 'utf8')).to.equal('400\n');
+  });
+
+  it('close() writes what is pending and releases the descriptor', async () => {
+    const c = await copyOf();
+    const header = readFileSync(fileOf(c.dir), 'utf8');
+    const ns = nodes(0, 3, ZERO_DIGEST);
+    for (const n of ns) c.ledger.applyNode(n);
+    await c.store.syncDerived();
+    const more = nodes(3, 2, ns.at(-1)!.nodeDigest);
+    for (const n of more) c.ledger.applyNode(n);
+    const fds = () => readdirSync('/proc/self/fd').length;
+    const before = fds();
+    await c.close();
+    open.splice(open.indexOf(c), 1);
+    expect(fds()).to.be.below(before);
+    expect(readFileSync(fileOf(c.dir), 'utf8')).to.equal(header + [...ns, ...more].map(lineOf).join(''));
+    dirs.push(c.dir);
+  });
+});
