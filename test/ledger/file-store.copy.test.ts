@@ -34,6 +34,8 @@ const lineOf = (n: LedgerNode): string =>
   `{"i":${n.index},"kind":"note","ts_utc":"${n.tsUtc}","simulated":false,"keyid":"k","payload_type":"${TYPE}","payload":"${n.payload.toString('base64')}","sig":"${n.sig.toString('base64')}",` +
   `"pae_sha256":"${n.paeSha256.toString('hex')}","prev":"${n.prev.toString('hex')}","digest":"${n.nodeDigest.toString('hex')}"}\n`;
 
+const fileOf = (d: string): string => join(d, LEDGER_FILE);
+
 describe('ledger file store as a replica copy (copy: true)', function () {
   this.timeout(60_000);
   const dirs: string[] = [];
@@ -63,7 +65,6 @@ describe('ledger file store as a replica copy (copy: true)', function () {
     open.push(o);
     return o;
   }
-  const fileOf = (d: string) => join(d, LEDGER_FILE);
 
   it('applied nodes are served from memory until a sync writes their lines; the sync records how many it holds', async () => {
     const c = await copyOf();
@@ -176,5 +177,64 @@ describe('ledger file store as a replica copy (copy: true)', function () {
     expect(fds()).to.be.below(before);
     expect(readFileSync(fileOf(c.dir), 'utf8')).to.equal(header + [...ns, ...more].map(lineOf).join(''));
     dirs.push(c.dir);
+  });
+});
+
+describe('ledger file store (file mode): derived files, damage found later, what replay cannot open', function () {
+  this.timeout(60_000);
+  const dirs: string[] = [];
+  afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const fresh = (): string => {
+    const d = mkdtempSync(join(tmpdir(), 'svc-filemode-'));
+    dirs.push(d);
+    return d;
+  };
+
+  it('syncDerived writes the line ends; recordsEnd is where the durable records end; storage close() releases its files', async () => {
+    const d = fresh();
+    const warned: [object, string][] = [];
+    const store = FileStore.open({ dataDir: d, retryAfterS: 3, log: { warn: (o, m) => void warned.push([o, m]), info: () => {} } });
+    const storage = store.storage();
+    const ledger = new Ledger(Infinity, storage);
+    await store.replay({ apply: (n) => ledger.applyNode(n, false, true), verifySignatures: async () => null, resume: (s) => ledger.resume(s), head: () => ledger.head });
+    const ns = nodes(0, 6, ZERO_DIGEST);
+    const committed = await store.commit(
+      ns.map((n) => ({ kind: n.kind, tsUtc: n.tsUtc, payload: n.payload, paeSha256: n.paeSha256, sig: n.sig, keyid: n.keyid })),
+      { size: 0, head: ZERO_DIGEST },
+    );
+    ledger.applyNodes(committed);
+    expect(store.recordsEnd()).to.equal(statSync(fileOf(d)).size);
+    await ledger.sync();
+    await store.syncDerived();
+    const ends = readFileSync(join(d, 'tlog', 'record-ends'));
+    const text = readFileSync(fileOf(d), 'utf8');
+    const want = [...text.matchAll(/\n/g)].slice(1).map((m) => m.index! + 1);
+    expect(Array.from({ length: ends.length / 8 }, (_, k) => Number(ends.readBigUInt64BE(k * 8)))).to.deep.equal(want);
+    // damage found later: refused from then on; a second finding does not replace the first
+    store.damaged({ index: 2, reason: 'signature does not verify' });
+    store.damaged({ index: 4, reason: 'another' });
+    expect(store.status().state).to.equal('CORRUPT');
+    expect(store.status().reason).to.equal('ledger file damaged at node 2: signature does not verify (found by the background fsck); appends are refused');
+    expect(warned.filter(([, m]) => m === 'ledger file damaged: appends refused')).to.deep.equal([[{ index: 2, reason: 'signature does not verify', file: fileOf(d) }, 'ledger file damaged: appends refused']]);
+    const fds = () => readdirSync('/proc/self/fd').length;
+    const before = fds();
+    storage.close?.();
+    expect(fds()).to.be.below(before);
+    await store.close();
+  });
+
+  it('a khipu.jsonl that cannot be opened (a directory) is an error, not a new log', async () => {
+    const d = fresh();
+    fs.mkdirSync(join(d, LEDGER_FILE));
+    const store = FileStore.open({ dataDir: d, retryAfterS: 3 });
+    try {
+      const err = await store.replay({ apply: () => {}, verifySignatures: async () => null }).then(
+        () => null,
+        (e: NodeJS.ErrnoException) => e,
+      );
+      expect(err?.code).to.equal('EISDIR');
+    } finally {
+      await store.close();
+    }
   });
 });
