@@ -238,3 +238,104 @@ describe('ledger file store (file mode): derived files, damage found later, what
     }
   });
 });
+
+describe('ledger file store (file mode): opening at a checkpoint, in process', function () {
+  this.timeout(60_000);
+  const dirs: string[] = [];
+  afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const N = 40;
+  const K = 30;
+  const ns = nodes(0, N, ZERO_DIGEST);
+  const rootOf = (size: number): Buffer => {
+    const l = new Ledger(1000);
+    for (const n of ns.slice(0, size)) l.applyNode(n);
+    return l.root();
+  };
+
+  /** A file-mode directory holding the N nodes, its derived files synced. */
+  async function written(): Promise<string> {
+    const d = mkdtempSync(join(tmpdir(), 'svc-anchor-'));
+    dirs.push(d);
+    const store = FileStore.open({ dataDir: d, retryAfterS: 3 });
+    const storage = store.storage();
+    const ledger = new Ledger(Infinity, storage);
+    await store.replay({ apply: (n) => ledger.applyNode(n, false, true), verifySignatures: async () => null, resume: (s) => ledger.resume(s), head: () => ledger.head });
+    const committed = await store.commit(
+      ns.map((n) => ({ kind: n.kind, tsUtc: n.tsUtc, payload: n.payload, paeSha256: n.paeSha256, sig: n.sig, keyid: n.keyid })),
+      { size: 0, head: ZERO_DIGEST },
+    );
+    ledger.applyNodes(committed);
+    await ledger.sync();
+    await store.syncDerived();
+    await store.close();
+    storage.close?.();
+    return d;
+  }
+
+  /** Opens `d` at `anchor`: what was applied, the report, the state and the warnings. */
+  async function reopen(d: string, anchor: { size: number; root: Buffer } | null) {
+    const warned: string[] = [];
+    const store = FileStore.open({ dataDir: d, retryAfterS: 3, log: { warn: (_o, m) => void warned.push(m), info: () => {} } });
+    const storage = store.storage();
+    const ledger = new Ledger(Infinity, storage);
+    const applied: number[] = [];
+    try {
+      const report = await store.replay({
+        apply: (n) => (applied.push(n.index), ledger.applyNode(n, false, true)),
+        verifySignatures: async () => null,
+        anchor,
+        resume: (s) => ledger.resume(s),
+        head: () => ledger.head,
+      });
+      return { report: { nodes: report.nodes, fromCheckpoint: report.fromCheckpoint, corruptAt: report.corruptAt }, applied, status: store.status(), warned, root: ledger.root(), size: ledger.size };
+    } finally {
+      await store.close();
+      storage.close?.();
+    }
+  }
+
+  it('opens at the checkpoint and reads only the records after it; the tree is the whole one', async () => {
+    const d = await written();
+    const r = await reopen(d, { size: K, root: rootOf(K) });
+    expect(r.report).to.deep.equal({ nodes: N, fromCheckpoint: K, corruptAt: null });
+    expect(r.applied).to.deep.equal(Array.from({ length: N - K }, (_, k) => K + k));
+    expect([r.size, r.root.equals(rootOf(N)), r.status.state, r.warned]).to.deep.equal([N, true, 'READY', []]);
+    // an anchor of size 0 is no anchor
+    const zero = await reopen(d, { size: 0, root: rootOf(0) });
+    expect([zero.report.fromCheckpoint, zero.applied.length]).to.deep.equal([0, N]);
+  });
+
+  it('derived files that do not hold the checkpoint: rebuilt from every record, with a warning', async () => {
+    const rebuilt = 'ledger file: derived files do not match the checkpoint; rebuilding them from the records';
+    const wrongRoot = await reopen(await written(), { size: K, root: rootOf(K - 1) });
+    expect([wrongRoot.report, wrongRoot.applied.length, wrongRoot.warned, wrongRoot.root.equals(rootOf(N))]).to.deep.equal([{ nodes: N, fromCheckpoint: 0, corruptAt: null }, N, [rebuilt], true]);
+    const shortEnds = await written();
+    truncateSync(join(shortEnds, 'tlog', 'record-ends'), (K - 1) * 8);
+    const s = await reopen(shortEnds, { size: K, root: rootOf(K) });
+    expect([s.report.fromCheckpoint, s.applied.length, s.warned]).to.deep.equal([0, N, [rebuilt]]);
+    const offLine = await written();
+    const ends = readFileSync(join(offLine, 'tlog', 'record-ends'));
+    ends.writeBigUInt64BE(ends.readBigUInt64BE((K - 1) * 8) - 2n, (K - 1) * 8);
+    writeFileSync(join(offLine, 'tlog', 'record-ends'), ends);
+    const o = await reopen(offLine, { size: K, root: rootOf(K) });
+    expect([o.report.fromCheckpoint, o.applied.length, o.warned, o.root.equals(rootOf(N))]).to.deep.equal([0, N, [rebuilt], true]);
+  });
+
+  it('records the checkpoint counted that are gone: damage at the first one not wholly in the file; nothing after it applied', async () => {
+    const d = await written();
+    const text = readFileSync(fileOf(d), 'utf8');
+    const lineEnds = [...text.matchAll(/\n/g)].slice(1).map((m) => m.index! + 1);
+    // the file ends in the middle of node 20's line
+    truncateSync(fileOf(d), lineEnds[20]! - 5);
+    const r = await reopen(d, { size: K, root: rootOf(K) });
+    const reason = `node 20: missing, the checkpoint signed before names ${K} nodes (records 20..${K - 1} are gone)`;
+    expect(r.report.corruptAt).to.deep.equal({ index: 20, reason });
+    expect([r.status.state, r.status.reason]).to.deep.equal(['CORRUPT', `ledger file damaged at node 20: ${reason}; appends are refused, nodes 0..19 are served`]);
+    expect([r.applied, r.size]).to.deep.equal([[], 20]);
+    // a new directory under a checkpoint of K nodes: all of them are missing
+    const empty = mkdtempSync(join(tmpdir(), 'svc-anchor-'));
+    dirs.push(empty);
+    const e = await reopen(empty, { size: K, root: rootOf(K) });
+    expect(e.report.corruptAt).to.deep.equal({ index: 0, reason: `node 0: missing, the checkpoint signed before names ${K} nodes (records 0..${K - 1} are gone)` });
+  });
+});
