@@ -9,7 +9,10 @@ import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:cryp
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pae, PAYLOAD_TYPE, sha256 } from '../../src/ledger/dsse.js';
 import { fsckDataDir, NotALedgerError, signatureCheck, type FsckProgress, type FsckReport } from '../../src/ledger/fsck.js';
+import { Ledger } from '../../src/ledger/ledger.js';
+import { FileStore } from '../../src/ledger/store/file-store.js';
 import { leafHash, rootFromLeafHashes } from '../../src/lib/merkle.js';
 import { buildTestApp } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
@@ -257,6 +260,30 @@ describe('ledger fsck: the whole report', function () {
     expect(seen[0]).to.deep.equal({ phase: 'signatures', done: 0, total: NODES, bytes: ends[NODES - 1]! - 1 });
   });
 
+  it('tile levels and derived files that are missing, empty or no file', async () => {
+    const noLevel1 = copy();
+    rmSync(join(noLevel1, 'tlog/tile/1'));
+    expect(fields(await fsckDataDir(noLevel1))).to.deep.include({ ok: true, tiles: { levels: 1, hashes: NODES, interiors: 1 } });
+    const emptyLevel1 = copy();
+    truncateSync(join(emptyLevel1, 'tlog/tile/1'), 0);
+    expect(fields(await fsckDataDir(emptyLevel1))).to.deep.include({ ok: true, tiles: { levels: 1, hashes: NODES, interiors: 1 } });
+    // the last node read on its own (no newline) against a PAE column that ends long before it
+    const short = copy();
+    writeFileSync(join(short, 'khipu.jsonl'), `${lines.slice(0, NODES + 1).join('\n')}`);
+    truncateSync(join(short, 'tlog/pae'), 100 * 32);
+    expect(fields(await fsckDataDir(short))).to.deep.include({ ok: true, nodes: NODES, firstBad: null });
+    for (const f of ['tlog/pae', 'khipu.jsonl']) {
+      const dir = copy();
+      rmSync(join(dir, f));
+      mkdirSync(join(dir, f));
+      const err = await fsckDataDir(dir).then(
+        () => null,
+        (e: NodeJS.ErrnoException) => e,
+      );
+      expect(err?.code, f).to.equal('EISDIR');
+    }
+  });
+
   it('refuses what is no ledger directory: a missing one, a file', async () => {
     for (const dir of [join(root, 'absent'), join(clean, 'khipu.jsonl')]) {
       const err = await fsckDataDir(dir).then(
@@ -287,5 +314,66 @@ describe('ledger fsck: the whole report', function () {
     await signatureCheck(async (t) => ((task = t), [true, true, true]))(nodes, keys);
     expect((task as { kind: string; keys: unknown; items: { keyid: string }[] }).kind).to.equal('verify');
     expect((task as { items: { keyid: string }[] }).items.map((i) => i.keyid)).to.deep.equal(['a'.repeat(64), 'a'.repeat(64), 'f'.repeat(64)]);
+  });
+
+  describe('a log of 4,400 nodes (several signature chunks, a flush while reading, 17 full tiles)', () => {
+    const BIG = 4400;
+    let big: string;
+    let bigOwn: { privateKey: KeyObject; keyid: string };
+    before(async () => {
+      big = join(root, 'big');
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const der = publicKey.export({ type: 'spki', format: 'der' });
+      bigOwn = { privateKey, keyid: createHash('sha256').update(der).digest('hex') };
+      const store = FileStore.open({ dataDir: big, retryAfterS: 3 });
+      const storage = store.storage();
+      const ledger = new Ledger(Infinity, storage);
+      await store.replay({ apply: (n) => ledger.applyNode(n, false, true), verifySignatures: async () => null, resume: (sz) => ledger.resume(sz), head: () => ledger.head });
+      await store.recordKey(bigOwn.keyid, publicKey.export({ type: 'spki', format: 'pem' }).toString());
+      for (let k = 0; k < BIG; k += 400) {
+        const inputs = Array.from({ length: 400 }, (_, j) => {
+          const payload = Buffer.from(JSON.stringify({ n: k + j }));
+          const paeBytes = pae(PAYLOAD_TYPE, payload);
+          // node 3000 carries a signature over other bytes
+          const sig = sign('sha256', k + j === 3000 ? Buffer.from('other') : paeBytes, privateKey);
+          return { kind: 'note', tsUtc: '2025-01-01T00:00:00.000Z', payload, paeSha256: sha256(paeBytes), sig, keyid: bigOwn.keyid };
+        });
+        ledger.applyNodes(await store.commit(inputs, { size: ledger.size, head: ledger.head }));
+      }
+      await ledger.sync();
+      await store.syncDerived();
+      const text = `test.example/log\n${BIG}\n${ledger.root().toString('base64')}\n`;
+      const keyId = createHash('sha256').update(der).digest().subarray(0, 4);
+      writeFileSync(join(big, 'checkpoint'), `${text}\n\u2014 test.example/log ${Buffer.concat([keyId, sign('sha256', Buffer.from(text), privateKey)]).toString('base64')}\n`);
+      await store.close();
+      storage.close?.();
+    });
+    const bigCopy = (): string => {
+      const dir = join(root, `big-${copies++}`);
+      cpSync(big, dir, { recursive: true });
+      return dir;
+    };
+
+    it('every field; progress: the flush at 4,096 nodes, the signatures, the checkpoint', async () => {
+      const seen: FsckProgress[] = [];
+      const r = await fsckDataDir(big, { onProgress: (p) => seen.push(p) });
+      const sigBad = { index: 3000, reason: `signature does not verify over its PAE with key ${bigOwn.keyid.slice(0, 16)}` };
+      expect(fields(r)).to.deep.equal({ ok: false, nodes: BIG, firstBad: sigBad, tiles: { levels: 2, hashes: BIG + 17, interiors: 17 }, checkpoint: { size: BIG, verified: true, reason: null }, signatures: BIG });
+      const size = statSync(join(big, 'khipu.jsonl')).size;
+      // the whole file is one read: its bytes are all read at the first flush; no chunk settled yet
+      expect(seen[0]).to.deep.equal({ phase: 'records', done: 0, total: BIG, bytes: size });
+      expect(seen.filter((p) => p.phase === 'signatures')[0]).to.deep.equal({ phase: 'signatures', done: 0, total: BIG, bytes: size });
+      expect(seen.at(-1)).to.deep.equal({ phase: 'checkpoint', done: BIG, total: BIG, bytes: size });
+      expect(seen.map((p) => p.phase).join(' ')).to.match(/^records (signatures )+checkpoint$/);
+    });
+
+    it('a damaged level-1 hash and a damaged interior past the first tile name the first node they cover', async () => {
+      const l1 = bigCopy();
+      flipByte(join(l1, 'tlog/tile/1'), 5 * 32 + 3);
+      expect((await fsckDataDir(l1)).firstBad).to.deep.equal({ index: 1280, reason: 'tlog/tile/1 hash 5 (tile 0) is not the hash of nodes 1280..1535' });
+      const inner = bigCopy();
+      flipByte(join(inner, 'tlog/interior/0'), (9 * 254 + 130) * 32);
+      expect((await fsckDataDir(inner)).firstBad).to.deep.equal({ index: 2304, reason: 'tlog/interior/0 of tile 9 is not the interior of tlog/tile/0 tile 9' });
+    });
   });
 });
