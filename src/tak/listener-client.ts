@@ -93,6 +93,12 @@ export class ListenerClient {
   private backlog: string[] = [];
   private backlogAt = 0;
   private readonly liveFirst = new Set<string>();
+  /**
+   * Bytes handed to the socket before the rest waits in our queue: a quarter of the bound, so a
+   * picture being sent leaves room for live events whatever the runtime's socket high-water mark.
+   */
+  private readonly socketShare: number;
+  private readonly onFlush: (err?: Error | null) => void;
 
   constructor(
     readonly id: number,
@@ -103,11 +109,12 @@ export class ListenerClient {
     private readonly on: ClientEvents,
   ) {
     this.splitter = new StreamSplitter(maxMessageBytes);
+    this.socketShare = Math.max(1, Math.floor(maxQueuedBytes / 4));
+    this.onFlush = this.flushed.bind(this);
     this.connectedMs = this.lastHeardMs = Date.now();
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 30_000);
     socket.on('data', (chunk: Buffer) => this.received(chunk));
-    socket.on('drain', () => this.drained());
     socket.on('error', (err) => this.on.socketError(this, err));
     socket.on('close', () => this.gone());
   }
@@ -173,7 +180,7 @@ export class ListenerClient {
     const bytes = msg.as(this.protocol);
     // straight to the socket while it takes more; behind a full socket, into our queue, so the
     // bound below counts every byte this client holds
-    if (this.pending.length === 0 && !this.socket.writableNeedDrain) this.socket.write(bytes);
+    if (this.pending.length === 0 && this.socketHasRoom()) this.socket.write(bytes, this.onFlush);
     else {
       this.pending.push({ bytes, event });
       this.pendingBytes += bytes.length;
@@ -188,22 +195,31 @@ export class ListenerClient {
     return true;
   }
 
+  private socketHasRoom(): boolean {
+    return !this.closed && !this.socket.destroyed && this.socket.writableLength < this.socketShare;
+  }
+
+  /** Every write reports when the socket has taken its bytes, which is when more may follow. */
+  private flushed(err?: Error | null): void {
+    if (!err) this.drained();
+  }
+
   private drained(): void {
-    while (this.pending.length > 0 && !this.closed) {
+    while (this.pending.length > 0 && this.socketHasRoom()) {
       const next = this.pending.shift()!;
       this.pendingBytes -= next.bytes.length;
       if (next.event) this.pendingEvents--;
-      if (!this.socket.write(next.bytes)) return;
+      this.socket.write(next.bytes, this.onFlush);
     }
     this.pump();
   }
 
   private pump(): void {
-    while (this.backlogAt < this.backlog.length && !this.closed && this.pending.length === 0 && !this.socket.writableNeedDrain) {
+    while (this.backlogAt < this.backlog.length && this.pending.length === 0 && this.socketHasRoom()) {
       const uid = this.backlog[this.backlogAt++]!;
       const msg = this.liveFirst.has(uid) ? null : this.on.pictureOf(uid);
       if (msg) {
-        this.socket.write(msg.as(this.protocol));
+        this.socket.write(msg.as(this.protocol), this.onFlush);
         this.eventsSent++;
       }
     }
