@@ -1,6 +1,7 @@
 // StrykerJS configuration: `npm run mutate -- <files...>` (see test/MUTATION.md). Not part of `npm test`.
 // StrykerJS 10 needs Node >= 22: test/support/mutate.mjs runs it under Node 24 from the npm registry.
-const CACHE = 'node_modules/.cache/stryker';
+// mutate.mjs --cache NAME gives a run its own sandbox, incremental file and reports, so two runs can share a checkout
+const CACHE = `node_modules/.cache/${process.env.MUTATE_CACHE || 'stryker'}`;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {

@@ -1,4 +1,4 @@
-// `npm run mutate -- <file...> [--spec <glob,...>] [--grep <pattern>] [--concurrency N] [--exclude Mutator,...] [--timeout MS] [--force]`:
+// `npm run mutate -- <file...> [--spec <glob,...>] [--grep <pattern>] [--concurrency N] [--exclude Mutator,...] [--timeout MS] [--cache NAME] [--force]`:
 // StrykerJS on the given source files, under Node 24 from the npm registry (StrykerJS 10 refuses Node < 22; this repo runs on 20).
 // Without --spec the tests are narrowed from the files: a kernel's own test file for
 // workers/kernels/*.ts, the lib and kernel tests for workers/lib/*.ts, test/<area>/ for
@@ -16,17 +16,19 @@ let exclude = '';
 let force = false;
 let timeout = '';
 let grep = '';
+let cache = '';
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--spec') spec = args[++i];
   else if (args[i] === '--concurrency') concurrency = args[++i];
   else if (args[i] === '--exclude') exclude = args[++i];
   else if (args[i] === '--timeout') timeout = args[++i];
   else if (args[i] === '--grep') grep = args[++i];
+  else if (args[i] === '--cache') cache = args[++i];
   else if (args[i] === '--force') force = true;
   else files.push(args[i]);
 }
 if (!files.length) {
-  console.error('usage: npm run mutate -- <file...> [--spec <glob,...>] [--grep <pattern>] [--concurrency N] [--exclude Mutator,...] [--timeout MS] [--force]');
+  console.error('usage: npm run mutate -- <file...> [--spec <glob,...>] [--grep <pattern>] [--concurrency N] [--exclude Mutator,...] [--timeout MS] [--cache NAME] [--force]');
   process.exit(2);
 }
 for (const f of files) if (!f.includes('*') && !existsSync(f)) { console.error(`no such file: ${f}`); process.exit(2); }
@@ -63,7 +65,7 @@ function ranges(file) {
 }
 const mutate = files.flatMap(ranges);
 
-const env = { ...process.env, MUTATE_SPEC: spec, MUTATE_CONCURRENCY: concurrency, MUTATE_EXCLUDE: exclude, MUTATE_TIMEOUT_MS: timeout, MUTATE_GREP: grep };
+const env = { ...process.env, MUTATE_SPEC: spec, MUTATE_CONCURRENCY: concurrency, MUTATE_EXCLUDE: exclude, MUTATE_TIMEOUT_MS: timeout, MUTATE_GREP: grep, MUTATE_CACHE: cache };
 console.error(`mutate: ${files.join(' ')}\n  tests: ${spec}`);
 const r = spawnSync(
   'npx',
