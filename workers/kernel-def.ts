@@ -32,8 +32,8 @@ export type ParamValues<S extends ParamSchemas> = { seed: number } & { [K in key
 export const SEED_DOC = 'PRNG seed (uint32): every random ingredient is drawn from named streams of it, so the same seed and parameters give byte-identical bodies';
 
 /**
- * `R` is the literal shape `run` returns, inferred by `defineKernel`: src/kernels/write-result-schemas.ts
- * reads it with the TypeScript compiler to write the JSON Schemas of `result`, `checks` and `constants`.
+ * `R` is the literal shape `run` returns, inferred by `defineKernel`: `npm run kernels:schemas`
+ * (src/kernels/write-kernel-docs.ts) reads it with the TypeScript compiler to write the JSON Schemas of `result`, `checks` and `constants`.
  */
 export interface KernelDef<P extends Record<string, unknown> = Record<string, any>, S extends ParamSchemas = ParamSchemas, R extends KernelOutput = KernelOutput> {
   /** Route id below the API prefix, e.g. `ssm/scan`; also the PRNG stream prefix. */

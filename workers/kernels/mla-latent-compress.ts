@@ -5,7 +5,7 @@
  * attention runs on the cached latents directly. Both paths are computed here and compared.
  * RoPE: Su et al. 2021, arXiv:2104.09864. Design: kernels-c §21.
  */
-import { defineKernel } from '../kernel-def.js';
+import { defineKernel, type ParamValues } from '../kernel-def.js';
 import { attendRow } from '../lib/attention.js';
 import { entropy } from '../lib/linalg.js';
 import { evenlySpaced } from '../../src/lib/numbers.js';
@@ -17,12 +17,14 @@ const ROPE_BASE = 10000;
 const QUERIES = 4;
 const SAMPLE_DIMS = 8;
 
-export type MlaParams = {
-  seq_len: number;
-  n_heads: number;
-  d_head: number;
-  d_latent: number;
+const mlaParams = {
+  seq_len: int(1, 256, 128).description('sequence length (tokens)'),
+  n_heads: int(1, 16, 8).description('attention heads'),
+  d_head: int(4, 64, 64).description('head width (a multiple of 4: the RoPE part is d_head/4)').meta({ jsonSchema: { multipleOf: 4 } }),
+  d_latent: int(1, 256, 128).description('width of the latent KV'),
 };
+
+export type MlaParams = Omit<ParamValues<typeof mlaParams>, 'seed'>;
 
 /** Rotary position embedding of x (even length) at position pos: pair (2m, 2m+1) turns by pos·base^(−2m/d). */
 export function rope(x: ArrayLike<number>, pos: number, base = ROPE_BASE): Float64Array {
@@ -88,12 +90,7 @@ export default defineKernel({
   technique: 'DeepSeek-V2 multi-head latent attention with weight absorption',
   references: ['arXiv:2405.04434', 'arXiv:2104.09864'],
   honesty: 'Both attention paths and the cache/FLOP accounting are computed; hidden states and projections are seeded Gaussian draws, not a trained model.',
-  params: {
-    seq_len: int(1, 256, 128).description('sequence length (tokens)'),
-    n_heads: int(1, 16, 8).description('attention heads'),
-    d_head: int(4, 64, 64).description('head width (a multiple of 4: the RoPE part is d_head/4)').meta({ jsonSchema: { multipleOf: 4 } }),
-    d_latent: int(1, 256, 128).description('width of the latent KV'),
-  },
+  params: mlaParams,
   worstCase: { seq_len: 256, n_heads: 16, d_head: 64, d_latent: 256 },
   rules: ['d_head must be a multiple of 4'],
   constraints: (p) => (p.d_head % 4 ? [{ param: 'd_head', msg: 'd_head must be a multiple of 4' }] : []),
