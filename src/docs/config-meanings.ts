@@ -27,7 +27,7 @@ export const CONFIG_MEANINGS: Readonly<Record<string, string>> = {
     'deadline per task, queue wait included (504 after); a task is admitted only if its estimated wait + run fit in 80 % of it',
   'pool.idleTimeoutMs': 'piscina idle timeout (threads are fixed anyway)',
   'pool.maxOldGenerationSizeMb':
-    'heap cap per worker thread (32–4096): a kernel that outgrows it ends its thread only (500; counted in `svc_pool_crashes_total`, and piscina starts a successor). Not lower by default: V8 lets a heap capped under 2048 MB grow only 1.3–2× between full collections instead of up to 4× (`MaxGrowingFactor`, `src/heap/heap-controller.cc`), and at 256 MB `blt/entropy-patch` ran ten times the full collections and 21–26 % slower (`docs/bench.md`, "Twelfth pass")',
+    'heap cap per worker thread (32–4096): a kernel that outgrows it ends its thread only (500; counted in `svc_pool_crashes_total`, and piscina starts a successor). Not lower by default: V8 lets a heap capped under 2048 MB grow only 1.3–2× between full collections instead of up to 4× (`MaxGrowingFactor`, `src/heap/heap-controller.cc`), and at 256 MB `blt/entropy-patch` ran ten times the full collections and 21–26 % slower',
   'pool.retryAfterS': 'least `Retry-After` sent with a 503 shed (the estimated wait when longer)',
   'pool.signThreads': 'threads of the signing lane (its own pool: kernels never delay receipts)',
   'pool.killGraceMs': 'a task still running this long after its deadline is terminated (it was answered 504 at the deadline)',
@@ -36,7 +36,7 @@ export const CONFIG_MEANINGS: Readonly<Record<string, string>> = {
   'pool.warmup':
     'each kernel thread runs every kernel at its defaults when it starts (`workers/warm.ts`), so no request pays for compiling a kernel (a first call was ~6× its warm time at the median); `/health` is 503 (`worker-pool:utilization` "starting") until every thread has, and the `ready` log line gives the start-up time (`docs/bench.md`); `false` in `config/test.json`',
   'pool.warmupPasses':
-    'passes over every kernel at warm-up (1–50): a thread calling the kernels in turn is within ~1.15× of its steady speed after four passes, but some kernels\' code is still being optimised; after sixteen, 2–9 of 65 kernels take over 1.2× their warm time on their first call, against 12–15 after four (thread CPU; 2–4 among warm calls). The price is start-up: here (two kernel threads and the main thread on 2 cores) warm-up took 7.4–9.5 s per thread and the service was ready in 8–11 s, against ~4.5 s with four passes (`docs/bench.md`, "Ninth pass")',
+    'passes over every kernel at warm-up (1–50): a thread calling the kernels in turn is within ~1.15× of its steady speed after four passes, but some kernels\' code is still being optimised; after sixteen, 2–9 of 65 kernels take over 1.2× their warm time on their first call, against 12–15 after four (thread CPU; 2–4 among warm calls). The price is start-up: here (two kernel threads and the main thread on 2 cores) warm-up took 7.4–9.5 s per thread and the service was ready in 8–11 s, against ~4.5 s with four passes',
 
   'ledger.mode':
     '`memory`, `file` or `postgres` (see [where the ledger lives](ledger.md#where-the-ledger-lives-memory-file-postgres)); `config/test.json` uses `memory`',

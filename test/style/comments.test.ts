@@ -161,6 +161,18 @@ describe('comments and test titles say the reason, not where it was written down
     expect(citations(innocent)).to.deep.equal([]);
   });
 
+  it('no reference document, nor the text it is generated from, cites a bench pass', () => {
+    const PASS = CITATIONS.filter((c) => c.kind === 'bench pass' && !c.pattern.test('docs/bench.md'));
+    const docs = ['README.md', 'bench/README.md', ...readdirSync(join(ROOT, 'docs')).map((n) => `docs/${n}`), ...readdirSync(join(ROOT, 'src/docs')).map((n) => `src/docs/${n}`)];
+    const offenders = docs.flatMap((d) =>
+      readFileSync(join(ROOT, d), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (PASS.some((c) => c.pattern.test(line)) ? [`${d}:${i + 1}: ${line.slice(0, 120)}`] : [])),
+    );
+    expect(PASS.length, 'the pass patterns').to.equal(2);
+    expect(offenders).to.deep.equal([]);
+  });
+
   it('no comment or test title in src, workers or test cites an issue item, a note section or a bench pass', () => {
     const offenders: string[] = [];
     let scanned = 0;
