@@ -143,7 +143,7 @@ export const CONFIG_MEANINGS: Readonly<Record<string, string>> = {
   'guard.writeRatePerS':
     'ledger nodes per second each write token may append (a verdict 1, an edge batch its frames, a write appending none 1); 0 = off',
   'guard.writeBurst': 'ledger nodes a write token may append at once above the rate',
-  'guard.addressWriteRatePerS': 'ledger nodes per second one client address may append without a token; 0 = off',
+  'guard.addressWriteRatePerS': 'ledger nodes per second one client address may append without a token; 0 = off. Only for a service without `guard.writeTokens`: once tokens are set a write without one gets `401`, so there is nothing left to count per address',
   'guard.addressWriteBurst': 'ledger nodes one client address may append at once without a token',
   'guard.trustProxy':
     'proxies (addresses or CIDR ranges, comma-separated) whose `X-Forwarded-For` names the client; from any other peer the header is ignored',

@@ -44,12 +44,18 @@ describe('config/production.example.json (what a careful operator starts from)',
     expect(c.stream.flight).to.equal('off');
     expect(c.log.level).to.equal('info');
     expect(c.pool).to.include({ threads: 0, warmup: true });
-    // writes need a token, each token has a quota, an address without one has a smaller one
+    // writes need a token and each token has a quota
     expect(c.guard.writeTokens.split(',')).to.have.length(2);
     expect(c.guard.writeRatePerS).to.be.greaterThan(0);
-    expect(c.guard.addressWriteRatePerS).to.be.greaterThan(0).and.below(c.guard.writeRatePerS);
     expect(c.guard.maxConnectionsPerAddress).to.be.below(c.guard.maxConnections);
     expect(c.guard.trustProxy).to.deep.equal(['10.0.0.5']);
+  });
+
+  it('sets no per-address write limit, which write tokens make unreachable (a token-less write is refused with 401)', () => {
+    const guard = example.guard as Tree;
+    expect(guard.writeTokens).to.be.a('string').and.not.equal('');
+    expect(Object.keys(guard).filter((k) => k.startsWith('addressWrite'))).to.deep.equal([]);
+    expect(loadConfig({ env: { NODE_ENV: 'production' }, overrides: filled() }).guard.addressWriteRatePerS).to.equal(0);
   });
 
   it('left unedited, start-up refuses it and names every placeholder it met', () => {
