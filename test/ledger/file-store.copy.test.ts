@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import fs, { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import fs, { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -177,6 +177,32 @@ describe('ledger file store as a replica copy (copy: true)', function () {
     expect(fds()).to.be.below(before);
     expect(readFileSync(fileOf(c.dir), 'utf8')).to.equal(header + [...ns, ...more].map(lineOf).join(''));
     dirs.push(c.dir);
+  });
+
+  it('rebuilt from the rows (cut to nothing, replayed again), it keeps no descriptor on the file it removed, and close() leaves none', async () => {
+    const c = await copyOf();
+    const ns = nodes(0, 6, ZERO_DIGEST);
+    for (const n of ns) c.ledger.applyNode(n);
+    await c.store.syncDerived();
+    const onLog = () => readdirSync('/proc/self/fd').flatMap((fd) => {
+      try {
+        return readlinkSync(join('/proc/self/fd', fd)).startsWith(fileOf(c.dir)) ? [readlinkSync(join('/proc/self/fd', fd))] : [];
+      } catch {
+        return []; // the descriptor readdir itself used, closed since
+      }
+    });
+    // what postgres mode does with a copy that does not match the database
+    await c.store.cutCopy(0);
+    const storage = c.store.storage();
+    const ledger = new Ledger(Infinity, storage);
+    await c.store.replay({ apply: (n) => ledger.applyNode(n, false, true), verifySignatures: async () => null, resume: (s) => ledger.resume(s), head: () => ledger.head });
+    expect(onLog().filter((p) => p.endsWith('(deleted)'))).to.deep.equal([]);
+    expect(onLog()).to.have.length(1); // the append descriptor on the new file
+    storage.close?.();
+    await c.close();
+    open.splice(open.indexOf(c), 1);
+    dirs.push(c.dir);
+    expect(onLog()).to.deep.equal([]);
   });
 });
 

@@ -297,6 +297,8 @@ export class FileStore implements LedgerStore {
   /** Cuts a copy's records after its first `size` nodes (0: the file goes; it is recreated empty). */
   async cutCopy(size: number): Promise<void> {
     if (size === 0) {
+      // a descriptor left on the removed file would hold it open and take the lines meant for the new one
+      await this.dropDescriptors();
       await rm(this.path, { force: true });
       this.ends.truncate(0);
       return;
@@ -455,9 +457,12 @@ export class FileStore implements LedgerStore {
     if (!corruptAt && scan.end < fileSize) {
       trimmed = { bytes: fileSize - scan.end, reason: `torn last line (${fileSize - scan.end} bytes without a newline) trimmed: it was never acknowledged` };
       const w = await open(this.path, 'r+');
-      await w.truncate(scan.end);
-      await w.sync();
-      await w.close();
+      try {
+        await w.truncate(scan.end);
+        await w.sync();
+      } finally {
+        await w.close();
+      }
       this.opts.log?.warn({ trimmed_bytes: trimmed.bytes, file: this.path }, 'ledger file: torn last line trimmed');
     }
     const nodes = from + scan.nodes;
@@ -686,6 +691,15 @@ export class FileStore implements LedgerStore {
     this.reason = `appending to ${LEDGER_FILE} in the data directory with O_DSYNC writes (durable before every acknowledgement)`;
   }
 
+  /** Closes the append and copy descriptors, if open (their files are about to be replaced or cut). */
+  private async dropDescriptors(): Promise<void> {
+    const fh = this.fh;
+    this.fh = null;
+    if (this.copyFd !== null) closeSync(this.copyFd);
+    this.copyFd = null;
+    await fh?.close();
+  }
+
   /** Every write on this descriptor is durable when it returns (data and size, like fdatasync). */
   private openForAppend(): Promise<FileHandle> {
     return open(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_DSYNC);
@@ -712,6 +726,8 @@ export class FileStore implements LedgerStore {
   private async settle(): Promise<void> {
     try {
       await this.makePending();
+      // a copy rebuilt from the rows replays a second time: its first descriptor is closed, not dropped
+      await this.dropDescriptors();
       this.fh = await this.openForAppend();
       this.ready();
     } catch (err) {
