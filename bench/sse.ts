@@ -9,12 +9,32 @@ import { clientFor, scrapeMetrics } from './lib.js';
 /** The service's /metrics, or none when it does not answer there (a deployment may not expose it). */
 const metricsOf = (base: string): Promise<Map<string, number>> => scrapeMetrics(base).catch(() => new Map<string, number>());
 
-/** p99 upper bound from a Prometheus histogram's cumulative buckets (one without labels). */
-async function histogramP99(base: string, name: string): Promise<number> {
+/** Where a histogram's p99 lies: at most `ms`, or above `ms` (the largest finite bucket bound) when `over`. */
+export interface BucketP99 {
+  ms: number;
+  over: boolean;
+}
+
+/**
+ * The p99 bucket bound of an unlabelled Prometheus histogram from one scrape's samples; null when
+ * the scrape has no such histogram or it holds no observation, since a bound read from empty
+ * buckets would be a figure nothing measured.
+ */
+export function histogramP99(samples: Map<string, number>, name: string): BucketP99 | null {
   const prefix = `${name}_bucket{le="`;
-  const buckets = [...(await metricsOf(base))].filter(([series]) => series.startsWith(prefix)).map(([series, n]) => ({ le: Number(series.slice(prefix.length, -2)), n }));
+  const buckets = [...samples].filter(([series]) => series.startsWith(prefix)).map(([series, n]) => ({ le: Number(series.slice(prefix.length, -2).replace('+Inf', 'Infinity')), n }));
   const total = buckets.at(-1)?.n ?? 0;
-  return (buckets.find((b) => b.n >= 0.99 * total)?.le ?? NaN) * 1000;
+  if (total === 0) return null;
+  const at = buckets.find((b) => b.n >= 0.99 * total)!;
+  if (Number.isFinite(at.le)) return { ms: at.le * 1000, over: false };
+  const largest = buckets.filter((b) => Number.isFinite(b.le)).at(-1);
+  return largest ? { ms: largest.le * 1000, over: true } : null;
+}
+
+/** A p99 bucket bound as the report prints it. */
+export function describeBucketP99(p: BucketP99 | null): string {
+  if (p === null) return 'n/a (no sample)';
+  return p.over ? `> ${p.ms} ms` : `<= ${p.ms} ms`;
 }
 
 export interface SseRow {
@@ -26,8 +46,10 @@ export interface SseRow {
   ageP50Ms: number;
   ageP99Ms: number;
   spreadP99Ms: number;
-  /** Server-side: main-thread write time per event to all viewers (histogram bucket bound). */
-  serverFanoutP99Ms: number;
+  /** Server-side: main-thread write time per event to all viewers (histogram bucket bound); null when the target's /metrics gave no sample. */
+  serverFanoutP99Ms: number | null;
+  /** True when that p99 lies above serverFanoutP99Ms, the histogram's largest finite bucket bound. */
+  serverFanoutP99Over: boolean;
   rssBeforeMb: number;
   rssAfterMb: number;
 }
@@ -105,12 +127,12 @@ export async function sseBench(svc: { base: string }, viewers = Number(process.e
     for (const at of rec.at) ages.push(at - rec.ts);
     spreads.push(Math.max(...rec.at) - Math.min(...rec.at));
   }
-  const serverFanoutP99Ms = await histogramP99(svc.base, 'svc_sse_fanout_seconds');
-  return { viewers, refused, events: complete.length, missed, ageP50Ms: pct(ages, 50), ageP99Ms: pct(ages, 99), spreadP99Ms: pct(spreads, 99), serverFanoutP99Ms, rssBeforeMb: rssBefore, rssAfterMb: rssAfter };
+  const fanout = histogramP99(await metricsOf(svc.base), 'svc_sse_fanout_seconds');
+  return { viewers, refused, events: complete.length, missed, ageP50Ms: pct(ages, 50), ageP99Ms: pct(ages, 99), spreadP99Ms: pct(spreads, 99), serverFanoutP99Ms: fanout?.ms ?? null, serverFanoutP99Over: fanout?.over ?? false, rssBeforeMb: rssBefore, rssAfterMb: rssAfter };
 }
 
 /** The run's figures as the bench prints them. */
 export function describeSse(r: SseRow): string {
   const refused = r.refused ? ` (${r.refused} refused)` : '';
-  return `events ${r.events}, missed deliveries ${r.missed}${refused}, event age at arrival p50 ${r.ageP50Ms} ms / p99 ${r.ageP99Ms} ms, fan-out spread p99 ${r.spreadP99Ms} ms (client side), server fan-out p99 <= ${r.serverFanoutP99Ms} ms, RSS ${r.rssBeforeMb.toFixed(0)} -> ${r.rssAfterMb.toFixed(0)} MB`;
+  return `events ${r.events}, missed deliveries ${r.missed}${refused}, event age at arrival p50 ${r.ageP50Ms} ms / p99 ${r.ageP99Ms} ms, fan-out spread p99 ${r.spreadP99Ms} ms (client side), server fan-out p99 ${describeBucketP99(r.serverFanoutP99Ms === null ? null : { ms: r.serverFanoutP99Ms, over: r.serverFanoutP99Over })}, RSS ${Number.isFinite(r.rssBeforeMb) && Number.isFinite(r.rssAfterMb) ? `${r.rssBeforeMb.toFixed(0)} -> ${r.rssAfterMb.toFixed(0)} MB` : 'n/a (no /metrics)'}`;
 }
