@@ -2,10 +2,12 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startService, type ServiceProcess } from '../helpers/service-process.js';
 import { auditLedgerFile } from '../helpers/ledger-audit.js';
 import { rootFromLeafHashes } from '../../src/lib/merkle.js';
 import { tilePath } from '../../src/lib/tlog-tiles.js';
+import { projectRoot } from '../../src/config/load.js';
 
 const frame = { track_id: 'c4a5e0', source: 'ADS-B', lat: 36.5, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 };
 
@@ -154,3 +156,59 @@ async function rootAt(base: string, size: number): Promise<string> {
   }
   return rootFromLeafHashes(leaves).toString('base64');
 }
+
+describe('crash safety (file mode): killed between persisting a checkpoint and publishing it', function () {
+  this.timeout(300_000);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-crash-cp-'));
+  let svc: ServiceProcess | null = null;
+  after(() => {
+    svc?.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the restarted service serves the checkpoint the crash left on disk, or one extending it, and never an earlier size', async () => {
+    const env = { SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: dir, SVC_CHECKPOINT_INTERVAL_MS: '200' };
+    // the preload kills the process once its third checkpoint is durable, before it is published
+    const preload = pathToFileURL(join(projectRoot(), 'test/fixtures/crash-after-checkpoint-save.mjs')).href;
+    const first = await startService({ ...env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${preload}`, TEST_CRASH_AFTER_CHECKPOINT_SAVES: '3' });
+    svc = first;
+    const signal = new Promise<NodeJS.Signals | null>((r) => first.child.once('exit', (_code, sig) => r(sig)));
+    const seen = new Map<number, string>();
+    let gone = false;
+    void signal.then(() => (gone = true));
+    const watcher = (async () => {
+      while (!gone) {
+        try {
+          const res = await fetch(`${first.base}/api/svc/v1/ledger/checkpoint`);
+          const [, size, root] = (await res.text()).split('\n');
+          if (res.status === 200) seen.set(Number(size), root!);
+        } catch {
+          return; // the process is gone
+        }
+      }
+    })();
+    await Promise.all([load(first.base, 4, signal.then(() => undefined), []), watcher]);
+    expect(await signal, 'killed by the preload, not ended otherwise').to.equal('SIGKILL');
+    const saved = readFileSync(join(dir, 'checkpoint'), 'utf8');
+    const [, savedSizeText, savedRoot] = saved.split('\n');
+    const savedSize = Number(savedSizeText);
+    expect(seen.size, 'checkpoints published before the crash').to.be.at.least(1);
+    // the one on disk was persisted and never published: the crash landed in the window
+    expect(Math.max(...seen.keys())).to.be.below(savedSize);
+
+    svc = await startService(env);
+    const restarted = svc;
+    const sizes: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      const note = await (await fetch(`${restarted.base}/api/svc/v1/ledger/checkpoint`)).text();
+      const size = Number(note.split('\n')[1]);
+      sizes.push(size);
+      if (size === savedSize) expect(note, 'the saved checkpoint, byte for byte').to.equal(saved);
+      await fetch(`${restarted.base}/api/svc/v1/verdict`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...frame, track_id: `r${k}` }) });
+    }
+    for (const size of sizes) expect(size, `served after the restart: ${sizes.join(', ')}`).to.be.at.least(savedSize);
+    // whatever it serves extends the saved checkpoint and every published one: the same root at their sizes, hashed here from the tiles
+    expect(await rootAt(restarted.base, savedSize), `root at the saved size ${savedSize}`).to.equal(savedRoot);
+    for (const [size, root] of seen) expect(await rootAt(restarted.base, size), `root at size ${size}`).to.equal(root);
+  });
+});
