@@ -4,7 +4,8 @@
  * in chunks of 65,536 nodes: the chunk being filled in a Map, every full chunk as a sorted run of
  * uint64 `key[0..6] ‖ uint16 offset` (512 KiB, in a file or in memory) plus one fence per 256 items
  * kept in memory, so a lookup reads one 2 KiB block per run (153 runs at 10 million nodes) and
- * memory grows by 2 KiB per 65,536 nodes. Candidates are confirmed
+ * memory grows by 2 KiB per 65,536 nodes. Run files are opened on demand and at most `OPEN_RUNS`
+ * per index stay open, so the open-file count does not grow with the log. Candidates are confirmed
  * against the key column, so the 48-bit prefix never gives a false match.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,38 @@ export const RUN_SPAN = 65_536;
 if (endianness() !== 'LE') throw new Error('the ledger key index needs a little-endian machine');
 const BLOCK = 256;
 const FENCES = RUN_SPAN / BLOCK;
+/** Run files an index keeps open at most (a lookup past them reopens one, a few µs). */
+export const OPEN_RUNS = 32;
+
+/** Descriptors of run files, opened on demand; past the bound the least recently read is closed. */
+class RunFiles {
+  /** File → descriptor, in order of last use (oldest first). */
+  private readonly open = new Map<string, number>();
+
+  constructor(private readonly bound: number) {}
+
+  fd(file: string): number {
+    let fd = this.open.get(file);
+    if (fd !== undefined) this.open.delete(file);
+    else fd = openSync(file, 'r');
+    this.open.set(file, fd);
+    if (this.open.size > this.bound) {
+      const [oldest, oldFd] = this.open.entries().next().value as [string, number];
+      this.open.delete(oldest);
+      closeSync(oldFd);
+    }
+    return fd;
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  close(): void {
+    for (const fd of this.open.values()) closeSync(fd);
+    this.open.clear();
+  }
+}
 
 /** One sorted run: its items in memory until written, then read back from its file by block. */
 class Run {
@@ -25,14 +58,15 @@ class Run {
 
   constructor(
     private items: BigUint64Array | null,
-    private fd: number | null = null,
+    private readonly files: RunFiles,
+    private file: string | null = null,
   ) {
     if (items) for (let b = 0; b < FENCES; b++) this.fences[b] = items[b * BLOCK]!;
   }
 
-  /** The run now lives in `fd`: its items are no longer held. */
-  moveTo(fd: number): void {
-    this.fd = fd;
+  /** The run now lives in `file`: its items are no longer held. */
+  moveTo(file: string): void {
+    this.file = file;
     this.items = null;
   }
 
@@ -40,7 +74,7 @@ class Run {
     if (this.items) return this.items.subarray(block * BLOCK, (block + 1) * BLOCK);
     // a buffer of its own: a typed view of 64-bit items needs an aligned offset
     const buf = Buffer.allocUnsafeSlow(BLOCK * 8);
-    readSync(this.fd!, buf, 0, buf.length, block * BLOCK * 8);
+    readSync(this.files.fd(this.file!), buf, 0, buf.length, block * BLOCK * 8);
     return new BigUint64Array(buf.buffer, buf.byteOffset, BLOCK);
   }
 }
@@ -58,18 +92,27 @@ export class KeyIndex {
   private unsynced: string[] = [];
   /** Runs a full disk kept from being written. */
   private unwritten: { c: number; run: Run; items: BigUint64Array }[] = [];
-  private readonly fds: number[] = [];
+  private readonly files: RunFiles;
 
   /**
    * @param dir  where run files go (null: runs stay in memory)
    * @param keyAt the full key of node `i` (from a column), to confirm candidates and build runs
+   * @param openRuns how many run files may be open at once
    */
   constructor(
     private readonly name: string,
     private readonly dir: string | null,
     private readonly keyAt: (i: number) => Buffer,
     private readonly keysAt: (from: number, n: number) => Buffer,
-  ) {}
+    openRuns = OPEN_RUNS,
+  ) {
+    this.files = new RunFiles(openRuns);
+  }
+
+  /** Run files open now (at most the bound given at construction). */
+  get openRunFiles(): number {
+    return this.files.size;
+  }
 
   get length(): number {
     return this.count;
@@ -190,7 +233,7 @@ export class KeyIndex {
     }
     const items = new BigUint64Array(bytes.buffer, 0, RUN_SPAN);
     items.sort();
-    const run = new Run(items);
+    const run = new Run(items, this.files);
     if (!this.dir) return run;
     try {
       this.write(c, run, items);
@@ -211,9 +254,7 @@ export class KeyIndex {
     writeFileSync(`${file}.fences.tmp`, Buffer.from(run.fences.buffer, run.fences.byteOffset, run.fences.byteLength));
     renameSync(`${file}.fences.tmp`, `${file}.fences`);
     this.unsynced.push(file, `${file}.fences`);
-    const fd = openSync(file, 'r');
-    this.fds.push(fd);
-    run.moveTo(fd);
+    run.moveTo(file);
   }
 
   private runFile(c: number): string {
@@ -221,13 +262,11 @@ export class KeyIndex {
   }
 
   close(): void {
-    for (const fd of this.fds.splice(0)) closeSync(fd);
+    this.files.close();
   }
 
   private fileRun(file: string): Run {
-    const fd = openSync(file, 'r');
-    this.fds.push(fd);
-    const run = new Run(null, fd);
+    const run = new Run(null, this.files, file);
     const fences = Buffer.from(run.fences.buffer, run.fences.byteOffset, run.fences.byteLength);
     try {
       if (readFileSync(`${file}.fences`).copy(fences) === fences.length && run.fences[0] === run.read(0)[0]) return run;
@@ -235,6 +274,7 @@ export class KeyIndex {
       // written by an older version, or lost: read from the run itself
     }
     const one = Buffer.alloc(8);
+    const fd = this.files.fd(file);
     for (let b = 0; b < FENCES; b++) {
       readSync(fd, one, 0, 8, b * BLOCK * 8);
       run.fences[b] = one.readBigUInt64LE(0);

@@ -152,16 +152,19 @@ describe('KeyIndex: collisions, prefixes, damaged and unwritten runs', function 
     expect(statSync(run).ino).to.equal(inode);
   });
 
-  it('descriptors: one per run file, all closed by close(), none left by sync(); a memory index syncs without files', async () => {
+  it('descriptors: a run file is opened when read, never more than the bound at once, all closed by close(), none left by sync(); a memory index syncs without files', async () => {
     const before = openFds();
     const index = filled(dir);
     await index.sync();
-    expect(openFds()).to.equal(before + 2);
+    expect(openFds(), 'runs written are not held open').to.equal(before);
+    expect(index.newest(keyAt(5))).to.equal(5);
+    expect(openFds(), 'a lookup reads both runs').to.equal(before + 2);
     index.close();
     expect(openFds()).to.equal(before);
-    const again = new KeyIndex('t', dir, keyAt, keysAt);
+    const again = new KeyIndex('t', dir, keyAt, keysAt, 1);
     again.resume(N);
-    expect(openFds()).to.equal(before + 2);
+    expect([again.newest(keyAt(5)), again.newest(keyAt(RUN_SPAN + 5))]).to.deep.equal([5, RUN_SPAN + 5]);
+    expect(openFds(), 'bound 1: one run file open').to.equal(before + 1);
     again.close();
     expect(openFds()).to.equal(before);
     const memory = filled(null, RUN_SPAN + 1);

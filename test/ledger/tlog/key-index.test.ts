@@ -2,10 +2,10 @@
 // and on disk, checked against a linear scan.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KeyIndex, RUN_SPAN } from '../../../src/ledger/tlog/key-index.js';
+import { KeyIndex, OPEN_RUNS, RUN_SPAN } from '../../../src/ledger/tlog/key-index.js';
 
 const N = RUN_SPAN * 2 + 1234;
 // every 1,000th key repeats an earlier one: lookups must find the newest
@@ -64,5 +64,28 @@ for (const where of ['memory', 'files'] as const) {
         expect(statSync(join(dir, runs[0]!)).size).to.equal(RUN_SPAN * 8);
       }
     });
+
+    if (where === 'files') {
+      it('opens run files on demand and keeps no more open than its bound, whatever the number of runs', () => {
+        const runFds = () => readdirSync('/proc/self/fd').filter((fd) => {
+          try {
+            return readlinkSync(join('/proc/self/fd', fd)).startsWith(join(dir!, 'pae-'));
+          } catch {
+            return false; // the descriptor readdir itself used, closed since
+          }
+        }).length;
+        const held = runFds(); // the index built in before() (bound OPEN_RUNS)
+        const bounded = new KeyIndex('pae', dir, keyAt, keysAt, 1);
+        bounded.resume(N);
+        // two runs: each lookup reads both, through one descriptor at a time
+        for (const i of [5, RUN_SPAN + 5, 2 * RUN_SPAN + 5, 1999, RUN_SPAN + 999]) expect(bounded.newest(keyAt(i)), `key of ${i}`).to.equal(scanNewest(keyAt(i), N));
+        expect(bounded.withPrefix(keyAt(RUN_SPAN + 7).toString('hex').slice(0, 5), 5)).to.deep.equal(scanPrefix(keyAt(RUN_SPAN + 7).toString('hex').slice(0, 5), N, 5));
+        expect(bounded.openRunFiles).to.equal(1);
+        expect(runFds() - held).to.equal(1);
+        bounded.close();
+        expect(runFds() - held).to.equal(0);
+        expect(index.openRunFiles).to.be.at.most(OPEN_RUNS);
+      });
+    }
   });
 }
