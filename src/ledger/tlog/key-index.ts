@@ -18,8 +18,8 @@ export const RUN_SPAN = 65_536;
 if (endianness() !== 'LE') throw new Error('the ledger key index needs a little-endian machine');
 const BLOCK = 256;
 const FENCES = RUN_SPAN / BLOCK;
-/** Run files an index keeps open at most (a lookup past them reopens one, a few µs). */
-export const OPEN_RUNS = 32;
+/** Run files an index keeps open at most: every run up to 8.4 M nodes; a lookup past them reopens one, a few µs (Node raises the soft open-file limit to the hard one at start). */
+export const OPEN_RUNS = 128;
 
 /** Descriptors of run files, opened on demand; past the bound the least recently read is closed. */
 class RunFiles {
