@@ -308,14 +308,23 @@ export async function timedLoad(label: string, opts: TimedLoadOptions): Promise<
   }) as unknown as Instance & PromiseLike<Result>;
   run.on('response', (client, _status, _bytes, ms) => {
     latencies.push(ms);
-    const perConnection = (client as unknown as { rate?: number }).rate;
+    const connection = client as unknown as { rate?: number; responseMax?: number };
+    const perConnection = connection.rate;
     if (!perConnection) return;
+    // autocannon sends a connection's share at every whole second, the one the load ends on included,
+    // so a connection stops at its due requests (it reads responseMax, 0 for none, before each send)
+    connection.responseMax ||= Math.round(perConnection * durationS);
     const missing = heldBack(ms, 1000 / perConnection);
     added += missing.length;
     for (const m of missing) latencies.push(m);
   });
   const row = summarize(label, await run);
   latencies.sort((a, b) => a - b);
+  if (rate && row.sent !== undefined) {
+    // autocannon counts each connection's first request as its whole rate (its `request` event comes
+    // before autocannon listens): one request per connection, of the min(connections, rate) it opens
+    row.sent += Math.min(opts.connections ?? CONNECTIONS, rate) - rate;
+  }
   return {
     ...row,
     p50: percentile(latencies, 0.5),
