@@ -7,14 +7,18 @@
 // checkpoints and close. Every expected value is computed here: rows built by hand with an
 // independent PAE and node digest, lease keys from the documented string hash, reasons spelled out.
 import { expect } from 'chai';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import type { AppendInput, LedgerNode } from '../../src/ledger/ledger.js';
 import { PostgresStore, type PostgresStoreOptions } from '../../src/ledger/store/postgres-store.js';
 import { StoreUnavailableError, type ReplayReport } from '../../src/ledger/store/store.js';
 import { referenceNodeDigest } from '../helpers/ledger-reference.js';
-import { createDatabase, usePostgres, type TestDatabase } from '../helpers/postgres.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { createDatabase, loadFrame, usePostgres, type TestDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/until.js';
 
 const TYPE = 'application/vnd.svc.receipt+json';
@@ -671,6 +675,68 @@ describe('PostgresStore in process', function () {
       expect(await a.newest(5)).to.equal('note 5 by A');
       expect(await a.newest(4)).to.equal(null);
       expect(await other.newest()).to.equal('note 20 elsewhere');
+    });
+  });
+
+  describe('a replica copy', () => {
+    const API = '/api/svc/v1';
+    async function checkpointAt(t: TestApp, size: number): Promise<void> {
+      await until(`a checkpoint of ${size} nodes`, async () => {
+        const res = await t.http.get(`${API}/ledger/checkpoint`);
+        return res.status === 200 && res.text.split('\n')[1] === String(size);
+      }, WAIT);
+    }
+    async function post(t: TestApp, from: number, n: number): Promise<void> {
+      for (let k = from; k < from + n; k++) await t.http.post(`${API}/verdict`).send(loadFrame(k)).expect(200);
+    }
+
+    it('opens at its checkpoint and reads only the rows after it; a copy that does not match is rebuilt from the rows', async () => {
+      const { url, c } = await fresh();
+      await c.end();
+      const dir = mkdtempSync(join(tmpdir(), 'svc-pg-unit-copy-'));
+      try {
+        const keyFile = join(dir, 'key.pem');
+        writeFileSync(keyFile, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+        const config = (data: string) => ({ stream: { flight: 'off' }, ledger: { mode: 'postgres', databaseUrl: url, signingKeyFile: keyFile, dataDir: join(dir, data), checkpointIntervalMs: 200 } });
+        const a = await buildTestApp(config('a'));
+        try {
+          expect(a.provided.ledger.replay).to.deep.include({ fromCheckpoint: 0, nodes: 0, corruptAt: null });
+          await post(a, 0, 6);
+          await checkpointAt(a, 6);
+        } finally {
+          await a.close();
+        }
+        // another replica, with a copy of its own, appends two more
+        const other = await buildTestApp(config('b'));
+        try {
+          expect(other.provided.ledger.replay).to.deep.include({ fromCheckpoint: 0, nodes: 6, corruptAt: null });
+          await post(other, 6, 2);
+        } finally {
+          await other.close();
+        }
+        const again = await buildTestApp(config('a'));
+        try {
+          expect(again.provided.ledger.replay).to.deep.include({ fromCheckpoint: 6, nodes: 8, corruptAt: null });
+          expect(again.provided.ledger.ledger.size).to.equal(8);
+        } finally {
+          await again.close();
+        }
+        // the tile of nodes 0.. in that copy no longer hashes to any checkpoint's root
+        const tile = join(dir, 'a', 'replica', '0', 'tlog', 'tile', '0');
+        const buf = readFileSync(tile);
+        buf[5]! ^= 0xff;
+        writeFileSync(tile, buf);
+        const rebuilt = await buildTestApp(config('a'));
+        try {
+          expect(rebuilt.provided.ledger.replay).to.deep.include({ fromCheckpoint: 0, nodes: 8, corruptAt: null });
+          const res = await rebuilt.http.get(`${API}/ledger/readiness`);
+          expect(res.body.integrity.nodes).to.equal(8);
+        } finally {
+          await rebuilt.close();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 
