@@ -1,10 +1,11 @@
 /** Response schemas of the core routes: /health (IETF health-check format) and /doctrine. */
-import { any, hex64, int, isoTime, listOf, mapOf, nullable, num, oneOf, shape, str } from '../http/response-schema.js';
+import Joi from 'joi';
+import { bool, hex64, int, isoTime, listOf, mapOf, nullable, num, oneOf, shape, str } from '../http/response-schema.js';
 
 /** One check of the IETF "Health Check Response Format" (draft-inadarei-api-health-check). */
 export const HEALTH_CHECK = shape({
   componentType: str(),
-  observedValue: nullable(any()).description('number, string or boolean (null when not observed yet)'),
+  observedValue: nullable(Joi.alternatives(num(), str(), bool())).description('number, string or boolean (null when not observed yet)'),
   observedUnit: str(),
   status: oneOf('pass', 'warn', 'fail'),
   time: isoTime(),

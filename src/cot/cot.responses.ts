@@ -38,8 +38,89 @@ export const INGEST = shape({
 });
 
 const ROADMAP = shape({ wired: oneOf(false), note: str() });
-/** A TAK output's entry: its state and counters as its thread last reported them (`off` and zeros when not wired). */
-const OUTPUT = shape({ wired: bool(), note: str(), state: str(), sent: int().min(0), dropped: int().min(0), errors: int().min(0), detail: mapOf(Joi.any()).description('output-specific details (target, protocol, peers, queue, last error)') });
+const COUNT = (): Joi.NumberSchema => int().min(0);
+const WIRE = (): Joi.AnySchema => oneOf('xml', 'v1');
+
+/** Mesh SA (src/tak/mesh.ts `status()`). */
+const MESH_DETAIL = shape({
+  target: str().description('group:port the datagrams go to'),
+  protocol: WIRE(),
+  ttl: COUNT(),
+  interface: nullable(str()).description('IPv4 address sent from (null: the OS chooses)'),
+  in_flight: COUNT().description('datagrams handed to the OS and not yet reported sent'),
+  last_error: nullable(str()),
+});
+/** TAK Server client (src/tak/server-client.ts `status()`). */
+const SERVER_DETAIL = shape({
+  host: str(),
+  port: int().min(1).max(65535),
+  tls: bool(),
+  protocol: nullable(WIRE()).description('the negotiated wire format while connected, else null'),
+  serverVersions: nullable(listOf(int())).description('TAK Protocol versions the server offered (null before an offer)'),
+  buffered: COUNT(),
+  bufferSize: COUNT(),
+  connects: COUNT(),
+  reconnects: COUNT(),
+  connectedSinceMs: nullable(int()).description('epoch milliseconds of the current connection'),
+  nextRetryAtMs: nullable(int()).description('epoch milliseconds of the next attempt while backing off'),
+  received: COUNT(),
+  rejectedMessages: COUNT(),
+  pingsSent: COUNT(),
+  pongsSent: COUNT(),
+  lastError: nullable(
+    shape({
+      kind: oneOf('certificate_files', 'server_certificate_untrusted', 'client_certificate_rejected', 'closed_after_handshake', 'connect', 'timeout', 'protocol', 'closed', 'socket'),
+      code: nullable(str()),
+      message: str(),
+      atMs: int(),
+    }),
+  ),
+});
+/** One client of the streaming listener (src/tak/listener-client.ts `snapshot()`). */
+const LISTENER_CLIENT = shape({
+  id: int(),
+  address: str(),
+  subject: nullable(str()).description('subject CN of its certificate (null on plain TCP)'),
+  protocol: WIRE(),
+  queuedBytes: COUNT(),
+  eventsSent: COUNT(),
+  discarded: COUNT(),
+  pictureBacklog: COUNT(),
+  connectedMs: COUNT(),
+});
+/** The streaming listener (src/tak/listener.ts `status()`). */
+const LISTENER_DETAIL = shape({
+  host: str(),
+  port: int().min(0).max(65535),
+  transport: oneOf('tls', 'tcp'),
+  warning: str().optional().description('present on plain TCP'),
+  clientCount: COUNT(),
+  maxClients: COUNT(),
+  clients: listOf(LISTENER_CLIENT),
+  droppedSlowClients: COUNT(),
+  refusedOverMax: COUNT(),
+  handshakeFailures: COUNT(),
+  idleClosed: COUNT(),
+  protocolErrors: COUNT(),
+  clientErrors: COUNT(),
+  lastClientError: nullable(str()),
+  eventsIn: COUNT(),
+  pictureTracks: COUNT(),
+  lastError: nullable(str()),
+});
+
+/** A TAK output's entry: its state and counters as its thread last reported them (`off`, zeros and an empty detail when not wired). */
+function output(detail: Joi.ObjectSchema): Joi.ObjectSchema {
+  return shape({
+    wired: bool(),
+    note: str(),
+    state: str(),
+    sent: COUNT(),
+    dropped: COUNT(),
+    errors: COUNT(),
+    detail: Joi.alternatives(detail, shape({})).description('the output\u2019s own details; an empty object while it is off'),
+  });
+}
 
 export const STATUS = shape({
   capability: str(),
@@ -52,7 +133,7 @@ export const STATUS = shape({
     tracks_cot_valid: int().min(0),
     all_tracks_emittable: bool(),
   }),
-  roadmap: shape({ udp_multicast_emit: OUTPUT.keys({ target_group: str() }), live_tak_server_stream: OUTPUT, tak_listener: OUTPUT, tls_client_cert_enrolment: ROADMAP }),
+  roadmap: shape({ udp_multicast_emit: output(MESH_DETAIL).keys({ target_group: str() }), live_tak_server_stream: output(SERVER_DETAIL), tak_listener: output(LISTENER_DETAIL), tls_client_cert_enrolment: ROADMAP }),
   routes: listOf(str()).length(4),
   data_kind: oneOf('computed_from_sample_tracks'),
   honesty: str(),

@@ -82,6 +82,15 @@ export function describeToJsonSchema(d: Desc, inherited: Presence = 'optional'):
     case 'alternatives':
       out.anyOf = (d.matches ?? []).flatMap((m) => (m.schema ? [describeToJsonSchema(m.schema, presence)] : []));
       break;
+    case 'link': {
+      // a recursive schema (`Joi.link('#id')`): each converted schema stands alone (the response
+      // checker compiles it by itself), so the recursion is cut at one level, typed as an object
+      const target = (d as { link?: { ref?: { path?: string[] } } }).link?.ref?.path?.join('.') ?? 'its parent';
+      out.type = 'object';
+      out.additionalProperties = true;
+      out.description = `a ${target} again (the same shape, nested)`;
+      break;
+    }
     default:
       break;
   }

@@ -2,6 +2,7 @@
 import type { RouteDef } from '../http/route.js';
 import { API_VERSION } from '../core/doctrine.js';
 import { toJsonSchema, type JsonSchema } from './joi-to-json-schema.js';
+import { jsonValue } from '../http/response-schema.js';
 import { inSlices } from '../core/slices.js';
 import { specPath } from '../introspection/route-inventory.js';
 import { operationExampleOf } from './operation-examples.js';
@@ -22,7 +23,7 @@ const VALIDATION_ERROR: JsonSchema = {
           type: { type: 'string' },
           loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
           msg: { type: 'string' },
-          input: {},
+          input: { ...toJsonSchema(jsonValue()), description: 'the value that was refused, cut short: strings at 256 characters, lists and objects at 8 entries, nesting at 3 levels' },
           ctx: {
             type: 'object',
             description: "the rule's parameters: ge, gt, le, lt, min_length, max_length, pattern, field_type and actual_length, shown and total; `error: {}` on a value_error",

@@ -4,7 +4,8 @@
  */
 import { PAYLOAD_TYPE } from './dsse.js';
 import { RECEIPT_DOCTRINE } from '../core/doctrine.js';
-import { any, bool, hex64, int, isoTime, listOf, nullable, num, oneOf, openShape, shape, str } from '../http/response-schema.js';
+import Joi from 'joi';
+import { bool, hex64, int, isoTime, listOf, nullable, num, oneOf, openShape, shape, str } from '../http/response-schema.js';
 
 const B64 = (): ReturnType<typeof str> => str().pattern(/^[A-Za-z0-9+/]*={0,2}$/);
 
@@ -178,7 +179,7 @@ export const DAG = shape({
   technique: str(),
   references: listOf(str()),
   seed: oneOf(null),
-  params: shape({ node: any().description('head, genesis, an index or a digest prefix'), depth: int(), pendants: bool(), proof: bool(), since: int().optional() }),
+  params: shape({ node: Joi.alternatives(int().min(0), str()).description('head, genesis, an index or a digest prefix'), depth: int(), pendants: bool(), proof: bool(), since: int().optional() }),
   request_label: nullable(str()),
   request_sha256: hex64(),
   data_kind: oneOf('state'),

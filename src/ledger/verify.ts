@@ -34,7 +34,8 @@ export const verifyBodySchema: ObjectParam<Record<string, unknown>> = Joi.object
 })
   .unknown(true)
   // the `when`s above are not JSON Schema: the document states the two forms, a `dsse` key or the envelope's own keys
-  .meta({ jsonSchema: { anyOf: [{ required: ['dsse'] }, toJsonSchema(envelopeSchema)] } });
+  // and list only `dsse` as a property: the envelope's own keys are typed in the second form
+  .meta({ jsonSchema: { properties: { dsse: toJsonSchema(envelopeSchema) }, anyOf: [{ required: ['dsse'] }, toJsonSchema(envelopeSchema)] } });
 
 export type VerifyState = 'VERIFIED' | 'SIGNATURE_INVALID' | 'UNSUPPORTED_PAYLOAD_TYPE' | 'PAYLOAD_INVALID';
 

@@ -1,7 +1,8 @@
 /**
  * No schema of /openapi.json is a bare object (`type: object` with neither properties,
  * additionalProperties, patternProperties nor alternatives) or an array of anything (no `items`, no
- * `prefixItems`): a generated client would type it `Record<string, never>` or `unknown[]`.
+ * `prefixItems`): a generated client would type it `Record<string, never>` or `unknown[]`. Nor is any
+ * schema `{}` (annotations only), which it would type `unknown`.
  */
 import { expect } from 'chai';
 import Joi from 'joi';
@@ -30,6 +31,34 @@ export function bareSchemas(doc: unknown): string[] {
   return found;
 }
 
+// keywords that describe a value without constraining it: a schema with only these accepts anything
+const ANNOTATIONS = new Set(['description', 'title', 'default', 'deprecated', 'readOnly', 'writeOnly']);
+// the keys under which a schema object holds schemas (`properties` and friends hold maps of them)
+const SCHEMA_KEYS = new Set(['schema', 'items', 'additionalProperties', 'not', 'contentSchema']);
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'schemas', '$defs']);
+const SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
+
+/** JSON pointers of every schema that says nothing about its value (`{}` or annotations only): a generated client types it `unknown`. */
+export function untypedSchemas(doc: unknown): string[] {
+  const found: string[] = [];
+  const step = (at: string, k: string) => `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  const walk = (node: unknown, at: string, isSchema: boolean): void => {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
+    const n = node as Node;
+    if (isSchema && Object.keys(n).every((k) => ANNOTATIONS.has(k))) found.push(at);
+    for (const [k, v] of Object.entries(n)) {
+      if (k === 'example' || k === 'examples' || v === null || typeof v !== 'object') continue;
+      if (SCHEMA_KEYS.has(k)) walk(v, step(at, k), true);
+      else if (SCHEMA_MAPS.has(k)) for (const [name, s] of Object.entries(v as Node)) walk(s, step(step(at, k), name), true);
+      else if (SCHEMA_LISTS.has(k) && Array.isArray(v)) v.forEach((s, i) => walk(s, `${step(at, k)}/${i}`, true));
+      else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${step(at, k)}/${i}`, false));
+      else walk(v, step(at, k), false);
+    }
+  };
+  walk(doc, '#', false);
+  return found;
+}
+
 describe('/openapi.json: no bare object or untyped array', function () {
   let t: TestApp;
   let doc: unknown;
@@ -42,6 +71,24 @@ describe('/openapi.json: no bare object or untyped array', function () {
 
   it('every object schema says what keys it has and every array what it holds, kernel outputs included', () => {
     expect(bareSchemas(doc)).to.deep.equal([]);
+  });
+
+  it('every schema says something of its value: no `{}` (the TAK outputs\' details, health observations, echoed inputs included)', () => {
+    expect(untypedSchemas(doc)).to.deep.equal([]);
+  });
+
+  it('the untyped walk finds `{}` and annotation-only schemas wherever schemas nest, a constraint-only branch is not one', () => {
+    const planted = {
+      paths: { '/a': { get: { parameters: [{ name: 'p', schema: { description: 'x' } }], responses: { 200: { content: { 'application/json': { schema: { type: 'object', properties: { any: {}, typed: { type: 'string' } }, additionalProperties: {}, anyOf: [{ required: ['typed'] }, { title: 't' }] }, example: { any: {} } } } } } } } },
+      components: { schemas: { E: { type: 'array', items: {} } } },
+    };
+    expect(untypedSchemas(planted)).to.deep.equal([
+      '#/paths/~1a/get/parameters/0/schema',
+      '#/paths/~1a/get/responses/200/content/application~1json/schema/properties/any',
+      '#/paths/~1a/get/responses/200/content/application~1json/schema/additionalProperties',
+      '#/paths/~1a/get/responses/200/content/application~1json/schema/anyOf/1',
+      '#/components/schemas/E/items',
+    ]);
   });
 
   it('an object with alternatives is judged by its alternatives; an example is never walked', () => {
