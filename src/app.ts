@@ -15,6 +15,7 @@ import { ShedGovernor } from './http/shed.js';
 import { clientAddressOf } from './http/client-address.js';
 import { atMountPath, routeSchemas, type RouteDef } from './http/route.js';
 import { kernelsPlugin } from './kernels/kernels.feature.js';
+import type { KernelDocs } from './kernels/kernel-docs.js';
 import { REGISTRY, type KernelRegistry } from '../workers/registry.js';
 import { WorkerPool } from './platform/pool.js';
 import { EventLoopMonitor } from './observability/event-loop.js';
@@ -61,6 +62,8 @@ export interface BuildOptions {
   kernelWorker?: URL;
   /** The kernels to serve (default: workers/registry.ts); another registry needs a `kernelWorker` whose host runs it. */
   kernels?: KernelRegistry;
+  /** Generated docs of kernels of `kernels` that src/kernels/*.json do not hold (a test's fixture kernel). */
+  kernelDocs?: KernelDocs;
 }
 
 const PACKAGE_VERSION = projectJson<{ version: string }>('package.json').version;
@@ -130,7 +133,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
 
   // the list order is the route table's order; buildPlugins builds them in the order their needs require
   const registry = opts.kernels ?? REGISTRY;
-  const plugins: readonly Plugin[] = [corePlugin, kernelsPlugin(registry), ledgerPlugin(key, store), verdictsPlugin, streamPlugin, meshPlugin, adsbPlugin, alertsPlugin, cotPlugin, takPlugin, fleetPlugin, securityPlugin, evidencePlugin, energyPlugin, uiPlugin, docsPlugin];
+  const plugins: readonly Plugin[] = [corePlugin, kernelsPlugin(registry, opts.kernelDocs), ledgerPlugin(key, store), verdictsPlugin, streamPlugin, meshPlugin, adsbPlugin, alertsPlugin, cotPlugin, takPlugin, fleetPlugin, securityPlugin, evidencePlugin, energyPlugin, uiPlugin, docsPlugin];
   let built;
   try {
     built = await buildPlugins(services, plugins);

@@ -2,6 +2,7 @@
 import type { KernelRegistry } from '../../workers/registry.js';
 import { definePlugin, type Plugin } from '../platform/plugin.js';
 import { kernelRoutes } from './kernels.routes.js';
+import type { KernelDocs } from './kernel-docs.js';
 
 declare module '../platform/plugin.js' {
   interface Provides {
@@ -10,7 +11,7 @@ declare module '../platform/plugin.js' {
   }
 }
 
-/** `registry`: the service's kernels, or a test's with fixture kernels added. */
-export function kernelsPlugin(registry: KernelRegistry): Plugin<'kernels', never> {
-  return definePlugin({ name: 'kernels', needs: [], config: [], build: (s) => ({ routes: kernelRoutes({ pool: s.pool, metrics: s.metrics, registry }), provides: { registry } }) });
+/** `registry`: the service's kernels, or a test's with fixture kernels added (and their generated `docs`). */
+export function kernelsPlugin(registry: KernelRegistry, docs?: KernelDocs): Plugin<'kernels', never> {
+  return definePlugin({ name: 'kernels', needs: [], config: [], build: (s) => ({ routes: kernelRoutes({ pool: s.pool, metrics: s.metrics, registry, ...(docs ? { docs } : {}) }), provides: { registry } }) });
 }

@@ -10,11 +10,14 @@ import { RecentMemo } from '../lib/memo.js';
 import { typedObject } from '../lib/params.js';
 import { departureOf } from '../http/departure.js';
 import { kernelResponseSchema } from './kernel-response.js';
+import type { KernelDocs } from './kernel-docs.js';
 import { JSON_TYPE } from '../http/json-text.js';
 
 export interface KernelRouteDeps {
   pool: WorkerPool;
   metrics: Metrics;
+  /** Generated docs of kernels the committed files do not hold (a test's fixture kernel). */
+  docs?: KernelDocs;
 }
 
 export interface KernelRoutesDeps extends KernelRouteDeps {
@@ -22,8 +25,9 @@ export interface KernelRoutesDeps extends KernelRouteDeps {
   registry: KernelRegistry;
 }
 
-export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps): RouteDef {
+export function kernelRoute(def: KernelDef, { pool, metrics, docs }: KernelRouteDeps): RouteDef {
   const path = kernelPath(def);
+  const example = docs && Object.hasOwn(docs.examples, def.id) ? docs.examples[def.id] : undefined;
   // a kernel's effective parameters are a pure function of the query string: worked out once per
   // distinct query while it is recent (clients repeat queries, defaults above all)
   const effective = new RecentMemo<EffectiveParams>(QUERY_MEMO_SIZE, QUERY_MEMO_KEY_MAX);
@@ -45,7 +49,8 @@ export function kernelRoute(def: KernelDef, { pool, metrics }: KernelRouteDeps):
     query: typedObject<Record<string, unknown>>(def.input === 'query' ? kernelParamsSchema(def) : kernelRequestQuerySchema(def)),
     description: kernelRulesDescription(def),
     errors: [500, 503, 504],
-    response: kernelResponseSchema(def),
+    response: kernelResponseSchema(def, docs),
+    ...(example ? { parameterExamples: example.query, responseExample: example.body } : {}),
     pureQuery: true,
     async handler({ query, ctx }) {
       const { params, requestLabel } = effective.get(ctx.querystring, () => effectiveParams(def, query, ctx.query));

@@ -11,6 +11,7 @@ import { buildApp, type BuiltApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { FAULT_WORKER } from './faults.js';
 import type { KernelRegistry } from '../../workers/registry.js';
+import type { KernelDocs } from '../../src/kernels/kernel-docs.js';
 import { responseChecker } from './response-check.js';
 
 export interface TestApp extends BuiltApp {
@@ -33,13 +34,13 @@ export interface TestAppOptions {
   /** Start the kernel pool with the fixture worker that also runs fault kernels (helpers/faults.ts). */
   faults?: boolean;
   /** Serve this registry's kernels, run by this kernel worker (helpers/fixture-kernels.ts: `FIXTURE_APP`). */
-  kernels?: { registry: KernelRegistry; worker: URL };
+  kernels?: { registry: KernelRegistry; worker: URL; docs?: KernelDocs };
 }
 
 export async function buildTestApp(overrides: Record<string, unknown> = {}, { checkResponses = true, faults = false, kernels }: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(overrides);
   if (faults && kernels) throw new Error('faults and kernels each bring their own kernel worker');
-  const built = await buildApp(config, faults ? { kernelWorker: FAULT_WORKER } : kernels ? { kernelWorker: kernels.worker, kernels: kernels.registry } : {});
+  const built = await buildApp(config, faults ? { kernelWorker: FAULT_WORKER } : kernels ? { kernelWorker: kernels.worker, kernels: kernels.registry, ...(kernels.docs ? { kernelDocs: kernels.docs } : {}) } : {});
   // tests start from a ready service (/health passes); with pool.warmup the warm-up tests watch it get there
   if (!config.pool.warmup) await built.services.pool.ready();
   if (checkResponses) {

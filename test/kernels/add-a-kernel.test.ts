@@ -3,7 +3,8 @@
  * the fixture kernel test/fixtures/kernels/dice-tally.ts, registered by one `withKernels` call in
  * test/fixtures/kernels/registry.ts, is picked up by every listing of an app built with it: the
  * route table and its validation, /openapi.json (parameter descriptions and rules from the
- * declaration), the warm-up of every kernel thread, the posture baseline's route inventory and the
+ * declaration; its result schema and example from the generators `npm run kernels:schemas` runs,
+ * handed to the app as the committed files are for the service's kernels), the warm-up of every kernel thread, the posture baseline's route inventory and the
  * generated kernel table; nothing else was edited for it.
  */
 import { expect } from 'chai';
@@ -15,7 +16,8 @@ import { runKernelTask } from '../../workers/run-kernel.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import diceTally from '../fixtures/kernels/dice-tally.js';
 import { FIXTURE_KERNELS } from '../fixtures/kernels/registry.js';
-import { FIXTURE_APP } from '../helpers/fixture-kernels.js';
+import { FIXTURE_APP, fixtureKernelDocs } from '../helpers/fixture-kernels.js';
+import { documentValidator } from '../helpers/json-schema.js';
 
 const PATH = `${API}/fixture/dice-tally`;
 
@@ -24,7 +26,7 @@ describe('adding a kernel: one file and one registration line', function () {
   let t: TestApp;
   before(async () => {
     // warm-up on (one pass) so each kernel thread reports what it ran
-    t = await buildTestApp({ pool: { warmup: true, warmupPasses: 1 } }, { kernels: FIXTURE_APP });
+    t = await buildTestApp({ pool: { warmup: true, warmupPasses: 1 } }, { kernels: { ...FIXTURE_APP, docs: fixtureKernelDocs() } });
     await t.services.pool.ready();
   });
   after(() => t?.close());
@@ -65,6 +67,29 @@ describe('adding a kernel: one file and one registration line', function () {
     expect(param('sides').description).to.match(/^faces of each die/);
     expect(param('seed').description).to.match(/^PRNG seed/);
     expect(op.responses['200'].content['application/json'].schema.properties.kernel).to.deep.equal({ enum: ['fixture/dice-tally'] });
+  });
+
+  it('/openapi.json carries its result and checks schemas, read from its `run`, and its example: the defaults and the body served for them', async () => {
+    const doc = (await t.http.get('/openapi.json')).body;
+    const op = doc.paths[PATH].get;
+    const media = op.responses['200'].content['application/json'];
+    const { result, checks } = media.schema.properties;
+    // the envelope's description stays beside the generated keywords
+    expect(result).to.deep.include({
+      type: 'object',
+      properties: { counts: { type: 'array', items: { type: 'number' } }, chi2: { type: 'number' }, dof: { type: 'number' } },
+      required: ['counts', 'chi2', 'dof'],
+      additionalProperties: false,
+    });
+    expect(checks).to.deep.include({ type: 'object', properties: { counted_minus_rolled: { type: 'number' } }, required: ['counted_minus_rolled'], additionalProperties: false });
+    const query = Object.fromEntries(op.parameters.map((p: { name: string; example: unknown }) => [p.name, p.example]));
+    expect(query).to.deep.equal({ seed: 42, dice: 60, sides: 6 });
+    const served = await t.http.get(PATH).query(query);
+    expect(served.status).to.equal(200);
+    expect(media.example).to.deep.equal(JSON.parse(served.text));
+    const valid = documentValidator(media.schema);
+    expect(valid(media.example), JSON.stringify(valid.errors)).to.equal(true);
+    expect(valid({ ...media.example, result: { ...media.example.result, counts: 'six' } })).to.equal(false);
   });
 
   it('every kernel thread warmed it up with the others', () => {
