@@ -90,12 +90,14 @@ const CONNECTION_STATUS: Record<string, string> = { 400: 'BadHttp', 408: 'HeadTi
  * defaults and their body), then the operations' examples file. The files are read on the first
  * build of the document, never at start-up.
  */
-function exampleOf(route: RouteDef): { parameters: Readonly<Record<string, unknown>>; response: unknown } {
+function exampleOf(route: RouteDef): { parameters: Readonly<Record<string, unknown>>; response: unknown; responseType: string } {
   const kernel = route.kernel ? kernelExampleOf(route.kernel) : undefined;
   const file = kernel ? undefined : operationExampleOf(route.method, route.path);
+  const own = route.responseExample ?? kernel?.body;
   return {
     parameters: { ...file?.parameters, ...kernel?.query, ...route.parameterExamples },
-    response: route.responseExample ?? kernel?.body ?? file?.response,
+    response: own ?? file?.response,
+    responseType: (own === undefined ? file?.responseType : undefined) ?? 'application/json',
   };
 }
 
@@ -125,11 +127,13 @@ function json(schema: JsonSchema): JsonSchema {
 export function responseContent(r: RouteDef): JsonSchema {
   const schema = toJsonSchema(r.response);
   const types = typeof r.produces === 'string' ? [r.produces] : (r.produces ?? ['application/json']);
-  const example = exampleOf(r).response;
+  const { response: example, responseType } = exampleOf(r);
   return Object.fromEntries(
     types.map((t) => {
       const own = isJson(t) ? schema : textOnly(schema);
-      return [t, isJson(t) && example !== undefined ? { schema: own, example } : { schema: own }];
+      // a text example belongs to the media type it was answered with
+      const shown = example !== undefined && (isJson(t) ? responseType === 'application/json' : responseType === t);
+      return [t, shown ? { schema: own, example } : { schema: own }];
     }),
   );
 }

@@ -15,7 +15,26 @@ export const OPERATION_EXAMPLES_FILE = join('src', 'docs', 'operation-examples.j
 export interface OperationExample {
   parameters?: Record<string, unknown>;
   body?: Record<string, RequestExample>;
+  /** The JSON success body cut short, or with `responseType` the opening of a text answer. */
   response?: unknown;
+  /** The media type of a text `response` (XML, PEM, HTML, CSS, Prometheus text, …). */
+  responseType?: string;
+}
+
+/** Media types whose body is text a document can show; other non-JSON answers (tiles) are bytes. */
+export function isTextType(type: string): boolean {
+  return type.startsWith('text/') || type.endsWith('+xml') || ['application/xml', 'application/javascript', 'application/x-pem-file'].includes(type);
+}
+
+/** Lines a text example keeps, and characters of each line (a minified bundle is one long line). */
+export const TEXT_EXAMPLE_LINES = 12;
+export const TEXT_EXAMPLE_LINE_CHARS = 200;
+
+/** The opening of a text answer: its first lines, each cut short, with `…` where anything was left out. */
+export function textExcerpt(text: string): string {
+  const lines = text.split('\n');
+  const kept = lines.slice(0, TEXT_EXAMPLE_LINES).map((l) => ([...l].length > TEXT_EXAMPLE_LINE_CHARS ? `${[...l].slice(0, TEXT_EXAMPLE_LINE_CHARS).join('')}…` : l));
+  return lines.length > TEXT_EXAMPLE_LINES ? `${kept.join('\n')}\n…` : kept.join('\n');
 }
 
 let examples: Readonly<Record<string, OperationExample>> | undefined;

@@ -14,7 +14,7 @@ import { buildApp } from '../app.js';
 import { loadConfig, projectRoot } from '../config/load.js';
 import type { RequestExample, RouteDef } from '../http/route.js';
 import { toJsonSchema, type JsonSchema } from './joi-to-json-schema.js';
-import { OPERATION_EXAMPLES_FILE, shortened, type OperationExample } from './operation-examples.js';
+import { isTextType, OPERATION_EXAMPLES_FILE, shortened, textExcerpt, type OperationExample } from './operation-examples.js';
 
 const ajv = newAjv({ strict: false });
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
@@ -124,6 +124,15 @@ async function main(): Promise<void> {
         const body = shortened(await res.json(), schema, matches);
         if (!matches(schema, body)) throw new Error(`${key}: the shortened body does not match its schema`);
         example.response = body;
+      } else if (!call.noCall && r.method === 'GET' && r.responseExample === undefined && types.some(isTextType)) {
+        const query = new URLSearchParams(Object.entries(call.query ?? r.parameterExamples ?? {}).map(([k, v]): [string, string] => [k, String(v)]));
+        const url = `${base}${concrete(r.path, call.params)}${query.size ? `?${query}` : ''}`;
+        const res = await fetch(url);
+        if (res.status !== 200) throw new Error(`${key}: ${url} answered ${res.status}`);
+        const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
+        if (!types.includes(type) || !isTextType(type)) throw new Error(`${key}: answered ${type}, which it does not declare as text`);
+        example.response = textExcerpt(await res.text());
+        example.responseType = type;
       }
       if (Object.keys(example).length) out[key] = example;
     }

@@ -1,13 +1,14 @@
 /**
  * Every operation of /openapi.json carries examples: a value for each parameter, named request
- * bodies and, for a JSON success body, a response example; each one is valid against the schema
- * beside it (Ajv, JSON Schema 2020-12), and the requests they describe are answered 200.
+ * bodies and, for a JSON success body, a response example, for a text one (XML, PEM, HTML, CSS,
+ * Prometheus text) its opening; each one is valid against the schema beside it (Ajv, JSON Schema
+ * 2020-12), and the requests they describe are answered 200.
  */
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/config/load.js';
-import { OPERATION_EXAMPLES_FILE } from '../../src/docs/operation-examples.js';
+import { OPERATION_EXAMPLES_FILE, TEXT_EXAMPLE_LINE_CHARS, TEXT_EXAMPLE_LINES, textExcerpt } from '../../src/docs/operation-examples.js';
 import { withTestApp } from '../helpers/app.js';
 import { documentValidator } from '../helpers/json-schema.js';
 
@@ -26,6 +27,8 @@ type Doc = { paths: Record<string, Record<string, Operation>> };
 
 /** The asset route answers files; its JSON member is a whole TopoJSON topology, too large to repeat. */
 const NO_RESPONSE_EXAMPLE = new Set(['get /api/svc/v1/assets/{key}']);
+/** Non-JSON answers without a text example: a tile is bytes, and the verdict stream never ends. */
+const NO_TEXT_EXAMPLE = new Set(['get /api/svc/v1/ledger/tile/{tile}', 'get /api/svc/v1/stream/verdicts']);
 
 /**
  * Kernel operations without examples yet: theirs come from each kernel's declaration
@@ -59,10 +62,13 @@ describe('/openapi.json: examples', function () {
     for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) if (!media.examples || !Object.keys(media.examples).length) out.push(`${key} request ${type}`);
     const json = op.responses['200']?.content?.['application/json'];
     if (json && !('example' in json) && !NO_RESPONSE_EXAMPLE.has(key)) out.push(`${key} response`);
+    // a route answering several text types (files) shows the one its example parameters fetch
+    const text = Object.entries(op.responses['200']?.content ?? {}).filter(([type]) => type !== 'application/json');
+    if (text.length && !text.some(([, media]) => typeof media.example === 'string') && !NO_TEXT_EXAMPLE.has(key)) out.push(`${key} response ${text.map(([t]) => t).join('|')}`);
     return out;
   }
 
-  it('every operation that is not a kernel has an example for each parameter, body and JSON answer', () => {
+  it('every operation that is not a kernel has an example for each parameter, body, JSON answer and text answer', () => {
     const lacking = operations()
       .filter((o) => !o.route.kernel)
       .flatMap((o) => missing(o.key, o.op));
@@ -115,6 +121,7 @@ describe('/openapi.json: examples', function () {
     const verdict = doc.paths['/api/svc/v1/verdict']!.post!.requestBody!.content['application/json']!;
     expect((await app().http.post('/api/svc/v1/verdict').send(Object.values(verdict.examples!)[0]!.value as object)).status).to.equal(200);
     let sent = 0;
+    let texts = 0;
     for (const { route, key, op } of operations()) {
       if (route.kernel || route.produces === 'text/event-stream') continue;
       const path = op.parameters.filter((p) => p.in === 'path').reduce((acc, p) => acc.replace(`{${p.name}}`, String(p.example)), specPath(route.path));
@@ -122,7 +129,21 @@ describe('/openapi.json: examples', function () {
       // a memory-mode key is new at every start: the example's keyid names the generating process's key
       if (key === 'get /api/svc/v1/edge/pubkey.pem') query.keyid = ((await app().http.get('/api/svc/v1/edge/pubkey')).body as { keyid: string }).keyid;
       if (route.method === 'GET') {
-        expect((await app().http.get(path).query(query)).status, `${key} ${JSON.stringify(query)}`).to.equal(200);
+        const res = await app().http.get(path).query(query).buffer(true).parse((r, done) => {
+          let text = '';
+          r.setEncoding('utf8');
+          r.on('data', (chunk: string) => (text += chunk));
+          r.on('end', () => done(null, text));
+        });
+        expect(res.status, `${key} ${JSON.stringify(query)}`).to.equal(200);
+        // a text example is the opening of such an answer: served under its media type, beginning
+        // alike (what follows names this process's key, clock and build)
+        const text = Object.entries(op.responses['200']?.content ?? {}).find(([, media]) => typeof media.example === 'string');
+        if (text) {
+          expect(String(res.headers['content-type']).split(';')[0], key).to.equal(text[0]);
+          expect((res.body as string).slice(0, 15), key).to.equal((text[1].example as string).slice(0, 15));
+          texts++;
+        }
         sent++;
         continue;
       }
@@ -135,5 +156,14 @@ describe('/openapi.json: examples', function () {
       }
     }
     expect(sent).to.be.above(50);
+    expect(texts, 'text answers compared').to.equal(18);
+  });
+
+  it('a text example keeps the first lines of an answer, each cut short, and marks what it left out', () => {
+    expect(textExcerpt('a\nb')).to.equal('a\nb');
+    const lines = Array.from({ length: TEXT_EXAMPLE_LINES + 3 }, (_, i) => `line ${i}`);
+    expect(textExcerpt(lines.join('\n'))).to.equal(`${lines.slice(0, TEXT_EXAMPLE_LINES).join('\n')}\n…`);
+    // characters, not UTF-16 units: an emoji is one
+    expect(textExcerpt('😀'.repeat(TEXT_EXAMPLE_LINE_CHARS + 1))).to.equal(`${'😀'.repeat(TEXT_EXAMPLE_LINE_CHARS)}…`);
   });
 });
