@@ -9,8 +9,8 @@ const NODE = Joi.object({
   name: str().required(),
   attributes: mapOf(str()).required(),
   text: str().optional(),
-  children: Joi.array().items(Joi.link('#cotNode')).optional(),
-}).id('cotNode');
+  children: Joi.array().items(Joi.link('#CotNode')).optional(),
+}).id('CotNode');
 
 export const INGEST = shape({
   accepted: oneOf(true),

@@ -5,7 +5,8 @@
  * Beyond the plain types: `allow(null)` becomes a `null` type member, `isoDate()` the `date-time`
  * format, `less`/`greater` the exclusive bounds, `multiple` `multipleOf`, `object().pattern()`
  * `additionalProperties`, `array().ordered()` `prefixItems`, and `.prefs({ presence: 'required' })`
- * makes every key below it required unless marked `.optional()`. A `.meta({ jsonSchema })` object is
+ * makes every key below it required unless marked `.optional()`; a schema named with `.id(name)`
+ * goes under `$defs` and is referenced, so a `Joi.link('#name')` inside it recurses. A `.meta({ jsonSchema })` object is
  * merged in last: documentation-only keywords (a cross-field rule the handler enforces, e.g.
  * `not: { multipleOf: 2 }` for an odd distance) that joi does not check itself.
  */
@@ -33,7 +34,24 @@ function addNull(out: JsonSchema): void {
   }
 }
 
-export function describeToJsonSchema(d: Desc, inherited: Presence = 'optional'): JsonSchema {
+/** Where a named schema (`.id(name)`) is defined: `$defs` of the converted schema's root. */
+export const DEFS_REF = '#/$defs/';
+
+export function describeToJsonSchema(d: Desc, inherited: Presence = 'optional', defs: Map<string, JsonSchema> = new Map()): JsonSchema {
+  const id = d.flags?.id;
+  if (typeof id === 'string') {
+    // a named schema is defined once under `$defs` and referenced, so a `Joi.link` to it can recurse
+    if (!defs.has(id)) {
+      const body: JsonSchema = {};
+      defs.set(id, body);
+      const { id: _id, description: _description, ...flags } = d.flags!;
+      Object.assign(body, describeToJsonSchema({ ...d, flags, allow: d.allow?.filter((v) => v !== null) }, inherited, defs));
+    }
+    const ref: JsonSchema = { $ref: `${DEFS_REF}${id}` };
+    if (d.allow?.includes(null)) addNull(ref);
+    if (d.flags?.description) ref.description = d.flags.description;
+    return ref;
+  }
   const out: JsonSchema = {};
   const presence: Presence = d.preferences?.presence === 'required' ? 'required' : d.preferences?.presence === 'optional' ? 'optional' : inherited;
   switch (d.type) {
@@ -56,10 +74,10 @@ export function describeToJsonSchema(d: Desc, inherited: Presence = 'optional'):
     case 'array':
       out.type = 'array';
       if (d.ordered?.length) {
-        out.prefixItems = d.ordered.map((x) => describeToJsonSchema(x, presence));
+        out.prefixItems = d.ordered.map((x) => describeToJsonSchema(x, presence, defs));
         out.items = false;
-      } else if (d.items?.length === 1) out.items = describeToJsonSchema(d.items[0]!, presence);
-      else if (d.items && d.items.length > 1) out.items = { anyOf: d.items.map((x) => describeToJsonSchema(x, presence)) };
+      } else if (d.items?.length === 1) out.items = describeToJsonSchema(d.items[0]!, presence, defs);
+      else if (d.items && d.items.length > 1) out.items = { anyOf: d.items.map((x) => describeToJsonSchema(x, presence, defs)) };
       break;
     case 'object': {
       out.type = 'object';
@@ -69,26 +87,23 @@ export function describeToJsonSchema(d: Desc, inherited: Presence = 'optional'):
       const required: string[] = [];
       for (const [k, v] of Object.entries(d.keys ?? {})) {
         if (v.flags?.presence === 'forbidden') continue;
-        props[k] = describeToJsonSchema(v, presence);
+        props[k] = describeToJsonSchema(v, presence, defs);
         if (isRequired(v, presence)) required.push(k);
       }
       if (d.keys !== undefined) out.properties = props;
       if (required.length) out.required = required;
       const pattern = d.patterns?.[0];
-      if (pattern && d.flags?.unknown !== true) out.additionalProperties = describeToJsonSchema(pattern.rule, presence);
+      if (pattern && d.flags?.unknown !== true) out.additionalProperties = describeToJsonSchema(pattern.rule, presence, defs);
       else out.additionalProperties = d.flags?.unknown === true;
       break;
     }
     case 'alternatives':
-      out.anyOf = (d.matches ?? []).flatMap((m) => (m.schema ? [describeToJsonSchema(m.schema, presence)] : []));
+      out.anyOf = (d.matches ?? []).flatMap((m) => (m.schema ? [describeToJsonSchema(m.schema, presence, defs)] : []));
       break;
     case 'link': {
-      // a recursive schema (`Joi.link('#id')`): each converted schema stands alone (the response
-      // checker compiles it by itself), so the recursion is cut at one level, typed as an object
-      const target = (d as { link?: { ref?: { path?: string[] } } }).link?.ref?.path?.join('.') ?? 'its parent';
-      out.type = 'object';
-      out.additionalProperties = true;
-      out.description = `a ${target} again (the same shape, nested)`;
+      const target = (d as { link?: { ref?: { path?: string[] } } }).link?.ref?.path?.[0];
+      if (!target) throw new Error('a Joi.link converts only as a link to a named schema (`Joi.link(\'#name\')`)');
+      out.$ref = `${DEFS_REF}${target}`;
       break;
     }
     default:
@@ -126,6 +141,9 @@ export function describeToJsonSchema(d: Desc, inherited: Presence = 'optional'):
   return out;
 }
 
+/** The JSON Schema of `schema`, standing alone: named schemas it uses are under its root's `$defs`. */
 export function toJsonSchema(schema: Schema): JsonSchema {
-  return describeToJsonSchema(described(schema));
+  const defs = new Map<string, JsonSchema>();
+  const out = describeToJsonSchema(described(schema), 'optional', defs);
+  return defs.size ? { ...out, $defs: Object.fromEntries(defs) } : out;
 }

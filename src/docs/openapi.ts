@@ -1,7 +1,7 @@
 /** OpenAPI 3.1 generated from the route table and the same joi schemas the routes validate with. */
 import type { RouteDef } from '../http/route.js';
 import { API_VERSION } from '../core/doctrine.js';
-import { toJsonSchema, type JsonSchema } from './joi-to-json-schema.js';
+import { DEFS_REF, toJsonSchema, type JsonSchema } from './joi-to-json-schema.js';
 import { jsonValue } from '../http/response-schema.js';
 import { inSlices } from '../core/slices.js';
 import { specPath } from '../introspection/route-inventory.js';
@@ -209,7 +209,34 @@ function addOperation(paths: Paths, ids: Set<string>, r: RouteDef): void {
   (paths[p] ??= {})[r.method.toLowerCase()] = op;
 }
 
+const COMPONENT_REF = '#/components/schemas/';
+
+/**
+ * Moves the named schemas each converted schema carries under `$defs` (a recursive CoT detail
+ * node) to `components.schemas`, once, and points their references there: a `#/$defs/` reference
+ * inside the document would resolve against the document's root, not the schema's.
+ */
+function hoistDefs(node: unknown, found: Map<string, JsonSchema>): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach((x) => hoistDefs(x, found));
+  const n = node as JsonSchema;
+  const defs = n.$defs as Record<string, JsonSchema> | undefined;
+  if (defs) {
+    delete n.$defs;
+    for (const [name, schema] of Object.entries(defs)) {
+      const seen = found.get(name);
+      if (seen && JSON.stringify(seen) !== JSON.stringify(schema)) throw new Error(`two different schemas are named ${name}`);
+      if (!seen) found.set(name, schema);
+      hoistDefs(schema, found);
+    }
+  }
+  if (typeof n.$ref === 'string' && n.$ref.startsWith(DEFS_REF)) n.$ref = `${COMPONENT_REF}${n.$ref.slice(DEFS_REF.length)}`;
+  for (const [k, v] of Object.entries(n)) if (k !== 'example' && k !== 'examples') hoistDefs(v, found);
+}
+
 function openApiDocument(paths: Paths): JsonSchema {
+  const named = new Map<string, JsonSchema>();
+  hoistDefs(paths, named);
   const used = new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op as { tags: string[] }).tags)));
   return {
     openapi: '3.1.0',
@@ -224,7 +251,7 @@ function openApiDocument(paths: Paths): JsonSchema {
     tags: orderedTags(used),
     paths,
     components: {
-      schemas: { HTTPValidationError: VALIDATION_ERROR, ErrorMessage: MESSAGE_ERROR },
+      schemas: { HTTPValidationError: VALIDATION_ERROR, ErrorMessage: MESSAGE_ERROR, ...Object.fromEntries(named) },
       responses: CONNECTION_ERRORS,
       securitySchemes: {
         writeToken: { type: 'http', scheme: 'bearer', description: 'A write token of SVC_WRITE_TOKENS (guard.writeTokens); write routes need one only when tokens are configured' },

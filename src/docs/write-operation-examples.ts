@@ -18,10 +18,14 @@ import { isTextType, OPERATION_EXAMPLES_FILE, shortened, textExcerpt, type Opera
 
 const ajv = newAjv({ strict: false });
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
-function matches(schema: JsonSchema, value: unknown): boolean {
-  let v = compiled.get(schema);
-  if (!v) compiled.set(schema, (v = ajv.compile(schema)));
-  return v(value);
+
+/** Whether `value` matches a part of `root`: the part is compiled with the root's `$defs`, which its references name. */
+function matcher(root: JsonSchema): (schema: JsonSchema, value: unknown) => boolean {
+  return (schema, value) => {
+    let v = compiled.get(schema);
+    if (!v) compiled.set(schema, (v = ajv.compile(root.$defs && schema !== root ? { ...schema, $defs: root.$defs } : schema)));
+    return v(value);
+  };
 }
 
 const FRAME = { track_id: 'EX-EDGE-1', source: 'ADS-B', lat: 36.2, lon: -115.1, alt_m: 120, speed_mps: 12, heading_deg: 90, rssi_dbm: -60, id_authenticated: true, timestamp_skew_s: 0, n_observations: 40 };
@@ -121,6 +125,7 @@ async function main(): Promise<void> {
         });
         if (res.status !== 200) throw new Error(`${key}: ${url} answered ${res.status}`);
         const schema = toJsonSchema(r.response);
+        const matches = matcher(schema);
         const body = shortened(await res.json(), schema, matches);
         if (!matches(schema, body)) throw new Error(`${key}: the shortened body does not match its schema`);
         example.response = body;

@@ -23,7 +23,7 @@ interface Operation {
   requestBody?: { content: Record<string, Media> };
   responses: Record<string, { content?: Record<string, Media> }>;
 }
-type Doc = { paths: Record<string, Record<string, Operation>> };
+type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
 
 /** The asset route answers files; its JSON member is a whole TopoJSON topology, too large to repeat. */
 const NO_RESPONSE_EXAMPLE = new Set(['get /api/svc/v1/assets/{key}']);
@@ -93,7 +93,7 @@ describe('/openapi.json: examples', function () {
   it('every example in the document is valid against its schema', () => {
     let checked = 0;
     const check = (schema: Schema, value: unknown, where: string) => {
-      const valid = documentValidator(schema);
+      const valid = documentValidator(schema, doc.components.schemas);
       expect(valid(value), `${where}: ${JSON.stringify(valid.errors?.slice(0, 3))}`).to.equal(true);
       checked++;
     };

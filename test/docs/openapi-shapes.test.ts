@@ -9,6 +9,9 @@ import Joi from 'joi';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { buildOpenApi } from '../../src/docs/openapi.js';
 import type { RouteDef } from '../../src/http/route.js';
+import { INGEST } from '../../src/cot/cot.responses.js';
+import { toJsonSchema } from '../../src/docs/joi-to-json-schema.js';
+import { documentValidator } from '../helpers/json-schema.js';
 
 type Node = Record<string, unknown>;
 
@@ -75,6 +78,26 @@ describe('/openapi.json: no bare object or untyped array', function () {
 
   it('every schema says something of its value: no `{}` (the TAK outputs\' details, health observations, echoed inputs included)', () => {
     expect(untypedSchemas(doc)).to.deep.equal([]);
+  });
+
+  it('the CoT detail node is one named schema that refers to itself: a child is checked at any depth, in the document and standing alone', () => {
+    const d = doc as { components: { schemas: Record<string, Node> }; paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: Node }> }> }>> };
+    const ref = { $ref: '#/components/schemas/CotNode' };
+    expect((d.components.schemas.CotNode!.properties as Record<string, Node>).children).to.deep.equal({ type: 'array', items: ref });
+    const ingest = d.paths['/api/svc/v1/cot/ingest']!.post!.responses['200']!.content['application/json']!.schema;
+    const detail = ((ingest.properties as Record<string, Node>).event!.properties as Record<string, Node>).detail!;
+    expect(detail).to.deep.equal({ anyOf: [ref, { type: 'null' }] });
+    const leaf = (name: string) => ({ name, attributes: { a: '1' } });
+    const deep = { ...leaf('detail'), children: [{ ...leaf('track'), children: [{ ...leaf('x'), children: [leaf('y')] }] }] };
+    const broken = structuredClone(deep);
+    delete (broken.children[0]!.children[0]!.children[0] as { name?: string }).name;
+    const inDocument = documentValidator(detail, d.components.schemas);
+    expect([inDocument(deep), inDocument(null), inDocument(broken)]).to.deep.equal([true, true, false]);
+    // as the response checker compiles it: the route's schema alone, the node under its own $defs
+    const alone = toJsonSchema(INGEST);
+    expect(Object.keys(alone.$defs as object)).to.deep.equal(['CotNode']);
+    const nodeAlone = documentValidator({ ...((alone.properties as Record<string, Node>).event!.properties as Record<string, Node>).detail, $defs: alone.$defs });
+    expect([nodeAlone(deep), nodeAlone(broken)]).to.deep.equal([true, false]);
   });
 
   it('the untyped walk finds `{}` and annotation-only schemas wherever schemas nest, a constraint-only branch is not one', () => {
