@@ -127,9 +127,17 @@ describe('kernel catq/calibrate', () => {
 
   it('every γ of the search, the chosen calibration, its codes and the soft ternariser recomputed independently', () => {
     for (const [seed, n, tau, alpha] of [[42, 4096, 0.75, 0.1], [5, 1000, 0.05, 0.5], [6, 130, 3, 0.02]] as const) {
-      const r = runRaw(catq, q({ seed, n_params: n, tau, alpha })).result as any;
+      const out = runRaw(catq, q({ seed, n_params: n, tau, alpha }));
+      const r = out.result as any;
       const { w, Xcal, Xeval } = regenerate(seed, n);
       const ref = refCalibrate(w, Xcal, tau);
+      // the checks compare the calibrated and baseline errors, both recomputed here
+      const wb = refBaseline(w, tau);
+      const [baseCal, baseEval] = [refOutputMse(w, wb, Xcal), refOutputMse(w, wb, Xeval)];
+      const [calCal, calEval] = [refOutputMse(w, ref.wq, Xcal), refOutputMse(w, ref.wq, Xeval)];
+      const checks = out.checks as { calibrated_not_worse_on_cal: boolean; eval_improvement_ratio: number };
+      expect(checks.calibrated_not_worse_on_cal).to.equal(calCal <= baseCal * (1 + 1e-9));
+      expect(checks.eval_improvement_ratio).to.be.closeTo(calEval / baseEval, 1e-9 * (calEval / baseEval));
       const rows = Math.ceil(n / 64);
       r.calibrated.gamma_search.forEach((g: any, i: number) => {
         expect(g.gamma).to.equal([0, 0.25, 0.5][i]);
