@@ -336,6 +336,42 @@ describe('kernel trackfusion/associate', () => {
     });
   });
 
+  it('checks: the sequential filter in sensor order matches the information form to the reported gap; gate and JPDA rows hold', () => {
+    for (const [seed, n_tracks, n_sensors, clutter] of [[8, 10, 8, 10], [3, 40, 12, 100], [1, 1, 1, 0]]) {
+      const out = runRaw(track, { seed, n_tracks, n_sensors, clutter });
+      const r = out.result as any;
+      let gap = 0;
+      r.fused.forEach((f: any, i: number) => {
+        let [x, y] = r.predicted[i];
+        let P = 225;
+        for (const s of r.sensors) {
+          const j = s.gnn.assignment[i];
+          if (j < 0) continue;
+          const K = P / (P + s.sigma_m ** 2);
+          x += K * (s.measurements[j].x - x);
+          y += K * (s.measurements[j].y - y);
+          P = (1 - K) * P;
+        }
+        gap = Math.max(gap, Math.abs(f.x - x), Math.abs(f.y - y), Math.abs(f.var_x - P));
+      });
+      const checks = out.checks as Record<string, unknown>;
+      expect(checks.sequential_gap).to.be.closeTo(gap, 1e-12);
+      expect(checks).to.deep.equal({ sequential_kalman_matches_information_form: gap <= 1e-9, sequential_gap: checks.sequential_gap, assigned_pairs_inside_gate: true, jpda_rows_sum_to_one: true });
+    }
+  });
+
+  it('association_accuracy is null, with its reason, exactly when no target was detected', () => {
+    let seen = 0;
+    for (let seed = 0; seed < 200 && seen < 2; seed++) {
+      const r = runRaw(track, { seed, n_tracks: 1, n_sensors: 1, clutter: 0 }).result as any;
+      const detected = r.sensors[0].measurements.length > 0;
+      if (!detected) seen++;
+      expect(r.association_accuracy === null).to.equal(!detected);
+      expect('association_accuracy_reason' in r).to.equal(!detected);
+    }
+    expect(seen, 'seeds with the single target missed').to.equal(2);
+  });
+
   it('trends over seeds 0…29: clutter hurts accuracy, fusion beats prediction, clean accuracy ≥ 0.9', () => {
     let acc0 = 0;
     let acc50 = 0;
