@@ -740,6 +740,20 @@ describe('PostgresStore in process', function () {
     });
   });
 
+  describe('checkpoint connection', () => {
+    it('an idle checkpoint connection cut by the server is dropped quietly and replaced', async () => {
+      const { url, c } = await fresh();
+      await c.end();
+      const name = new URL(url).pathname.slice(1);
+      const a = await open(url, 'A');
+      const cp = a.checkpointStore('o');
+      expect(await cp.save(3, 'note 3')).to.equal('note 3');
+      const cut = await admin.query("SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = $1 AND application_name = 'svc-khipu checkpoints A'", [name]);
+      expect(cut.rows).to.deep.equal([{ ok: true }]);
+      expect(await until('the checkpoint pool to answer again', () => cp.newest().catch(() => null), WAIT)).to.equal('note 3');
+    });
+  });
+
   describe('open and close', () => {
     it('an unreachable database: open fails naming it without its password', async () => {
       const { url: direct } = await fresh();
