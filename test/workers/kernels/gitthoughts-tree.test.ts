@@ -102,13 +102,41 @@ const byVal = (a: Frac, b: Frac): number => (a[0] * b[1] < b[0] * a[1] ? -1 : a[
  * value, per pair i < j in the order a+b, a·b, a−b, b−a, a/b, b/a; every depth ranked by exact value
  * descending, then text, then creation index; the top `beam` kept, depth-3 leaves equal to 24 solved.
  */
-function referenceSearch(numbers: number[], beam: number) {
+function referenceSearch(numbers: number[], beam: number, rollouts = 0, seed = 0) {
   type N = { index: number; parent: number | null; depth: number; thought: string; score: number; tag: string; state: Frac[] };
   const memo = new Map<string, [number, number]>();
-  const value = (st: Frac[]): number => {
+  const exact = (st: Frac[]): number => {
     const [h, t] = completions(st, memo);
     return h / t;
   };
+  // rollout mode: k playouts per scored state, in the order states are scored, each step a uniform
+  // child (pairs i < j, then a+b, a·b, a−b, b−a, a/b, b/a, values sorted) drawn from stream `rollouts`
+  const rs = new RngStreams(seed, 'gitthoughts/tree').stream('rollouts');
+  const childStates = (st: Frac[]): Frac[][] => {
+    const out: Frac[][] = [];
+    for (let i = 0; i < st.length; i++)
+      for (let j = i + 1; j < st.length; j++) {
+        const [a, b] = [st[i]!, st[j]!];
+        const rest = st.filter((_, k) => k !== i && k !== j);
+        for (const r of [ops['+']!(a, b), ops['*']!(a, b), ops['-']!(a, b), ops['-']!(b, a), ops['/']!(a, b), ops['/']!(b, a)]) if (r) out.push([...rest, r].sort(byVal));
+      }
+    return out;
+  };
+  const is24 = (st: Frac[]): boolean => st[0]![0] === 24n && st[0]![1] === 1n;
+  const rollout = (st: Frac[]): number => {
+    if (st.length === 1) return is24(st) ? 1 : 0;
+    let hits = 0;
+    for (let r = 0; r < rollouts; r++) {
+      let cur = st;
+      while (cur.length > 1) {
+        const cs = childStates(cur);
+        cur = cs[Math.floor(rs.next() * cs.length)]!;
+      }
+      if (is24(cur)) hits++;
+    }
+    return hits / rollouts;
+  };
+  const value = rollouts > 0 ? rollout : exact;
   const rootState = numbers.map((n) => [BigInt(n), 1n] as Frac).sort(byVal);
   const nodes: N[] = [{ index: 0, parent: null, depth: 0, thought: `input: ${numbers.join(' ')}`, score: value(rootState), tag: 'root', state: rootState }];
   let frontier = [nodes[0]!];
@@ -271,6 +299,31 @@ describe('kernel gitthoughts/tree', () => {
     expect(fixed.exact_root_value.completions).to.be.at.most(36 * 18 * 6);
     const unsolvable = runRaw(git, { numbers: '1,1,1,1' }).result as any;
     expect(unsolvable).to.include({ solvable: false, solved: false, solution: null });
+  });
+
+  it('rollout mode: every score, the commit list, HEAD and log equal an independent replay with playouts redrawn from stream rollouts', () => {
+    for (const [seed, beam, rollouts] of [[5, 5, 8], [7, 3, 4], [9, 2, 1], [12, 6, 16]] as const) {
+      const r = runRaw(git, { seed, beam, rollouts }).result as any;
+      const ns = new RngStreams(seed, 'gitthoughts/tree').stream('numbers');
+      const nums = Array.from({ length: 4 }, () => 1 + Math.floor(ns.next() * 13));
+      const ref = referenceSearch(nums, beam, rollouts, seed);
+      expect(r.commits_total).to.equal(ref.nodes.length);
+      const idOf = r.commits.map((c: any) => c.id);
+      expect(r.commits.map((c: any) => [c.index, c.depth, c.thought, c.tag, c.score])).to.deep.equal(ref.nodes.slice(0, r.commits.length).map((n) => [n.index, n.depth, n.thought, n.tag, n.score]));
+      expect(r.refs.HEAD).to.equal(idOf[ref.head.index]);
+      expect(r.log).to.deep.equal(ref.log.map((i) => idOf[i]));
+      expect(r.solved).to.equal(ref.solved.length > 0);
+    }
+  });
+
+  it('checks: beam discipline and log length hold in every mode; solved iff solvable is checked in exact mode only', () => {
+    for (const [beam, rollouts, seed] of [[1, 0, 3], [5, 0, 11], [9, 0, 12], [36, 0, 13], [5, 8, 5], [3, 4, 7], [2, 1, 9]] as const) {
+      const out = runRaw(git, { beam, rollouts, seed });
+      const r = out.result as any;
+      const head = r.commits.find((c: any) => c.id === r.refs.HEAD);
+      expect(r.log.length, 'the log walks HEAD back to the root').to.equal(head.depth + 1);
+      expect(out.checks).to.deep.equal({ beam_discipline: true, log_length_is_head_depth_plus_one: true, solved_iff_solvable: rollouts > 0 ? null : true });
+    }
   });
 
   it('rollout mode scores are multiples of 1/k, and a wide beam truncates the commit list consistently', () => {
