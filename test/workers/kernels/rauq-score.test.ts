@@ -133,6 +133,15 @@ describe('kernel rauq/score', () => {
     }
   });
 
+  it('the closed-form self-check is within round-off of the explicit softmax; the constants name the layers scored here', () => {
+    for (const [seed, L, H] of [[42, 32, 8], [7, 2, 1], [3, 17, 5], [11, 60, 3], [5, 256, 8]] as const) {
+      const out = runRaw(rauq, q({ seed, seq_len: L, num_heads: H }));
+      const diff = (out.checks as { closed_form_vs_softmax_max_diff: number }).closed_form_vs_softmax_max_diff;
+      expect(diff).to.be.at.least(0).and.at.most(1e-12);
+      expect((out.constants as { scored_layers: number[] }).scored_layers).to.deep.equal([2, 3, 4]);
+    }
+  });
+
   it('the example recomputes: recurrence from p and prev_attention, selected = argmax(head_means), u = max u_layer', () => {
     for (const [seed, L, H] of [[42, 32, 8], [5, 256, 16], [9, 3, 2]] as const) {
       const r = runRaw(rauq, q({ seed, seq_len: L, num_heads: H })).result as any;
