@@ -31,6 +31,7 @@ const SLOW = [
   'test/docs/openapi-errors.test.ts',
   'test/docs/openapi-examples.test.ts',
   'test/docs/openapi-lint.test.ts',
+  'test/kernels/self-checks.test.ts',
   'test/docs/responses.test.ts',
   'test/docs/route-table.test.ts',
   'test/energy/energy.routes.test.ts',
