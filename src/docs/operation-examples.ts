@@ -33,7 +33,10 @@ export const TEXT_EXAMPLE_LINE_CHARS = 200;
 /** The opening of a text answer: its first lines, each cut short, with `…` where anything was left out. */
 export function textExcerpt(text: string): string {
   const lines = text.split('\n');
-  const kept = lines.slice(0, TEXT_EXAMPLE_LINES).map((l) => ([...l].length > TEXT_EXAMPLE_LINE_CHARS ? `${[...l].slice(0, TEXT_EXAMPLE_LINE_CHARS).join('')}…` : l));
+  const kept = lines.slice(0, TEXT_EXAMPLE_LINES).map((l) => {
+    const chars = [...l];
+    return chars.length > TEXT_EXAMPLE_LINE_CHARS ? `${chars.slice(0, TEXT_EXAMPLE_LINE_CHARS).join('')}…` : l;
+  });
   return lines.length > TEXT_EXAMPLE_LINES ? `${kept.join('\n')}\n…` : kept.join('\n');
 }
 

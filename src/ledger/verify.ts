@@ -26,6 +26,8 @@ const envelopeSchema = Joi.object({
     .required(),
 }).unknown(true); // DSSE: consumers ignore fields they do not know (signed, honesty, _dsse, ...)
 
+const ENVELOPE_JSON_SCHEMA = toJsonSchema(envelopeSchema);
+
 export const verifyBodySchema: ObjectParam<Record<string, unknown>> = Joi.object({
   dsse: envelopeSchema,
   payloadType: Joi.any().when('dsse', { is: Joi.exist(), then: Joi.any(), otherwise: Joi.string().max(256).required() }),
@@ -35,7 +37,7 @@ export const verifyBodySchema: ObjectParam<Record<string, unknown>> = Joi.object
   .unknown(true)
   // the `when`s above are not JSON Schema: the document states the two forms, a `dsse` key or the envelope's own keys
   // and list only `dsse` as a property: the envelope's own keys are typed in the second form
-  .meta({ jsonSchema: { properties: { dsse: toJsonSchema(envelopeSchema) }, anyOf: [{ required: ['dsse'] }, toJsonSchema(envelopeSchema)] } });
+  .meta({ jsonSchema: { properties: { dsse: ENVELOPE_JSON_SCHEMA }, anyOf: [{ required: ['dsse'] }, ENVELOPE_JSON_SCHEMA] } });
 
 export type VerifyState = 'VERIFIED' | 'SIGNATURE_INVALID' | 'UNSUPPORTED_PAYLOAD_TYPE' | 'PAYLOAD_INVALID';
 
