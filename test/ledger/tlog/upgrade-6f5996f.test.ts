@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../../src/config/load.js';
 import { buildTestApp } from '../../helpers/app.js';
+import { until } from '../../helpers/until.js';
 import type { Ledger } from '../../../src/ledger/ledger.js';
 
 const FIXTURE = join(projectRoot(), 'test/fixtures/ledger-6f5996f');
@@ -92,6 +93,8 @@ describe('upgrade: a data directory written by 6f5996f (before tiles) is convert
       expect(r.replay).to.deep.include({ state: 'COMPLETE', nodes: 12, from_checkpoint: 0 });
       const root = mth(lines.map((l) => Buffer.from(l.digest, 'hex'))).toString('hex');
       expect((t.provided.ledger.ledger as Ledger).root().toString('hex')).to.equal(root);
+      // the first checkpoint is signed just after start, and its tiles are made durable before it is saved
+      await until('the first checkpoint saved', () => existsSync(join(dir, 'checkpoint')));
       expect(existsSync(join(dir, 'tlog', 'tile', '0'))).to.equal(true);
       for (const old of served.receipts) {
         const e = (await t.http.get(`/api/svc/v1/receipt/export?index=${old.node_index}`).expect(200)).body as {
