@@ -7,7 +7,8 @@
  * LEDGER_SCALE_REBUILD_BELOW, default 1,000,000, are rebuilt once grown), so every figure is given
  * with the size the service found. Per directory: start-up to a ready ledger (median of
  * 3), memory after start and after the loads, POST /verdict, an inclusion proof (tlog-proof and
- * the DAG view) and a full tile at random indices (the tile columns read into the page cache
+ * the DAG view), lookups by key (POST /khipu/verify of a receipt's envelope, the DAG view of a
+ * node named by digest prefix) and a full tile at random indices (the tile columns read into the page cache
  * first), and `npm run ledger:fsck` with the service down.
  */
 import autocannon, { type Request } from 'autocannon';
@@ -159,6 +160,19 @@ async function loadPaths(label: string, base: string, path: () => string, durati
   return summarize(label, await autocannon({ url: base, connections: CONNECTIONS, duration: durationS, requests }));
 }
 
+/** autocannon POSTing JSON bodies drawn afresh for every request. */
+async function loadBodies(label: string, base: string, path: string, bodies: string[], durationS = DURATION_S): Promise<Summary> {
+  const requests: Request[] = [{ method: 'POST', path, headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: bodies[random(bodies.length)]! }) }];
+  return summarize(label, await autocannon({ url: base, connections: CONNECTIONS, duration: durationS, requests }));
+}
+
+/** Receipts at `count` random indices below `size`: their DSSE envelopes and node digests, for lookups by key. */
+async function sampleReceipts(base: string, size: number, count: number): Promise<{ dsse: unknown; node_digest: string }[]> {
+  const out: { dsse: unknown; node_digest: string }[] = [];
+  for (let k = 0; k < count; k++) out.push((await (await fetch(`${base}${API}/receipt/export?index=${random(size)}`)).json()) as { dsse: unknown; node_digest: string });
+  return out;
+}
+
 /** A load with the main thread's CPU per request read from /proc around it (robust on a shared machine). */
 async function measured(pid: number, entries: number, run: () => Promise<Summary>): Promise<Row> {
   const before = cpuSeconds(pid);
@@ -222,6 +236,12 @@ async function measureDir(label: string, dir: string, built: number): Promise<Si
       await loadPaths('warm-up', s.base, proof, 2);
       rows.proof = await measured(pid, entries, () => loadPaths(`GET /receipt/proof, ${label}`, s.base, proof));
       rows.dag = await measured(pid, entries, () => loadPaths(`GET /khipu/dag proof, ${label}`, s.base, () => `/api/svc/khipu/dag?request=${encodeURIComponent(JSON.stringify({ node: random(signed), proof: true }))}`));
+      // lookups by key: the PAE digest index (verify) and the node-digest index (a DAG focus named by prefix)
+      const receipts = await sampleReceipts(s.base, signed, 200);
+      const verifyBodies = receipts.map((r) => JSON.stringify({ dsse: r.dsse }));
+      rows.verify = await measured(pid, entries, () => loadBodies(`POST /khipu/verify, ${label}`, s.base, '/api/svc/khipu/verify', verifyBodies));
+      const prefixes = receipts.map((r) => `/api/svc/khipu/dag?request=${encodeURIComponent(JSON.stringify({ node: r.node_digest.slice(0, 16), depth: 1 }))}`);
+      rows.dagPrefix = await measured(pid, entries, () => loadPaths(`GET /khipu/dag by digest prefix, ${label}`, s.base, () => prefixes[random(prefixes.length)]!));
     }
     const fullTiles = Math.floor(signed / TILE_WIDTH);
     if (fullTiles > 0) rows.tile = await measured(pid, entries, () => loadPaths(`GET /ledger/tile/0/<N>, ${label}`, s.base, () => `${API}/ledger/tile/0/${encodeTileIndex(random(fullTiles))}`));
@@ -301,7 +321,7 @@ export async function ledgerScaleBench(): Promise<Record<string, unknown>> {
   const [base, ref] = [results[0]!, results[1]!];
   const rows: Row[] = [];
   const lines: string[] = [];
-  for (const kind of ['verdict', 'proof', 'dag', 'tile'] as const) {
+  for (const kind of ['verdict', 'proof', 'dag', 'verify', 'dagPrefix', 'tile'] as const) {
     for (const r of results) {
       const row = r.rows[kind];
       if (!row) continue;

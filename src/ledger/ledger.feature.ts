@@ -20,6 +20,7 @@ import { signatureVerifier } from './replay.js';
 import { FileStore } from './store/file-store.js';
 import type { LedgerStore, ReplayReport } from './store/store.js';
 import { LedgerWriter } from './writer.js';
+import { mergeInThread } from './tlog/run-merge-host.js';
 
 /** What other plugins read of the signed checkpoints: which one covers a node, and how far they trail. */
 export type CheckpointReader = Pick<Checkpoints, 'coverage' | 'newest' | 'newestAgeMs'>;
@@ -74,7 +75,9 @@ export function ledgerPlugin(key: SigningKey, store: LedgerStore): Plugin<'ledge
 async function buildLedger(s: LedgerServices, key: SigningKey, store: LedgerStore): Promise<Built<'ledger'>> {
   const cfg = s.config.ledger;
   // where disk is the limit (file mode) there is no cap; in process memory there is one
-  const storage = store.storage?.() ?? null;
+  // key-index merges in threads of their own: never on the main thread
+  const stored = store.storage?.();
+  const storage = stored ? { ...stored, indexMerger: mergeInThread } : null;
   const ledger = new Ledger(storage ? Infinity : cfg.maxNodes, storage ?? undefined);
   const observe = ledgerMetrics(s.metrics.registry, ledger, store);
   const signer = new Signer(s.pool, cfg.signBatchMax, { inFlight: s.config.pool.signThreads, onBatch: observe.onBatch });

@@ -50,6 +50,24 @@ export function ledgerMetrics(registry: Registry, ledger: Ledger, store: LedgerS
       for (const state of DURABILITY_STATES) this.set({ state }, state === now ? 1 : 0);
     },
   });
+  new Gauge({
+    name: 'svc_ledger_key_index_runs',
+    help: 'Sorted runs a key index keeps (index="pae": receipt verification, "digest": nodes named by digest prefix); a lookup reads one 2 KiB block per run, and merges keep at most 3 per level, O(log n)',
+    labelNames: ['index'],
+    registers,
+    collect() {
+      for (const [index, runs] of Object.entries(ledger.keyIndexRuns())) this.set({ index }, runs);
+    },
+  });
+  new Gauge({
+    name: 'svc_ledger_key_index_merge_failing',
+    help: 'Whether the last merge of a key index failed (1: it is retried at the next checkpoint; lookups stay correct, reading more runs meanwhile)',
+    labelNames: ['index'],
+    registers,
+    collect() {
+      for (const [index, failing] of Object.entries(ledger.keyIndexMergeFailing())) this.set({ index }, failing ? 1 : 0);
+    },
+  });
   const commitSeconds = new SeriesHistogram<'outcome'>({
     name: 'svc_ledger_commit_seconds',
     help: 'Group commits: from handing the batch to the store until it is durable (outcome="ok") or refused (outcome="error")',

@@ -14,7 +14,7 @@ import { sha256 } from '../lib/receipt-bytes.js';
 import { HASH_SIZE } from '../lib/tlog-tiles.js';
 import { MemoryRecords, type RecordSource } from './records.js';
 import { MemoryColumn, type Column } from './tlog/column.js';
-import { KeyIndex } from './tlog/key-index.js';
+import { KeyIndex, type Merger } from './tlog/key-index.js';
 import { memoryTileColumns, TileLog, type TileColumns } from './tlog/tile-log.js';
 import { ServiceError } from '../lib/service-error.js';
 
@@ -76,6 +76,8 @@ export interface LedgerStorage {
   records: RecordSource;
   /** Where the key indexes write their sorted runs (null: in memory). */
   indexDir: string | null;
+  /** Where their merges run (default: the calling thread; the service gives them a thread). */
+  indexMerger?: Merger;
   /** Writes what is buffered and releases files. */
   close?(): void;
 }
@@ -111,8 +113,9 @@ export class Ledger {
   ) {
     this.tiles = new TileLog(storage.tiles);
     const paes = storage.paes;
-    this.paeIndex = new KeyIndex('pae', storage.indexDir, (i) => paes.read(i, 1), (from, n) => paes.read(from, n));
-    this.digestIndex = new KeyIndex('digest', storage.indexDir, (i) => this.tiles.entry(i), (from, n) => digestsOf(this.tiles.entryRecords(from, n)));
+    const merger = { merger: storage.indexMerger };
+    this.paeIndex = new KeyIndex('pae', storage.indexDir, (i) => paes.read(i, 1), (from, n) => paes.read(from, n), merger);
+    this.digestIndex = new KeyIndex('digest', storage.indexDir, (i) => this.tiles.entry(i), (from, n) => digestsOf(this.tiles.entryRecords(from, n)), merger);
   }
 
   /**
@@ -256,6 +259,21 @@ export class Ledger {
   /** The tiles, for the tile routes and the checker. */
   get tlog(): TileLog {
     return this.tiles;
+  }
+
+  /** Runs each key index keeps (a lookup by key reads one block of each). */
+  keyIndexRuns(): { pae: number; digest: number } {
+    return { pae: this.paeIndex.runLevels.length, digest: this.digestIndex.runLevels.length };
+  }
+
+  /** Whether each key index's last merge failed. */
+  keyIndexMergeFailing(): { pae: boolean; digest: boolean } {
+    return { pae: this.paeIndex.lastMergeFailure !== null, digest: this.digestIndex.lastMergeFailure !== null };
+  }
+
+  /** Resolves once neither key index has a merge under way or due. */
+  async keyIndexesSettled(): Promise<void> {
+    await Promise.all([this.paeIndex.settled(), this.digestIndex.settled()]);
   }
 
   /** Makes every derived column durable (before a checkpoint naming this size is persisted). */

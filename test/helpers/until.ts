@@ -8,3 +8,10 @@ export async function until<T>(what: string, probe: () => Promise<T | null | und
     await new Promise((r) => setTimeout(r, wait));
   }
 }
+
+/**
+ * How long to wait for work in a thread at the lowest priority (the background fsck, key-index
+ * merges): on a loaded machine every other runnable thread goes first, and it may get well under
+ * 1 % of a core, so only a wait this long tells "slow" from "never".
+ */
+export const LOWEST_PRIORITY_MS = 300_000;

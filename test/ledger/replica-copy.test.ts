@@ -10,7 +10,7 @@ import pg from 'pg';
 import { fsckDataDir } from '../../src/ledger/fsck.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createDatabase, loadFrame, usePostgres, type TestDatabase } from '../helpers/postgres.js';
-import { until } from '../helpers/until.js';
+import { LOWEST_PRIORITY_MS, until } from '../helpers/until.js';
 
 const API = '/api/svc/v1';
 const stateOf = (t: TestApp) => t.provided.ledger;
@@ -39,7 +39,7 @@ function flipByte(file: string, at: number): void {
 }
 
 describe('postgres mode: each replica keeps a copy of the chain on its disk', function () {
-  this.timeout(180_000);
+  this.timeout(600_000);
   let db: TestDatabase;
   let dir: string;
   let config: Record<string, unknown>;
@@ -104,7 +104,7 @@ describe('postgres mode: each replica keeps a copy of the chain on its disk', fu
         await c.end();
       }
       // what the checkpoint covered was not read at start: the copy is checked again in the background
-      await until('the background fsck of the copy', async () => (await b.http.get(`${API}/ledger/readiness`)).body.fsck?.state === 'PASSED');
+      await until('the background fsck of the copy', async () => (await b.http.get(`${API}/ledger/readiness`)).body.fsck?.state === 'PASSED', LOWEST_PRIORITY_MS);
       expect((await b.http.get(`${API}/ledger/readiness`)).body.fsck).to.deep.include({ checked: 300, first_bad_index: null });
       // appends go on past the memory-mode cap, each to the copy too
       await post(b, 340, 10);
@@ -153,7 +153,7 @@ describe('postgres mode: each replica keeps a copy of the chain on its disk', fu
     const t = await buildTestApp(config);
     try {
       expect(stateOf(t).replay.fromCheckpoint).to.equal(351);
-      await until('the background fsck to finish', async () => ['DAMAGED', 'PASSED'].includes((await t.http.get(`${API}/ledger/readiness`)).body.fsck?.state));
+      await until('the background fsck to finish', async () => ['DAMAGED', 'PASSED'].includes((await t.http.get(`${API}/ledger/readiness`)).body.fsck?.state), LOWEST_PRIORITY_MS);
       expect((await t.http.get(`${API}/ledger/readiness`)).body.fsck).to.deep.include({ state: 'DAMAGED', first_bad_index: 40 });
       await t.http.post(`${API}/verdict`).send(loadFrame(351)).expect(200);
     } finally {

@@ -66,6 +66,7 @@ const SLOW = [
   'test/ledger/signing.test.ts',
   'test/ledger/tlog.routes.test.ts',
   'test/ledger/tlog/file-startup.test.ts',
+  'test/ledger/tlog/key-index.merge.test.ts',
   'test/ledger/tlog/key-index.test.ts',
   'test/ledger/tlog/tile-log.ranges.test.ts',
   'test/ledger/tlog/tile-log.test.ts',

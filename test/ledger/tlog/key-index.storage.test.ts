@@ -161,7 +161,7 @@ describe('KeyIndex: collisions, prefixes, damaged and unwritten runs', function 
     expect(openFds(), 'a lookup reads both runs').to.equal(before + 2);
     index.close();
     expect(openFds()).to.equal(before);
-    const again = new KeyIndex('t', dir, keyAt, keysAt, 1);
+    const again = new KeyIndex('t', dir, keyAt, keysAt, { openRuns: 1 });
     again.resume(N);
     expect([again.newest(keyAt(5)), again.newest(keyAt(RUN_SPAN + 5))]).to.deep.equal([5, RUN_SPAN + 5]);
     expect(openFds(), 'bound 1: one run file open').to.equal(before + 1);
