@@ -168,8 +168,11 @@ async function loadBodies(label: string, base: string, path: string, bodies: str
 
 /** Receipts at `count` random indices below `size`: their DSSE envelopes and node digests, for lookups by key. */
 async function sampleReceipts(base: string, size: number, count: number): Promise<{ dsse: unknown; node_digest: string }[]> {
-  const out: { dsse: unknown; node_digest: string }[] = [];
-  for (let k = 0; k < count; k++) out.push((await (await fetch(`${base}${API}/receipt/export?index=${random(size)}`)).json()) as { dsse: unknown; node_digest: string });
+  const out: { dsse: unknown; node_digest: string; node_index: number }[] = [];
+  for (let k = 0; k < count; k++) out.push((await (await fetch(`${base}${API}/receipt/export?index=${random(size)}`)).json()) as (typeof out)[number]);
+  // the load must measure lookups that find their node: the first receipt is checked once
+  const first = (await (await fetch(`${base}/khipu/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dsse: out[0]!.dsse }) })).json()) as { verified: boolean; ledger: { node_index: number } };
+  if (!first.verified || first.ledger.node_index !== out[0]!.node_index) throw new Error(`ledger-scale: /khipu/verify of receipt ${out[0]!.node_index} answered ${JSON.stringify(first).slice(0, 200)}`);
   return out;
 }
 
@@ -239,7 +242,7 @@ async function measureDir(label: string, dir: string, built: number): Promise<Si
       // lookups by key: the PAE digest index (verify) and the node-digest index (a DAG focus named by prefix)
       const receipts = await sampleReceipts(s.base, signed, 200);
       const verifyBodies = receipts.map((r) => JSON.stringify({ dsse: r.dsse }));
-      rows.verify = await measured(pid, entries, () => loadBodies(`POST /khipu/verify, ${label}`, s.base, '/api/svc/khipu/verify', verifyBodies));
+      rows.verify = await measured(pid, entries, () => loadBodies(`POST /khipu/verify, ${label}`, s.base, '/khipu/verify', verifyBodies));
       const prefixes = receipts.map((r) => `/api/svc/khipu/dag?request=${encodeURIComponent(JSON.stringify({ node: r.node_digest.slice(0, 16), depth: 1 }))}`);
       rows.dagPrefix = await measured(pid, entries, () => loadPaths(`GET /khipu/dag by digest prefix, ${label}`, s.base, () => prefixes[random(prefixes.length)]!));
     }

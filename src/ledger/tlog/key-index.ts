@@ -260,7 +260,7 @@ export class KeyIndex {
     const out: number[] = [];
     // runs cover ascending index ranges and the tail comes last: stop as soon as `limit` are found
     for (let c = 0; c <= this.runs.length && out.length < limit; c++) {
-      const found = c < this.runs.length ? this.inRun(this.runs[c]!, lo, hi) : this.inTail(lo, hi);
+      const found = c < this.runs.length ? this.inRun(this.runs[c]!, lo, hi) : prefix.length >= 8 ? this.tailHits(bytes.readUInt32BE(0)) : this.inTail(lo, hi);
       for (const i of found.sort((a, b) => a - b)) {
         if (out.length >= limit) break;
         if (this.keyAt(i).toString('hex').startsWith(prefix)) out.push(i);
@@ -273,11 +273,14 @@ export class KeyIndex {
   private candidates(key: Buffer, lo: bigint, hi: bigint): number[] {
     const out: number[] = [];
     for (const run of this.runs) out.push(...this.inRun(run, lo, hi));
-    if (lo === hi) {
-      const hit = this.tail.get(key.readUInt32BE(0));
-      if (hit !== undefined) out.push(...(Array.isArray(hit) ? hit : [hit]));
-    } else out.push(...this.inTail(lo, hi));
+    out.push(...(lo === hi ? this.tailHits(key.readUInt32BE(0)) : this.inTail(lo, hi)));
     return out;
+  }
+
+  /** Indices in the open chunk whose key starts with the 4 bytes `k`: one map read. */
+  private tailHits(k: number): number[] {
+    const hit = this.tail.get(k);
+    return hit === undefined ? [] : Array.isArray(hit) ? [...hit] : [hit];
   }
 
   /** Indices in `run` whose 48-bit key may lie in [lo, hi] (a merged run keeps fewer key bits). */
@@ -307,6 +310,7 @@ export class KeyIndex {
     return out;
   }
 
+  /** Indices in the open chunk whose key may lie in [lo, hi]: a scan of the chunk, for prefixes under 4 bytes. */
   private inTail(lo: bigint, hi: bigint): number[] {
     const out: number[] = [];
     for (const [k, v] of this.tail) {
