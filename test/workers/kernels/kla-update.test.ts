@@ -188,6 +188,14 @@ describe('kernel kla/update', () => {
     expect(big.err[T - 1]!).to.be.greaterThan(1000 * base.err[T - 1]!);
   });
 
+  it('lists keys, values and S_true only when T ≤ 256 and T·d ≤ 4096: at each bound and one past it', () => {
+    for (const [T, d, listed] of [[256, 16, true], [257, 1, false], [128, 32, true], [129, 32, false]] as const) {
+      const r = runRaw(kla, { seed: 1, seq_len: T, d_state: d }).result as any;
+      expect([r.lists_omitted, 'keys' in r, 'S_true' in r], `T ${T}, d ${d}`).to.deep.equal([!listed, listed, listed]);
+      if (listed) expect([r.keys.length, r.values.length, r.noisy_values.length, r.S_true.length]).to.deep.equal([T, T, T, d]);
+    }
+  });
+
   it('converges linearly on the noiseless system: relative error < 1e-3 at T = 512, d = 8 (seeds 0…9)', () => {
     for (let seed = 0; seed < 10; seed++) {
       const r = runRaw(kla, { seed, seq_len: 512, d_state: 8 }).result as any;
