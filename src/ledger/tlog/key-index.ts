@@ -171,7 +171,7 @@ export class KeyIndex {
     return this.runs.map((r) => r.level);
   }
 
-  /** Why the last merge failed, until a merge succeeds. */
+  /** Why the last merge failed, until the next sync tries it again. */
   get lastMergeFailure(): string | null {
     return this.mergeFailure;
   }
