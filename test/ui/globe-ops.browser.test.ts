@@ -300,10 +300,16 @@ describe('the globe at working scale (headless Chromium)', function () {
     await page.click('#targets-body tr[data-key="cot:ops-unknown-hae"]');
     expect(await page.textContent('#details-fields dd[data-field="hae"]')).to.match(/^unknown/);
     // ids are cut with an ellipsis, never broken over lines
-    const id = page.locator('#targets-body tr[data-key="dr:OPS-A-VERY-LONG-TRACK-IDENTIFIER-0123456789"] td:nth-child(2)');
-    await id.waitFor();
-    expect(await id.evaluate((e) => (globalThis as any).getComputedStyle(e).whiteSpace)).to.equal('nowrap');
-    const [h, line] = await id.evaluate((e) => [e.getBoundingClientRect().height, parseFloat((globalThis as any).getComputedStyle(e).lineHeight)]);
+    const idCell = '#targets-body tr[data-key="dr:OPS-A-VERY-LONG-TRACK-IDENTIFIER-0123456789"] td:nth-child(2)';
+    await page.locator(idCell).waitFor();
+    // found and measured in one step in the page: the table re-renders its rows, and a row replaced
+    // between finding and measuring would be detached (no computed style)
+    const [white, h, line] = await page.evaluate((sel) => {
+      const e = (globalThis as any).document.querySelector(sel);
+      const style = (globalThis as any).getComputedStyle(e);
+      return [style.whiteSpace, e.getBoundingClientRect().height, parseFloat(style.lineHeight)];
+    }, idCell);
+    expect(white).to.equal('nowrap');
     expect(h).to.be.below(line * 1.6 + 6);
     expect(await page.textContent('#targets-body tr[data-key="dr:OPS-A-VERY-LONG-TRACK-IDENTIFIER-0123456789"] td:nth-child(4)')).to.equal('394');
     // metric, in the table, the details and the header; still metric after a reload
