@@ -403,7 +403,8 @@ export class KeyIndex {
       rmSync(r.path!, { force: true });
       rmSync(`${r.path!}.fences`, { force: true });
     }
-    this.unsynced = this.unsynced.filter((f) => existsSync(f));
+    const gone = new Set(sources.flatMap((r) => [r.path!, `${r.path!}.fences`]));
+    this.unsynced = this.unsynced.filter((f) => !gone.has(f));
   }
 
   close(): void {
