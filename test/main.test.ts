@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { runServiceToExit, startService } from './helpers/service-process.js';
+import { runServiceToEnd, startService } from './helpers/service-process.js';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { openSse } from './helpers/sse.js';
 import { allocatorAdvice, allocatorFacts } from '../src/platform/allocator.js';
@@ -147,7 +147,7 @@ describe('src/main.ts (process entry)', function () {
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const port = (holder.address() as AddressInfo).port;
     try {
-      const { code, stderr, stdout } = await runServiceToExit({ PORT: String(port) });
+      const { code, stderr, stdout } = await runServiceToEnd({ PORT: String(port) });
       expect(code).to.equal(2);
       expect(stderr).to.equal(`port ${port} is in use (EADDRINUSE) on 127.0.0.1: stop the other process or set PORT to a free port\n`);
       expect(stdout).to.not.include('"msg":"listening"');

@@ -46,7 +46,7 @@ export async function startService(env: Record<string, string> = {}, at: 'listen
 }
 
 /** Runs the entry point to its exit (for start-up failures): exit code and stderr. */
-export async function runServiceToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
+export async function runServiceToEnd(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquireLock, LockHeldError } from '../../src/ledger/store/file-store.js';
-import { runServiceToExit, startService, type ServiceProcess } from '../helpers/service-process.js';
+import { runServiceToEnd, startService, type ServiceProcess } from '../helpers/service-process.js';
 
 const fileEnv = (dir: string): Record<string, string> => ({ SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: dir });
 const frame = { track_id: 'f10c4e', source: 'ADS-B', lat: 36.5, lon: -115.1, alt_m: 90, speed_mps: 15, heading_deg: 10, rssi_dbm: -45, id_authenticated: true, timestamp_skew_s: 0, n_observations: 800 };
@@ -76,7 +76,7 @@ describe('hostile: the file ledger lock between processes', function () {
     const d = dir();
     const holder = await start(fileEnv(d));
     const named = new RegExp(`data directory .* is locked by pid ${holder.child.pid} on ${hostname()} since \\d{4}-`);
-    const second = await runServiceToExit(fileEnv(d));
+    const second = await runServiceToEnd(fileEnv(d));
     expect(second.code).to.equal(2);
     expect(second.stderr).to.match(named);
     expect(() => acquireLock(d)).to.throw(LockHeldError, named);

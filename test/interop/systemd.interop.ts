@@ -153,7 +153,7 @@ async function startWrapped(cmd: string, args: string[], env: NodeJS.ProcessEnv)
 }
 
 /** The built entry point run directly with `env` until it exits: exit code and stderr. */
-async function runToExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+async function runToEnd(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -282,7 +282,7 @@ describe('interop: the systemd unit (systemd-analyze; the service in the unit\'s
   it('restarts after a failure, never after exit code 2, which the service exits with on a bad configuration', async () => {
     expect(one(unit, 'Service', 'Restart')).to.equal('on-failure');
     expect(all(unit, 'Service', 'RestartPreventExitStatus').flatMap((v) => v.split(/\s+/))).to.include('2');
-    const bad = await runToExit({ PATH: process.env.PATH, ...env, SVC_DATA_DIR: join(work, 'unused'), SVC_LEDGER_MODE: 'bogus' });
+    const bad = await runToEnd({ PATH: process.env.PATH, ...env, SVC_DATA_DIR: join(work, 'unused'), SVC_LEDGER_MODE: 'bogus' });
     expect(bad.code, bad.stderr).to.equal(2);
     expect(bad.stderr).to.include('ledger.mode (env SVC_LEDGER_MODE)');
   });
@@ -369,10 +369,10 @@ describe('interop: the systemd unit (systemd-analyze; the service in the unit\'s
 
     it('refuses a second instance on its ledger, and one on its port, with exit code 2', async () => {
       const direct = { PATH: process.env.PATH, ...env, HOST: '127.0.0.1', SVC_LEDGER_FSCK_AT_START: 'false' };
-      const locked = await runToExit({ ...direct, PORT: '0', SVC_DATA_DIR: state });
+      const locked = await runToEnd({ ...direct, PORT: '0', SVC_DATA_DIR: state });
       expect(locked.code, locked.stderr).to.equal(2);
       expect(locked.stderr).to.include(`data directory ${state} is locked by`);
-      const port = await runToExit({ ...direct, PORT: String(svc.port), SVC_DATA_DIR: join(work, 'other') });
+      const port = await runToEnd({ ...direct, PORT: String(svc.port), SVC_DATA_DIR: join(work, 'other') });
       expect(port.code, port.stderr).to.equal(2);
       expect(port.stderr).to.include(`port ${svc.port} is in use (EADDRINUSE)`);
     });

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync 
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { runServiceToExit } from '../helpers/service-process.js';
+import { runServiceToEnd } from '../helpers/service-process.js';
 import { sh, withTempDir, write } from '../helpers/shell.js';
 import { acquireLock, LockHeldError } from '../../src/ledger/store/file-store.js';
 import { auditLedgerFile, type FileNode } from '../helpers/ledger-audit.js';
@@ -175,7 +175,7 @@ describe('ledger file mode', function () {
     // the holder is an app in this process (a service process would cost a second start, ~2.5 s)
     const a = await buildTestApp(fileMode(d));
     try {
-      const b = await runServiceToExit({ SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: d });
+      const b = await runServiceToEnd({ SVC_LEDGER_MODE: 'file', SVC_DATA_DIR: d });
       expect(b.code).to.equal(2);
       expect(b.stderr).to.match(new RegExp(`locked by pid ${process.pid} on `));
     } finally {

@@ -12,7 +12,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { merkleRoot } from '../../src/lib/merkle.js';
 import { EventSource } from 'eventsource';
-import { runServiceToExit, startService, type ServiceProcess } from '../helpers/service-process.js';
+import { runServiceToEnd, startService, type ServiceProcess } from '../helpers/service-process.js';
 import { GOOD_AIRCRAFT, startFakeUpstream, type FakeUpstream } from '../helpers/fake-adsb-upstream.js';
 import { pae, PAYLOAD_TYPE, sha256 } from '../../src/ledger/dsse.js';
 import { nodeDigest, ZERO_DIGEST, type AppendInput, type LedgerNode } from '../../src/ledger/ledger.js';
@@ -430,7 +430,7 @@ describe('ledger postgres mode', function () {
       const keyFile = join(dir, 'k.pem');
       writeFileSync(keyFile, generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
       const port = new URL(db.url).port;
-      const out = await runServiceToExit({ SVC_LEDGER_MODE: 'postgres', SVC_DATABASE_URL: `postgres://nobody:s3cret-pw@127.0.0.1:${Number(port) === 1 ? 2 : 1}/none`, SVC_SIGNING_KEY_FILE: keyFile });
+      const out = await runServiceToEnd({ SVC_LEDGER_MODE: 'postgres', SVC_DATABASE_URL: `postgres://nobody:s3cret-pw@127.0.0.1:${Number(port) === 1 ? 2 : 1}/none`, SVC_SIGNING_KEY_FILE: keyFile });
       expect(out.code).to.not.equal(0);
       expect(out.stderr + out.stdout).to.include('cannot open the ledger at postgres://nobody:***@127.0.0.1');
       expect(out.stderr + out.stdout).to.not.include('s3cret-pw');
