@@ -149,10 +149,34 @@ function textOnly(schema: JsonSchema): JsonSchema {
 
 type Paths = Record<string, Record<string, JsonSchema>>;
 
+/**
+ * The routes that are operations of the document: a path that differs from another route's only
+ * by a trailing slash (`/jackin/` beside `/jackin`) gives the same answer, so it is named in that
+ * route's description rather than listed as a second resource.
+ */
+export function documentedRoutes(routes: readonly RouteDef[]): RouteDef[] {
+  const keys = routeKeys(routes);
+  return routes.filter((r) => !slashTwinOf(r, keys));
+}
+
+const routeKeys = (routes: readonly RouteDef[]): Set<string> => new Set(routes.map((r) => `${r.method} ${r.path}`));
+
+function slashTwinOf(r: RouteDef, keys: ReadonlySet<string>): boolean {
+  return r.path.length > 1 && r.path.endsWith('/') && keys.has(`${r.method} ${r.path.slice(0, -1)}`);
+}
+
+/** The description of an operation, plus the trailing-slash path that serves the same answer, if any. */
+function describedWithTwin(r: RouteDef, keys: ReadonlySet<string>): string | undefined {
+  if (!keys.has(`${r.method} ${r.path}/`)) return r.description;
+  const also = `Also served at \`${r.path}/\`, with the same answer.`;
+  return r.description ? `${r.description} ${also}` : also;
+}
+
 export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
   const paths: Paths = {};
   const ids = new Set<string>();
-  for (const r of routes) addOperation(paths, ids, r);
+  const keys = routeKeys(routes);
+  for (const r of documentedRoutes(routes)) addOperation(paths, ids, r, keys);
   return openApiDocument(paths);
 }
 
@@ -163,11 +187,12 @@ export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
 export async function buildOpenApiInSlices(routes: readonly RouteDef[]): Promise<JsonSchema> {
   const paths: Paths = {};
   const ids = new Set<string>();
-  await inSlices(routes, (r) => addOperation(paths, ids, r));
+  const keys = routeKeys(routes);
+  await inSlices(documentedRoutes(routes), (r) => addOperation(paths, ids, r, keys));
   return openApiDocument(paths);
 }
 
-function addOperation(paths: Paths, ids: Set<string>, r: RouteDef): void {
+function addOperation(paths: Paths, ids: Set<string>, r: RouteDef, keys: ReadonlySet<string>): void {
   const p = specPath(r.path);
   const content = responseContent(r);
   const responses: Record<string, JsonSchema> = { 200: { description: 'OK', content } };
@@ -183,11 +208,12 @@ function addOperation(paths: Paths, ids: Set<string>, r: RouteDef): void {
         : { description: STATUS_TEXT[status] ?? 'Error', content: json({ $ref: '#/components/schemas/ErrorMessage' }) };
   }
   const id = operationId(r.method, p);
+  const description = describedWithTwin(r, keys);
   if (ids.has(id)) throw new Error(`operationId ${id} is not unique (${r.method} ${r.path})`);
   ids.add(id);
   const op: JsonSchema = {
     summary: r.summary,
-    ...(r.description ? { description: r.description } : {}),
+    ...(description ? { description } : {}),
     tags: [r.tag],
     operationId: id,
     parameters: [...parameters(r, 'path'), ...parameters(r, 'query')],

@@ -15,6 +15,7 @@ import { loadConfig, projectRoot } from '../config/load.js';
 import type { RequestExample, RouteDef } from '../http/route.js';
 import { toJsonSchema, type JsonSchema } from './joi-to-json-schema.js';
 import { isTextType, OPERATION_EXAMPLES_FILE, shortened, textExcerpt, type OperationExample } from './operation-examples.js';
+import { documentedRoutes } from './openapi.js';
 
 const ajv = newAjv({ strict: false });
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
     const table = calls(found);
 
     const out: Record<string, OperationExample> = {};
-    for (const r of built.routes) {
+    for (const r of documentedRoutes(built.routes)) {
       // a kernel's examples come with its declaration (src/kernels/): its defaults, so a parameter
       // without a default is left out on purpose (absent has a meaning, e.g. a genesis receipt)
       if (r.kernel) continue;

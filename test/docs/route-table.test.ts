@@ -88,8 +88,11 @@ describe('the route table documents every route', function () {
     await SwaggerParser.validate(structuredClone(doc));
     const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) => Object.values(p).map((op) => op.operationId));
     expect(new Set(ids).size).to.equal(ids.length);
-    expect(doc.paths['/elite/globe'].get.operationId).to.not.equal(doc.paths['/elite/globe/'].get.operationId);
-    expect(doc.paths['/jackin'].get.operationId).to.not.equal(doc.paths['/jackin/'].get.operationId);
+    // a path served with and without a trailing slash is one operation, which names the other path
+    for (const page of ['/elite/globe', '/jackin']) {
+      expect(doc.paths, page).to.not.have.property(`${page}/`);
+      expect(doc.paths[page].get.description, page).to.include(`Also served at \`${page}/\``);
+    }
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>; parameters: { description?: string }[] }>>)) {
       for (const [method, op] of Object.entries(ops)) {
         const content = op.responses['200']!.content!;
