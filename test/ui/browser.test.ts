@@ -562,13 +562,15 @@ describe('src/ui pages in headless Chromium', function () {
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#energy-chart polyline').length === 2);
     const drawn = async () => ({
       n: Number(await page.getAttribute('#energy-chart svg', 'data-points')),
+      width: Number((await page.getAttribute('#energy-chart svg', 'viewBox'))!.split(' ')[2]),
       cpu: (await page.getAttribute('#energy-chart polyline[data-field="cpu_utilization"]', 'points'))!,
     });
     const first = await drawn();
-    // exactly the points the page was served, through the shared geometry
+    // exactly the points the page was served, through the shared geometry, at the card's width (240 to 460 units)
     const s1 = served.at(-1)!;
     expect(first.n).to.equal(s1.points.length);
-    expect(first.cpu).to.equal(seriesChart(s1.points, 460, 130).lines[0]!.points);
+    expect(first.width).to.be.within(240, 460);
+    expect(first.cpu).to.equal(seriesChart(s1.points, first.width, 130).lines[0]!.points);
     expect(first.cpu.split(' ')).to.have.length(first.n);
     expect(await page.textContent('#energy-detail')).to.match(/^one sample every 0\.2 s; latest interval: CPU [\d.]+ %, event loop [\d.]+ %, \d+ requests?, model [\d.]+ W$/);
     // the page refreshes every 5 s; by then the 200 ms sampler has added points

@@ -42,10 +42,10 @@ async function overflow(page: Page): Promise<{ scrollWidth: number; wide: string
 }
 
 /** Each label of the visible chart: its rendered box height and its font size after the viewBox scaling, in CSS px. */
-async function chartLabels(page: Page): Promise<{ text: string; boxPx: number; fontPx: number }[]> {
-  return page.evaluate(() => {
+async function chartLabels(page: Page, charts = 'figure.series > svg'): Promise<{ text: string; boxPx: number; fontPx: number }[]> {
+  return page.evaluate((selector) => {
     const d = (globalThis as any).document;
-    const svgs = [...d.querySelectorAll('figure.series > svg')].filter((s: any) => s.getBoundingClientRect().width > 0);
+    const svgs = [...d.querySelectorAll(selector)].filter((s: any) => s.getBoundingClientRect().width > 0);
     return svgs.flatMap((svg: any) => {
       const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
       return [...svg.querySelectorAll('text')].map((t: any) => ({
@@ -54,7 +54,7 @@ async function chartLabels(page: Page): Promise<{ text: string; boxPx: number; f
         fontPx: parseFloat((globalThis as any).getComputedStyle(t).fontSize) * scale,
       }));
     });
-  });
+  }, charts);
 }
 
 describe('operator pages in headless Chromium: energy panel, /docs, /jackin (desktop and phone)', function () {
@@ -236,6 +236,23 @@ describe('operator pages in headless Chromium: energy panel, /docs, /jackin (des
         expect(e.ledgerSentence).to.equal('Verdicts go to the ledger in process memory, which resets on restart.');
         expect(await e.page.textContent('#ledger-detail')).to.contain('Ledger in memory — resets on restart');
         await shot(e.page, `jackin-memory-${size.width}x${size.height}.png`);
+        await g!.context.close();
+        g = null;
+      }
+    });
+
+    it('the energy card draws its chart at the card\'s width: labels ≥ 11 px on a phone and on a desktop', async () => {
+      for (const size of [PHONE, DESKTOP]) {
+        const page = await open(t.baseUrl, '/jackin', size);
+        await page.waitForFunction(() => Number((globalThis as any).document.querySelector('#energy-chart svg')?.getAttribute('data-points')) >= 2);
+        const labels = await chartLabels(page, '#energy-chart > svg');
+        // three y ticks and the first and last sample times
+        expect(labels.map((l) => l.text), `${size.width} px`).to.have.length(5);
+        for (const l of labels) {
+          expect(l.boxPx, `${size.width} px: ${l.text} box`).to.be.at.least(10);
+          expect(l.fontPx, `${size.width} px: ${l.text} font`).to.be.at.least(11);
+        }
+        expect((await overflow(page)).wide, `${size.width} px`).to.deep.equal([]);
         await g!.context.close();
         g = null;
       }

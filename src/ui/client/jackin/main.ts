@@ -92,17 +92,38 @@ async function refresh(): Promise<void> {
   document.body.dataset.ready = 'true';
 }
 
+/** The card's chart width bounds, in drawing units. */
+const CHART_WIDTH = { min: 240, max: 460 };
+let shownSeries: EnergySeries | null = null;
+
+/** The card's width, bounded: below the maximum one drawing unit is one CSS pixel, so a phone shows the labels at full size. */
+function chartWidth(box: Element): number {
+  const w = Math.round(box.clientWidth);
+  return w > 0 ? Math.min(CHART_WIDTH.max, Math.max(CHART_WIDTH.min, w)) : CHART_WIDTH.max;
+}
+
+function drawEnergyChart(series: EnergySeries): void {
+  const box = $('energy-chart');
+  drawSeries(box, series, chartWidth(box), 130, 'energy-chart-title');
+}
+
 /** The measured series of /energy/sovereign as a small line chart: points are real samples only. */
 function showEnergy(series: EnergySeries | null, error: string | null): void {
   if (!series) {
     setText('energy-detail', `no data (${error})`);
     return;
   }
-  drawSeries($('energy-chart'), series, 460, 130, 'energy-chart-title');
+  shownSeries = series;
+  drawEnergyChart(series);
   const last = series.points.at(-1);
   const every = `one sample every ${(series.interval_ms.value ?? 0) / 1000} s`;
   setText('energy-detail', last ? `${every}; latest interval: CPU ${fmtNum(last.cpu_utilization * 100, 1)} %, event loop ${fmtNum(last.event_loop_utilization * 100, 1)} %, ${last.requests} request${last.requests === 1 ? '' : 's'}, model ${fmtNum(last.avg_power_w, 2)} W` : `${every}; the first point appears after one interval`);
 }
+
+// a turned phone gets a chart drawn for its new width at once, not at the next refresh
+addEventListener('resize', () => {
+  if (shownSeries) drawEnergyChart(shownSeries);
+});
 
 const stream = new VerdictStream({
   url: `${API}/stream/verdicts`,
