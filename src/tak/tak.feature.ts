@@ -1,6 +1,6 @@
 /**
- * The TAK feature: when at least one output is on, every verdict this process decides, every
- * military aircraft of each new ADS-B snapshot and (as a setting) every ingested CoT event become
+ * The TAK feature: when at least one output is on, every verdict the ledger applies (this
+ * replica's and, in postgres mode, every other replica's), every military aircraft of each new ADS-B snapshot and (as a setting) every ingested CoT event become
  * live tracks (feed.ts), sent to the outputs in the TAK thread (tak-host.ts) and resent before they
  * go stale. Nothing here runs on the request path beyond queueing: events are built on the next
  * turn of the loop and the outputs live in their own thread.
@@ -9,9 +9,10 @@ import type { AdsbFeed, Snapshot } from '../adsb/feed.js';
 import type { CotService } from '../cot/service.js';
 import type { TakOutputsBoard } from '../cot/status.js';
 import type { StoredEvent } from '../cot/store.js';
+import type { LedgerNode } from '../ledger/ledger.js';
+import type { LedgerCore } from '../ledger/ledger.feature.js';
+import { RECEIPT_KIND } from '../ledger/receipt.js';
 import { definePlugin, type Built, type PluginServices } from '../platform/plugin.js';
-import type { Verdict } from '../verdicts/verdict-service.js';
-import type { VerdictCore } from '../verdicts/verdicts.feature.js';
 import { aircraftTrack, relayedEvent, verdictTrack } from './events.js';
 import { TakFeed } from './feed.js';
 import type { OutputState } from './output.js';
@@ -28,9 +29,9 @@ declare module '../platform/plugin.js' {
 }
 
 type TakServices = PluginServices<'tak' | 'server'>;
-type TakDeps = { verdicts: VerdictCore; adsb: { feed: AdsbFeed }; cot: { service: CotService; takOutputs: TakOutputsBoard } };
+type TakDeps = { ledger: LedgerCore; adsb: { feed: AdsbFeed }; cot: { service: CotService; takOutputs: TakOutputsBoard } };
 
-export const takPlugin = definePlugin({ name: 'tak', needs: ['verdicts', 'adsb', 'cot'], config: ['tak', 'server'], build: buildTak });
+export const takPlugin = definePlugin({ name: 'tak', needs: ['ledger', 'adsb', 'cot'], config: ['tak', 'server'], build: buildTak });
 
 /** The settings each enabled output runs with, as plain values for the thread. */
 export function outputPlan(cfg: Readonly<TakConfig>): OutputPlan {
@@ -80,11 +81,14 @@ function buildTak(s: TakServices, deps: TakDeps): Built<'tak'> {
     if (pending.length === 0) setImmediate(build);
     pending.push(job);
   };
-  const onVerdict = (v: Verdict): void =>
+  // from the node alone, so a verdict decided on another replica goes out as this replica's would
+  const onNode = (node: LedgerNode): void => {
+    if (node.kind !== RECEIPT_KIND) return;
     later(() => {
-      const spec = verdictTrack(v, publicBaseUrl);
+      const spec = verdictTrack({ node }, publicBaseUrl);
       if (spec) feed.report('verdict', spec);
     });
+  };
   const onSnapshot = (snap: Snapshot): void =>
     later(() => {
       const uids = new Set<string>();
@@ -97,7 +101,7 @@ function buildTak(s: TakServices, deps: TakDeps): Built<'tak'> {
     });
   const onStored = (e: StoredEvent): void => later(() => feed.relay(relayedEvent(e, Date.now())));
   const offs = [
-    ...(cfg.verdicts ? [deps.verdicts.verdicts.onVerdict(onVerdict)] : []),
+    ...(cfg.verdicts ? [deps.ledger.ledger.onAppend(onNode)] : []),
     ...(cfg.aircraft ? [deps.adsb.feed.onSnapshot(onSnapshot)] : []),
     ...(cfg.relayIngested ? [deps.cot.service.onStored(onStored)] : []),
   ];

@@ -83,6 +83,37 @@ describe('TAK outputs in the service', function () {
     }
   });
 
+  it('a verdict another replica decided goes out like this replica\'s own: the feed follows the ledger, not this process\'s posts', async () => {
+    const rx = createSocket({ type: 'udp4' });
+    const datagrams: Buffer[] = [];
+    rx.on('message', (m) => datagrams.push(m));
+    await new Promise<void>((resolve) => rx.bind(0, '127.0.0.1', resolve));
+    let a: TestApp | undefined;
+    let b: TestApp | undefined;
+    try {
+      [a, b] = await Promise.all([
+        buildTestApp({ stream: { flight: 'off' }, tak: { aircraft: false, mesh: { enabled: true, group: '127.0.0.1', port: rx.address().port, protocol: 'v1' } } }),
+        buildTestApp({ stream: { flight: 'off' } }),
+      ]);
+      await a.provided.tak!.host.started();
+      // b decides and signs the verdict; a applies b's node as a postgres replica applies what it
+      // catches up on (none of it its own), and never sees the POST
+      const frame = { ...VERDICT_EXAMPLES.deny.value, track_id: 'OTHER-REPLICA-1' };
+      expect((await b.http.post(`${API}/verdict`).send(frame)).status).to.equal(200);
+      const node = b.provided.ledger.ledger.get(0)!;
+      expect(a.provided.ledger.ledger.size).to.equal(0);
+      a.provided.ledger.ledger.applyNodes([node], 0);
+      const uid = 'svc-verdict-OTHER-REPLICA-1';
+      await until('the other replica\'s verdict on the mesh', () => datagrams.some((d) => meshUid(d) === uid), 5000);
+      const decoded = decodeMeshDatagram(datagrams.find((d) => meshUid(d) === uid)!);
+      // the type DENY maps to, from the node alone
+      expect(decoded.ok && decoded.event).to.include({ uid, type: 'a-h-A-M-F-Q', how: 'm-g' });
+    } finally {
+      await Promise.all([a?.close(), b?.close()]);
+      await new Promise<void>((resolve) => rx.close(() => resolve()));
+    }
+  });
+
   it('the TAK Server client pointed at a closed port: /cot/status shows it wired, failing and counted, while the mesh sends', async () => {
     const closed = await freePort();
     // datagrams to a loopback port nobody reads: sent, and lost, without leaving the machine
