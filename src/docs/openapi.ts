@@ -176,7 +176,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
   const paths: Paths = {};
   const ids = new Set<string>();
   const keys = routeKeys(routes);
-  for (const r of documentedRoutes(routes)) addOperation(paths, ids, r, keys);
+  for (const r of routes) if (!slashTwinOf(r, keys)) addOperation(paths, ids, r, keys);
   return openApiDocument(paths);
 }
 
@@ -188,7 +188,9 @@ export async function buildOpenApiInSlices(routes: readonly RouteDef[]): Promise
   const paths: Paths = {};
   const ids = new Set<string>();
   const keys = routeKeys(routes);
-  await inSlices(documentedRoutes(routes), (r) => addOperation(paths, ids, r, keys));
+  await inSlices(routes, (r) => {
+    if (!slashTwinOf(r, keys)) addOperation(paths, ids, r, keys);
+  });
   return openApiDocument(paths);
 }
 
