@@ -2,8 +2,9 @@
  * The TAK feature: when at least one output is on, every verdict the ledger applies (this
  * replica's and, in postgres mode, every other replica's), every military aircraft of each new
  * ADS-B snapshot and (as a setting) every ingested CoT event become live tracks (feed.ts), sent to
- * the outputs in the TAK thread (tak-host.ts) and resent before they go stale. Nothing here runs on the request path beyond queueing: events are built on the next
- * turn of the loop and the outputs live in their own thread.
+ * the outputs in the TAK thread (tak-host.ts) and resent before they go stale. Nothing here runs
+ * on the request path beyond queueing: events are built on the next turn of the loop and the
+ * outputs live in their own thread.
  */
 import type { AdsbFeed, Snapshot } from '../adsb/feed.js';
 import type { CotService } from '../cot/service.js';
